@@ -1,0 +1,3 @@
+from mdmark.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,178 @@
+"""The ``mdmark`` command line: argument parsing only; each command's work is a library function.
+
+Every subcommand's arguments are declared here and nothing heavy is imported, so ``mdmark --help``
+and ``mdmark <cmd> --help`` are instant; the command module is imported only when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from mdmark import __version__
+
+DESCRIPTION = """\
+設計文書（Markdown と YAML の索引）を点検し、1 枚の HTML に書き出し、Claude Code 向けの MCP サーバーを動かす。
+使い方集: `mdmark guide`（一覧）・`mdmark guide NAME`（本文）。"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with Japanese usage errors (exit 2, one sentence)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            2,
+            f"{self.prog}: 引数が合いません（{message}）。`{self.prog} --help` で使い方を確かめてください。\n",
+        )
+
+
+def _config_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="使う設定ファイル。省くと今のフォルダから上へ mdmark.config.yaml を探す",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mdmark", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"mdmark {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("init", help="設定・索引・見本の文書を置く（上書きしない）", description="設定 mdmark.config.yaml・索引 index.yaml・見本の文書 docs/welcome.md を置く。すでにあるファイルは上書きせず、終了コード 1 で終わる。")
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="置くフォルダ（既定: 今のフォルダ）")
+
+    p = sub.add_parser(
+        "check",
+        help="設定・索引・文書のずれを点検する",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=_check_description(),
+    )
+    _config_arg(p)
+    p.add_argument("--base", metavar="REF", help="直し忘れ（missed_change_together）を、この git の ref と作業ツリーを比べて調べる")
+    p.add_argument("--format", choices=("text", "json", "github"), default="text", help="出力の形式（既定: text）")
+
+    p = sub.add_parser("export", help="Markdown を 1 つ、外へ要求しない 1 枚の HTML に書き出す", description="Markdown を 1 つ、外へ要求しない 1 枚の HTML に書き出す。警告は標準エラーに出す。")
+    p.add_argument("file", metavar="FILE", help="書き出す Markdown のファイル")
+    p.add_argument("-o", "--out", metavar="OUT", help="書き出す HTML（既定: FILE の拡張子を .html にしたパス）")
+    _config_arg(p)
+
+    p = sub.add_parser("build", help="設定の build の文書を 1 枚の HTML にまとめる", description="設定の build の文書を、目次から行き来できる 1 枚の HTML にまとめる。切れた参照などの警告は標準エラーに出す。")
+    _config_arg(p)
+
+    p = sub.add_parser("find", help="索引から文書を探す（MCP の find_docs と同じ）", description="索引から文書を探す。引数と出力は MCP のツール find_docs と同じ。")
+    p.add_argument("--text", help="題・別名・概要に含まれる語")
+    p.add_argument("--tag", dest="tags", action="append", metavar="TAG", help="全てを持つ文書に絞るタグ（繰り返せる、AND）")
+    p.add_argument("--any-tag", dest="any_tags", action="append", metavar="TAG", help="どれかを持つ文書に絞るタグ（繰り返せる、OR）")
+    p.add_argument("--related-to", metavar="ID", help="この ID の文書と参照し合う文書に絞る")
+    p.add_argument("--limit", type=_int, help="1 回に返す件数（1〜100、既定 20）")
+    p.add_argument("--cursor", help="前の結果の next_cursor")
+    p.add_argument("--view", help="brief（既定）・standard・full")
+    p.add_argument("--include", action="append", metavar="FIELD", help="加える項目（path・aliases・related・referenced_by）")
+    p.add_argument("--exclude", action="append", metavar="FIELD", help="除く項目")
+    p.add_argument("--count-only", action="store_true", help="件数・合計文字数・タグごとの件数だけを返す")
+    p.add_argument("--format", default=None, help="markdown（既定）か json")
+    _config_arg(p)
+
+    p = sub.add_parser("tags", help="タグの語彙を見る（MCP の list_tags と同じ）", description="タグの語彙を、付いている文書の数つきで返す。引数と出力は MCP のツール list_tags と同じ。")
+    p.add_argument("--query", help="名前・別名・説明に含まれる語")
+    p.add_argument("--format", default=None, help="markdown（既定）か json")
+    _config_arg(p)
+
+    p = sub.add_parser("index", help="索引の項目を置き換え・足し・消す（MCP の update_index と同じ）", description="索引の文書・用語・タグの語彙の項目を書き換える。MCP のツール update_index と同じ。")
+    isub = p.add_subparsers(dest="index_command", metavar="ACTION", parser_class=_Parser)
+    q = isub.add_parser("set", help="項目を置き換える（無ければ末尾に足す）")
+    q.add_argument("kind", choices=("doc", "term", "tag"), help="doc・term・tag")
+    q.add_argument("id", help="文書・用語の ID、タグの name")
+    q.add_argument("--item", required=True, metavar="JSON", help='項目の中身（JSON。例: \'{"path": "b.md", "title": "文書 B"}\'）')
+    _config_arg(q)
+    q = isub.add_parser("remove", help="項目を消す")
+    q.add_argument("kind", choices=("doc", "term", "tag"), help="doc・term・tag")
+    q.add_argument("id", help="文書・用語の ID、タグの name")
+    _config_arg(q)
+
+    p = sub.add_parser("serve", help="常駐の MCP サーバーを起動する", description="常駐の MCP サーバー（Streamable HTTP、/mcp、セッションなし）を起動する。SIGINT・SIGTERM で止まり終了コード 0、ポートが使われていると終了コード 1。")
+    p.add_argument("--port", type=_int, default=None, help="待ち受けるポート（既定: 環境変数 MDMARK_PORT か 8782）")
+    p.add_argument("--host", default="127.0.0.1", help="待ち受けるアドレス（既定: 127.0.0.1）")
+    p.add_argument("--stdio", action="store_true", help="HTTP ではなく標準入出力で同じツールを出す")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN", help="Origin ヘッダーを許すオリジン（ブラウザのクライアントを使うときだけ）")
+
+    p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
+    p.add_argument("names", nargs="*", metavar="NAME", help="読むページの名前")
+    return parser
+
+
+def _int(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"整数ではない値 {value!r}") from None
+
+
+def _check_description() -> str:
+    from mdmark.diagnostics import DRIFT_KINDS
+
+    descriptions = {
+        "config_key": "設定に知らないキーがある（近い名前を示す）",
+        "config_value": "設定の値の型や形が合わない",
+        "index_schema": "索引がスキーマに合わない",
+        "duplicate_id": "文書・用語の ID かタグの name が重なっている",
+        "missing_doc": "索引の文書の path が無い",
+        "unindexed_doc": "設定の docs に当たるファイルが索引に無い",
+        "title_mismatch": "索引の title と文書の最初の見出しが違う",
+        "unknown_doc": "related[].to か terms[].docs が、無い文書を指している",
+        "one_sided_change_together": "change_together が片側にしか書かれていない",
+        "duplicate_relation": "同じ (to, type) の関連が 2 つあるか、関連が両側に書かれている",
+        "unknown_tag": "文書のタグが語彙に無い（近いタグを示す）",
+        "deprecated_tag": "やめたタグを使っている（振り替え先を示す）",
+        "alias_conflict": "2 つの文書（かタグ）の題・別名が正規化すると同じ",
+        "broken_link": "リンク先のファイルが無い",
+        "broken_anchor": "リンク先の見出し・ラベルが無い",
+        "missing_image": "画像のファイルが無い",
+        "syntax": "MyST・docutils の記法の誤り（知らないディレクティブ、誤ったオプションなど）",
+        "missed_change_together": "--base のとき、change_together の片側（か paths）だけが変わった",
+    }
+    rows = "\n".join(f"  {kind:<27} {descriptions[kind]}" for kind in DRIFT_KINDS)
+    return (
+        "設定・索引・文書のずれを点検し、1 件 1 行 `{file}:{where}: {kind}: {message}` で出す。\n"
+        "設定・索引・文書は書き換えない。\n\n"
+        f"ずれの種類（kind）:\n{rows}\n\n"
+        "終了コード: 0 ずれ無し、1 ずれあり、2 点検できない（設定が無い・読めない、--base の ref を引けない）。"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    if args.command == "index" and args.index_command is None:
+        parser.parse_args(["index", "--help"])
+    from mdmark.errors import MdmarkError
+
+    try:
+        module = importlib.import_module(f"mdmark.commands.{args.command}")
+        code: int = module.run(args)
+        return code
+    except MdmarkError as exc:
+        print(exc.message, file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a traceback in front of a user is a bug: one sentence instead
+        if os.environ.get("MDMARK_DEBUG"):
+            raise
+        print(
+            f"mdmark の内部のエラーで止まりました（{type(exc).__name__}: {exc}）。MDMARK_DEBUG=1 を付けて再実行し、出た内容を報告してください。",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

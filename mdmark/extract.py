@@ -1,0 +1,246 @@
+"""Doctree → :class:`~mdmark.facts.DocFacts`: headings, anchors, links, images, plain text, term uses.
+
+Runs on the doctree as MyST and sphinx-design leave it after reading, before post-transforms (which
+would drop references to documents not read yet). Inline nodes carry their paragraph's line, so
+exact lines come from counting the soft line breaks in the text before each node.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from docutils import nodes
+
+from mdmark.facts import Heading, Image, Link, TermRef, TextRun
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+#: Nodes whose text is not prose: an occurrence of a title inside them does not count.
+_NOT_PROSE: tuple[type[nodes.Node], ...] = (
+    nodes.literal,
+    nodes.literal_block,
+    nodes.reference,
+    nodes.math,
+    nodes.math_block,
+    nodes.raw,
+    nodes.comment,
+    nodes.substitution_definition,
+    nodes.target,
+    nodes.system_message,
+    nodes.docinfo,
+    nodes.field_list,
+)
+
+def _is_prose_blocker(node: nodes.Node) -> bool:
+    if isinstance(node, _NOT_PROSE):
+        return True
+    # pending_xref / download_reference come from sphinx.addnodes; match by name to stay cheap.
+    return type(node).__name__ in {"pending_xref", "download_reference", "literal_emphasis", "literal_strong"}
+
+
+def _lined_block(node: nodes.Node) -> nodes.Node | None:
+    """The nearest block-level node (itself or an ancestor) that carries a line number.
+
+    Inline nodes (links, emphasis) carry their paragraph's line, so they never count as blocks.
+    """
+    probe: nodes.Node | None = node
+    while probe is not None:
+        if not isinstance(probe, nodes.Inline | nodes.Text) and getattr(probe, "line", None):
+            return probe
+        probe = probe.parent
+    return None
+
+
+def _first_words(block: nodes.Node) -> str:
+    for text in block.findall(nodes.Text):
+        for part in str(text).split("\n"):
+            if part.strip():
+                return part.strip()[:12]
+    return ""
+
+
+class _LineCounter:
+    """Exact source lines: the block's line, corrected against the source, + soft breaks before.
+
+    MyST reports one line too many for content inside some nested sphinx-design items (a colon
+    fence inside a colon fence: ``grid-item``, ``grid-item-card``, ``tab-item``). Rather than
+    special-case the components, each block's line is checked against the source text: when its
+    first words stand on the line above and not on the reported one, the block moves up one.
+    """
+
+    def __init__(self, source_lines: list[str]) -> None:
+        self._source = source_lines
+        self._offsets: dict[int, dict[int, int]] = {}
+        self._base: dict[int, int] = {}
+
+    def _block_offsets(self, block: nodes.Node) -> dict[int, int]:
+        key = id(block)
+        if key not in self._offsets:
+            offsets: dict[int, int] = {}
+            newlines = 0
+            for node in block.findall(include_self=False):
+                offsets[id(node)] = newlines
+                if isinstance(node, nodes.Text):
+                    newlines += str(node).count("\n")
+            self._offsets[key] = offsets
+        return self._offsets[key]
+
+    def _has(self, line: int, words: str) -> bool:
+        return 1 <= line <= len(self._source) and words in self._source[line - 1]
+
+    def _block_line(self, block: nodes.Node) -> int:
+        key = id(block)
+        if key not in self._base:
+            line = int(block.line or 1)
+            words = _first_words(block)
+            if words and not self._has(line, words):
+                # One line up: the nested-fence off-by-one; a few down: a label (tab, card title)
+                # whose own node has no line and borrows the enclosing component's.
+                for candidate in (line - 1, line + 1, line + 2):
+                    if self._has(candidate, words):
+                        line = candidate
+                        break
+            self._base[key] = line
+        return self._base[key]
+
+    def line(self, node: nodes.Node) -> int:
+        block = _lined_block(node)
+        if block is None:
+            return 1
+        offset = 0 if block is node else self._block_offsets(block).get(id(node), 0)
+        return max(1, self._block_line(block) + offset)
+
+
+def _split_target(target: str) -> tuple[str, str | None]:
+    path, sep, anchor = target.partition("#")
+    return path, (anchor if sep else None)
+
+
+def _resolve(docdir: str, path: str) -> str:
+    """A path written in a document, relative to the source folder (POSIX)."""
+    if path.startswith("/"):
+        return posixpath.normpath(path.lstrip("/"))
+    return posixpath.normpath(posixpath.join(docdir, path)) if docdir else posixpath.normpath(path)
+
+
+def _links(doctree: nodes.document, docname: str, counter: _LineCounter) -> Iterator[Link]:
+    docdir = posixpath.dirname(docname)
+    for node in doctree.findall(nodes.Element):
+        name = type(node).__name__
+        text = node.astext()
+        if name == "pending_xref":
+            reftype = node.get("reftype")
+            target = str(node.get("reftarget") or "")
+            if reftype == "myst":
+                if node.get("refdomain") == "doc":
+                    anchor = node.get("reftargetid") or None
+                    path = target + ".md"
+                    written = posixpath.relpath(path, docdir or ".") + (f"#{anchor}" if anchor else "")
+                    yield Link(written, path, anchor, counter.line(node), text)
+                else:
+                    file_part, anchor = _split_target(target)
+                    path = _resolve(docdir, file_part) if file_part else None
+                    yield Link(target, path, anchor, counter.line(node), text)
+            elif reftype == "doc" and node.get("refdomain") == "std":
+                # {doc} role or a card with :link-type: doc — targets are docnames without suffix.
+                path = _resolve(docdir, target) + ".md"
+                yield Link(target, path, None, counter.line(node), text)
+        elif name == "download_reference" and node.get("reftype") == "myst":
+            target = str(node.get("reftarget") or "")
+            file_part, anchor = _split_target(target)
+            yield Link(target, _resolve(docdir, file_part), anchor, counter.line(node), text)
+        elif isinstance(node, nodes.reference) and "refuri" in node and not node.get("internal"):
+            uri = str(node["refuri"])
+            if _SCHEME.match(uri) or uri.startswith("//"):
+                yield Link(uri, None, None, counter.line(node), text, external=True)
+            elif uri.startswith("#"):
+                yield Link(uri, None, uri[1:] or None, counter.line(node), text)
+            elif uri:
+                file_part, anchor = _split_target(uri)
+                yield Link(uri, _resolve(docdir, file_part), anchor, counter.line(node), text)
+
+
+def _images(doctree: nodes.document, counter: _LineCounter) -> Iterator[Image]:
+    for node in doctree.findall(nodes.image):
+        uri = str(node.get("original_uri") or node.get("uri") or "")
+        resolved = str(node.get("uri") or "")
+        remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
+        yield Image(uri, None if remote else posixpath.normpath(resolved), counter.line(node), remote)
+
+
+def _text(doctree: nodes.document, counter: _LineCounter) -> list[TextRun]:
+    runs: list[TextRun] = []
+
+    def visit(node: nodes.Node) -> None:
+        if _is_prose_blocker(node):
+            return
+        if isinstance(node, nodes.Text):
+            first = counter.line(node)
+            for i, part in enumerate(str(node).split("\n")):
+                if part.strip():
+                    runs.append(TextRun(first + i, part))
+            return
+        for child in node.children:
+            visit(child)
+
+    visit(doctree)
+    return runs
+
+
+def _headings(doctree: nodes.document, slugs: dict[str, Any], counter: _LineCounter) -> list[Heading]:
+    by_line = {int(v[0]): k for k, v in slugs.items()}
+    found: list[Heading] = []
+
+    def walk(node: nodes.Node, level: int) -> None:
+        for child in node.children:
+            if isinstance(child, nodes.section):
+                title = child.next_node(nodes.title)
+                line = counter.line(title) if title is not None else int(child.line or 1)
+                found.append(
+                    Heading(
+                        level + 1,
+                        title.astext() if title is not None else "",
+                        line,
+                        child.get("slug") or by_line.get(line),
+                        tuple(child.get("ids", ())),
+                    )
+                )
+                walk(child, level + 1)
+            elif isinstance(child, nodes.Element):
+                walk(child, level)
+
+    walk(doctree, 0)
+    return found
+
+
+def extract(doctree: nodes.document, docname: str, metadata: dict[str, Any], source: str) -> dict[str, Any]:
+    """The parsed parts of :class:`~mdmark.facts.DocFacts` (everything but path, sha, chars, warnings)."""
+    counter = _LineCounter(source.splitlines())
+    slugs = dict(metadata.get("myst_slugs") or {})
+    headings = _headings(doctree, slugs, counter)
+    anchors: list[str] = list(slugs)
+    for node in doctree.findall(nodes.Element):
+        for ident in (*node.get("ids", ()), *node.get("names", ())):
+            if ident not in anchors:
+                anchors.append(ident)
+    term_refs = [
+        TermRef(str(node.get("reftarget", "")), counter.line(node))
+        for node in doctree.findall(nodes.Element)
+        if type(node).__name__ == "pending_xref" and node.get("reftype") == "term"
+    ]
+    clean_meta = {k: (v if isinstance(v, str | int | float | bool | type(None)) else str(v)) for k, v in metadata.items() if k != "myst_slugs" and k != "wordcount"}
+    first = headings[0] if headings else None
+    return {
+        "title": first.title if first else None,
+        "title_line": first.line if first else None,
+        "headings": headings,
+        "anchors": anchors,
+        "links": list(_links(doctree, docname, counter)),
+        "images": list(_images(doctree, counter)),
+        "text": _text(doctree, counter),
+        "term_refs": term_refs,
+        "metadata": clean_meta,
+    }

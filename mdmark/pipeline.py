@@ -1,0 +1,378 @@
+"""The one way through: Markdown → MyST (+ sphinx-design) → docutils doctree → facts.
+
+One Sphinx application per (source folder, MyST settings) is created once per process and reused
+for every document (creating it costs far more than reading a document). Results are cached by
+content hash: in memory for the life of the process (the MCP server), and on disk in
+``<config folder>/.mdmark_cache/`` for the CLI, so an unchanged document is never parsed twice.
+
+Sphinx and docutils keep global state (directive registries, the logging set-up), so every use of
+an application happens under :data:`SPHINX_LOCK`. Cached results are read without it.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import io
+import json
+import multiprocessing
+import os
+import pickle
+import re
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mdmark import __version__
+from mdmark.config import MarkdownSettings
+from mdmark.errors import MdmarkError
+from mdmark.facts import DocFacts, Warning
+from mdmark.files import MAX_FILE_BYTES, decode_text
+
+if TYPE_CHECKING:
+    from docutils import nodes
+    from sphinx.application import Sphinx
+
+#: Serialises all Sphinx/docutils work in this process.
+SPHINX_LOCK = threading.RLock()
+
+CACHE_DIR_NAME = ".mdmark_cache"
+
+#: Below this many documents to parse, worker processes cost more than they save.
+PARALLEL_THRESHOLD = 24
+
+_WARNING_LINE = re.compile(
+    r"^(?P<loc>.*?)(?::(?P<line>\d+))?: (?:WARNING|ERROR|CRITICAL|SEVERE): (?P<msg>.*?)(?: \[(?P<type>[\w.-]+)\])?$"
+)
+
+
+def sphinx_overrides(settings: MarkdownSettings) -> dict[str, Any]:
+    """The Sphinx configuration mdmark reads documents with (no conf.py)."""
+    return {
+        "extensions": ["myst_parser", "sphinx_design"],
+        "source_suffix": {".md": "markdown"},
+        # Nothing is discovered up front: mdmark names the documents it reads.
+        "exclude_patterns": ["**"],
+        "myst_enable_extensions": list(settings.extensions),
+        "myst_heading_anchors": settings.heading_anchors,
+        "myst_substitutions": dict(settings.substitutions),
+        # Keeps Text nodes verbatim (alias matching needs that) and reads faster.
+        "smartquotes": False,
+        "language": "en",
+        "html_theme": "basic",
+    }
+
+
+class _App:
+    """A Sphinx application bound to one source folder, with its warning stream."""
+
+    def __init__(self, srcdir: Path, settings: MarkdownSettings) -> None:
+        from sphinx.application import Sphinx
+        from sphinx.util import console
+
+        console.nocolor()
+        self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-"))
+        self.status = io.StringIO()
+        self.warning = io.StringIO()
+        self.sphinx: Sphinx = Sphinx(
+            str(srcdir),
+            None,
+            str(self.workdir / "out"),
+            str(self.workdir / "doctrees"),
+            "html",
+            confoverrides=sphinx_overrides(settings),
+            status=self.status,
+            warning=self.warning,
+            freshenv=True,
+        )
+        self.srcdir = srcdir
+
+    def read(self, docname: str) -> tuple[nodes.document, list[Warning]]:
+        """Read one document (re-reading it cleanly if read before); returns its doctree and warnings."""
+        from sphinx.util import logging as sphinx_logging
+
+        app = self.sphinx
+        env = app.env
+        # Logging handlers are global to the process: point them at this app's streams.
+        sphinx_logging.setup(app, self.status, self.warning)
+        if docname in env.all_docs:
+            app.events.emit("env-purge-doc", env, docname)
+            env.clear_doc(docname)
+        self.warning.seek(0)
+        self.warning.truncate()
+        app.builder.read_doc(docname)
+        cache = getattr(env, "_write_doc_doctree_cache", None)
+        if isinstance(cache, dict):
+            cache.pop(docname, None)
+        doctree = env.get_doctree(docname)
+        env._pickled_doctree_cache.pop(docname, None)
+        return doctree, self._warnings(self.warning.getvalue())
+
+    @staticmethod
+    def _warnings(stream: str) -> list[Warning]:
+        found: list[Warning] = []
+        current: list[str] = []
+        for raw in stream.splitlines():
+            match = _WARNING_LINE.match(raw)
+            if match:
+                current = [match.group("msg")]
+                line = match.group("line")
+                found.append(Warning(int(line) if line else None, match.group("type") or "docutils", match.group("msg")))
+            elif found and raw.strip():
+                # A multi-line message: keep its first line only (one sentence per diagnostic).
+                current.append(raw)
+        return found
+
+
+def _cache_key(relpath: str, data: bytes, settings: MarkdownSettings) -> str:
+    digest = hashlib.sha256()
+    for part in (__version__, settings.key(), relpath):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+# Worker-process state for parallel parsing.
+_WORKER: _App | None = None
+
+
+def _worker_init(srcdir: str, settings: MarkdownSettings) -> None:
+    global _WORKER
+    _WORKER = _App(Path(srcdir), settings)
+
+
+def _worker_parse(job: tuple[str, str, str]) -> tuple[str, dict[str, Any], bytes]:
+    assert _WORKER is not None
+    key, relpath, text = job
+    facts, tree = _parse_with(_WORKER, relpath, key, text)
+    return key, facts.to_json(), tree
+
+
+def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes]:
+    from mdmark.extract import extract
+
+    docname = relpath[: -len(".md")]
+    doctree, warnings = app.read(docname)
+    metadata = dict(app.sphinx.env.metadata.get(docname, {}))
+    parts = extract(doctree, docname, metadata, text)
+    facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, **parts)
+    # Keep the doctree without its environment so it pickles and can be re-attached later.
+    doctree.settings.env = None
+    doctree.reporter = None  # type: ignore[assignment]
+    doctree.transformer = None  # type: ignore[assignment]
+    return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL)
+
+
+class Pipeline:
+    """Parses the Markdown documents under one source folder with one set of MyST settings."""
+
+    def __init__(self, srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None) -> None:
+        self.srcdir = srcdir.resolve()
+        self.settings = settings
+        self.cache_dir = cache_dir
+        self._app: _App | None = None
+        self._memory: dict[str, tuple[DocFacts, bytes | None]] = {}
+        #: How many documents this pipeline actually parsed (cache misses) — for tests and benchmarks.
+        self.parse_count = 0
+
+    # -- the application -------------------------------------------------------------------
+
+    @property
+    def app(self) -> Sphinx:
+        """The Sphinx application (created on first use). Use it only under :data:`SPHINX_LOCK`."""
+        return self._get_app().sphinx
+
+    def _get_app(self) -> _App:
+        with SPHINX_LOCK:
+            if self._app is None:
+                self._app = _App(self.srcdir, self.settings)
+            return self._app
+
+    # -- paths and raw input -----------------------------------------------------------------
+
+    def relpath(self, path: Path) -> str:
+        """The document's path relative to the source folder; refuses paths outside it or not ``.md``."""
+        resolved = path.resolve()
+        try:
+            rel = resolved.relative_to(self.srcdir).as_posix()
+        except ValueError:
+            raise MdmarkError(
+                f"`{path}` は `{self.srcdir}` の外にあるので、設定のフォルダの中の文書を指定してください。"
+            ) from None
+        if not rel.endswith(".md"):
+            raise MdmarkError(f"`{rel}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
+        return rel
+
+    def _read_input(self, path: Path, rel: str) -> tuple[bytes, str]:
+        try:
+            if not path.is_file():
+                raise MdmarkError(f"`{rel}` が見つからないので、パスを確かめてください。")
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise MdmarkError(
+                    f"`{rel}` は読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えているので、文書を分けてください。"
+                )
+            data = path.read_bytes()
+        except OSError as exc:
+            raise MdmarkError(f"`{rel}` を読めない（{exc.strerror}）ので、ファイルの権限やリンクを確かめてください。") from None
+        return data, decode_text(data, rel)
+
+    # -- the cache ------------------------------------------------------------------------------
+
+    def _disk(self, key: str, suffix: str) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        return self.cache_dir / key[:2] / f"{key}{suffix}"
+
+    def _load_cached(self, key: str, want_tree: bool) -> tuple[DocFacts, bytes | None] | None:
+        hit = self._memory.get(key)
+        if hit is not None and (hit[1] is not None or not want_tree):
+            return hit
+        facts_file = self._disk(key, ".json")
+        tree_file = self._disk(key, ".doctree")
+        if facts_file is None or tree_file is None or not facts_file.is_file():
+            return None
+        try:
+            facts = DocFacts.from_json(json.loads(facts_file.read_text(encoding="utf-8")))
+            tree = tree_file.read_bytes() if want_tree else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # a damaged cache entry is just a miss
+        self._memory[key] = (facts, tree)
+        return facts, tree
+
+    def _store(self, key: str, facts: DocFacts, tree: bytes) -> None:
+        self._memory[key] = (facts, tree)
+        facts_file = self._disk(key, ".json")
+        tree_file = self._disk(key, ".doctree")
+        if facts_file is None or tree_file is None:
+            return
+        try:
+            _ensure_cache_dir(self.cache_dir)  # type: ignore[arg-type]
+            facts_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = facts_file.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_bytes(tree)
+            os.replace(tmp, tree_file)
+            tmp.write_text(json.dumps(facts.to_json(), ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, facts_file)
+        except OSError:
+            pass  # the cache is an optimisation; a read-only folder still works
+
+    # -- parsing ----------------------------------------------------------------------------------
+
+    def facts(self, path: Path) -> DocFacts:
+        """Facts of one document; raises :class:`MdmarkError` for a file that cannot be read."""
+        result = self.facts_many([path])[0]
+        if result.error is not None:
+            raise MdmarkError(result.error)
+        return result
+
+    def facts_many(
+        self, paths: Sequence[Path], progress: Callable[[int, int], None] | None = None, want_trees: bool = False
+    ) -> list[DocFacts]:
+        """Facts of many documents, in the given order. Unreadable files come back with ``error`` set.
+
+        Documents not in the cache are parsed — in two worker processes when there are many.
+        """
+        results: list[DocFacts | None] = [None] * len(paths)
+        todo: list[tuple[int, str, str, str]] = []
+        for i, path in enumerate(paths):
+            try:
+                rel = self.relpath(path)
+                data, text = self._read_input(path, rel)
+            except MdmarkError as exc:
+                results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
+                continue
+            key = _cache_key(rel, data, self.settings)
+            hit = self._load_cached(key, want_trees)
+            if hit is not None:
+                results[i] = hit[0]
+            else:
+                todo.append((i, key, rel, text))
+        done = len(paths) - len(todo)
+        if progress:
+            progress(done, len(paths))
+        if len(todo) >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
+            for i, facts in self._parse_parallel(todo):
+                results[i] = facts
+                done += 1
+                if progress:
+                    progress(done, len(paths))
+        else:
+            for i, key, rel, text in todo:
+                results[i] = self._parse_one(key, rel, text)
+                done += 1
+                if progress:
+                    progress(done, len(paths))
+        return [r for r in results if r is not None]
+
+    def _parse_one(self, key: str, rel: str, text: str) -> DocFacts:
+        with SPHINX_LOCK:
+            facts, tree = _parse_with(self._get_app(), rel, key, text)
+            self.parse_count += 1
+        self._store(key, facts, tree)
+        return facts
+
+    def _parse_parallel(self, todo: list[tuple[int, str, str, str]]) -> list[tuple[int, DocFacts]]:
+        # fork is cheap but unsafe once other threads run (the server); spawn otherwise.
+        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        workers = min(2, os.cpu_count() or 1)
+        jobs = [(key, rel, text) for _, key, rel, text in todo]
+        index_of = {key: i for i, key, _, _ in todo}
+        out: list[tuple[int, DocFacts]] = []
+        ctx = multiprocessing.get_context(method)
+        with concurrent.futures.ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(str(self.srcdir), self.settings)
+        ) as pool:
+            for key, facts_json, tree in pool.map(_worker_parse, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
+                facts = DocFacts.from_json(facts_json)
+                self.parse_count += 1
+                self._store(key, facts, tree)
+                out.append((index_of[key], facts))
+        return out
+
+    def doctree(self, path: Path) -> nodes.document:
+        """A fresh copy of the document's doctree (before post-transforms), attached to the app's env.
+
+        Callers transform and render it under :data:`SPHINX_LOCK`.
+        """
+        from sphinx.util.docutils import LoggingReporter
+
+        rel = self.relpath(path)
+        data, text = self._read_input(path, rel)
+        key = _cache_key(rel, data, self.settings)
+        hit = self._load_cached(key, want_tree=True)
+        if hit is None or hit[1] is None:
+            self._parse_one(key, rel, text)
+            hit = self._memory[key]
+        assert hit[1] is not None
+        tree: nodes.document = pickle.loads(hit[1])
+        app = self._get_app()
+        tree.settings.env = app.sphinx.env
+        tree.reporter = LoggingReporter(str(path))
+        return tree
+
+
+def _ensure_cache_dir(cache_dir: Path) -> None:
+    """Create the cache folder with a ``.gitignore`` so git never picks it up."""
+    if not cache_dir.is_dir():
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        (cache_dir / ".gitignore").write_text("# created by mdmark; safe to delete\n*\n", encoding="utf-8")
+        (cache_dir / "CACHEDIR.TAG").write_text(
+            "Signature: 8a477f597d28d172789f06886806bc55\n# mdmark parse cache; safe to delete\n", encoding="utf-8"
+        )
+
+
+_PIPELINES: dict[tuple[str, str, str], Pipeline] = {}
+_PIPELINES_LOCK = threading.Lock()
+
+
+def get_pipeline(srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None) -> Pipeline:
+    """The process-wide pipeline for a source folder and settings (created once, then reused)."""
+    key = (str(srcdir.resolve()), settings.key(), str(cache_dir))
+    with _PIPELINES_LOCK:
+        pipeline = _PIPELINES.get(key)
+        if pipeline is None:
+            pipeline = _PIPELINES[key] = Pipeline(srcdir, settings, cache_dir)
+        return pipeline

@@ -1,0 +1,134 @@
+"""A project: the config, its index and the pipeline, as every front-end opens them.
+
+``Project.open(start, config)`` is the one entry point the CLI, the MCP tools and the Sphinx
+extension use, so they find the same config the same way and say the same sentences.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mdmark.config import Config, config_for_export, load_config
+from mdmark.errors import MdmarkError
+from mdmark.facts import DocFacts
+from mdmark.index import Index, load_index
+from mdmark.pipeline import CACHE_DIR_NAME, Pipeline, get_pipeline
+
+#: Folders never searched for documents.
+_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", CACHE_DIR_NAME, ".venv", "venv", ".tox"}
+
+
+def glob_match(rel: str, pattern: str) -> bool:
+    """Whether a POSIX relative path matches a glob where ``**`` spans folders and ``*`` does not."""
+    return _compile(pattern).fullmatch(rel) is not None
+
+
+_PATTERN_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    cached = _PATTERN_CACHE.get(pattern)
+    if cached is not None:
+        return cached
+    out = []
+    i = 0
+    pattern = pattern.lstrip("./") if pattern.startswith("./") else pattern
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        else:
+            ch = pattern[i]
+            if ch == "*":
+                out.append("[^/]*")
+            elif ch == "?":
+                out.append("[^/]")
+            elif ch == "[":
+                end = pattern.find("]", i)
+                if end == -1:
+                    out.append(re.escape(ch))
+                else:
+                    out.append(fnmatch.translate(pattern[i : end + 1])[4:-3])
+                    i = end
+            else:
+                out.append(re.escape(ch))
+            i += 1
+    compiled = re.compile("".join(out))
+    _PATTERN_CACHE[pattern] = compiled
+    return compiled
+
+
+def match_files(root: Path, include: tuple[str, ...], exclude: tuple[str, ...]) -> list[Path]:
+    """Files under ``root`` matching an include glob and no exclude glob, sorted by path."""
+    if not include:
+        return []
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        rel_folder = Path(folder).relative_to(root).as_posix()
+        for name in files:
+            rel = name if rel_folder == "." else f"{rel_folder}/{name}"
+            if any(glob_match(rel, p) for p in include) and not any(glob_match(rel, p) for p in exclude):
+                found.append(rel)
+    return [root / rel for rel in sorted(found)]
+
+
+@dataclass
+class Project:
+    config: Config
+    start: Path
+    _index: Index | None = field(default=None, repr=False)
+
+    @classmethod
+    def open(cls, start: Path, config: str | Path | None = None) -> Project:
+        """Load the config (``config`` relative to ``start``, else searched upward from ``start``)."""
+        return cls(load_config(start, config), start)
+
+    @classmethod
+    def for_export(cls, start: Path, config: str | Path | None = None) -> Project:
+        """Like :meth:`open`, but a missing config (none given, none found) means the built-in defaults."""
+        return cls(config_for_export(start, config), start)
+
+    @property
+    def root(self) -> Path:
+        """The config folder: every path in the config is relative to it."""
+        return self.config.root
+
+    @property
+    def cache_dir(self) -> Path | None:
+        return self.root / CACHE_DIR_NAME if self.config.path is not None else None
+
+    @property
+    def pipeline(self) -> Pipeline:
+        return get_pipeline(self.root, self.config.markdown, self.cache_dir)
+
+    def index(self) -> Index:
+        """The index model (loaded once per Project); raises when the config has none or it is unreadable."""
+        if self._index is None:
+            path = self.config.require_index()
+            self._index = load_index(path, self.root)
+        return self._index
+
+    def facts_for(self, paths: list[Path], want_trees: bool = False) -> list[DocFacts]:
+        return self.pipeline.facts_many(paths, want_trees=want_trees)
+
+    def resolve_arg(self, value: str) -> Path:
+        """A path argument: absolute as is, relative to the starting folder (cwd or project_dir)."""
+        path = Path(value)
+        return path if path.is_absolute() else (self.start / path)
+
+    def ensure_writable_target(self, path: Path) -> None:
+        """Tools write only inside the starting folder or the config folder."""
+        from mdmark.files import is_inside
+
+        if not (is_inside(path, self.start) or is_inside(path, self.root)):
+            raise MdmarkError(
+                f"`{path}` は作業のフォルダと設定のフォルダの外なので、その中のパスを指定してください。"
+            )

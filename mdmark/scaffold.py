@@ -1,0 +1,84 @@
+"""``mdmark init``: a starter config, index and sample document that check clean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mdmark.config import CONFIG_NAME
+from mdmark.errors import MdmarkError
+
+STARTER_CONFIG = """\
+# mdmark の設定。キーの説明は使い方集の「設定」（mdmark guide config）。
+index: index.yaml
+docs:
+  include: ["docs/**/*.md"]
+build:
+  title: 設計文書
+  include: ["docs/**/*.md"]
+  out: dist/docs.html
+markdown:
+  extensions: [colon_fence, deflist, tasklist, dollarmath, substitution, attrs_inline]
+  heading_anchors: 3
+html:
+  lang: ja
+"""
+
+STARTER_INDEX = """\
+# 索引。キーの説明は使い方集の「索引」（mdmark guide index）。
+docs:
+  - id: welcome
+    path: docs/welcome.md
+    title: はじめに
+    description: mdmark の文書の書き方の見本
+    tags:
+      - {name: 案内, main: true}
+terms:
+  - id: index
+    term: 索引
+    definition: 文書の ID・題・別名・タグ・関連を並べた YAML のファイル。
+    docs: [welcome]
+tags:
+  - name: 案内
+    group: 種類
+    description: "含める: 使い方の説明。含めない: 設計の決定。"
+"""
+
+STARTER_DOC = """\
+# はじめに
+
+この文書は `mdmark init` が置いた見本です。
+索引（`index.yaml`）に ID・題・タグを書くと、`mdmark check` が文書とのずれを点検します。
+
+## 書き方
+
+- 見出しの 1 つ目が文書の題です。索引の `title` と同じにします。
+- ほかの文書へは `[題](other.md)` や `[節](other.md#見出し)` でリンクします。
+
+:::{note}
+`mdmark export docs/welcome.md` で、この文書を 1 枚の HTML に書き出せます。
+:::
+"""
+
+FILES: tuple[tuple[str, str], ...] = (
+    (CONFIG_NAME, STARTER_CONFIG),
+    ("index.yaml", STARTER_INDEX),
+    ("docs/welcome.md", STARTER_DOC),
+)
+
+
+def init_project(folder: Path) -> list[Path]:
+    """Write the starter files into ``folder``; refuses (nothing written) if any already exists."""
+    targets = [(folder / rel, text) for rel, text in FILES]
+    for path, _ in targets:
+        if path.exists():
+            raise MdmarkError(
+                f"`{path}` がすでにあるので上書きしません。別のフォルダを指定するか、そのファイルを移してください。"
+            )
+    if folder.exists() and not folder.is_dir():
+        raise MdmarkError(f"`{folder}` はフォルダではないので、フォルダのパスを指定してください。")
+    written: list[Path] = []
+    for path, text in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,41 @@
+"""Text helpers shared by the index, the queries and the checks: normalisation and close names."""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from collections.abc import Iterable
+
+
+def normalize(text: str) -> str:
+    """NFKC, lower-case, strip: how names, queries, titles and aliases are compared everywhere."""
+    return unicodedata.normalize("NFKC", text).lower().strip()
+
+
+def close_names(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """Up to ``n`` candidates that look like ``word`` (best first), compared after normalisation."""
+    pool: dict[str, str] = {}
+    for cand in candidates:
+        pool.setdefault(normalize(cand), cand)
+    target = normalize(word)
+    found = difflib.get_close_matches(target, list(pool), n=n, cutoff=0.5)
+    # A candidate that contains the word (or the reverse) is a strong hint even when short.
+    for key in pool:
+        if len(found) >= n:
+            break
+        if key not in found and target and (target in key or key in target):
+            found.append(key)
+    return [pool[key] for key in found[:n]]
+
+
+def quote_list(names: Iterable[str]) -> str:
+    """``a``・``b`` — how a sentence lists names."""
+    return "・".join(f"`{name}`" for name in names)
+
+
+def suggestion(word: str, candidates: Iterable[str], n: int = 3) -> str:
+    """A trailing clause naming close candidates, or ``""`` when there is none."""
+    close = close_names(word, candidates, n)
+    if not close:
+        return ""
+    return f"（近い名前: {quote_list(close)}）"
