@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from mdmark import __version__
@@ -20,14 +21,55 @@ DESCRIPTION = """\
 使い方集: `mdmark guide`（一覧）・`mdmark guide NAME`（本文）。"""
 
 
+def _names(text: str) -> str:
+    """argparse's list of names (``'a', 'b'`` or ``a, b``) as a sentence lists names."""
+    parts = [part.strip().strip("'\"") for part in text.split(",")]
+    return "・".join(f"`{part}`" for part in parts if part)
+
+
+#: argparse's English usage errors (Python 3.11–3.13 wording) → the clause before 「ので」.
+_USAGE_ERRORS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    (
+        re.compile(r"argument (COMMAND|ACTION): invalid choice: '?(.*?)'? \(choose from (.*)\)$"),
+        lambda m: f"`{m[2]}` というコマンドは無い（{_names(m[3])} のどれか）",
+    ),
+    (
+        re.compile(r"argument (\S+?): invalid choice: '?(.*?)'? \(choose from (.*)\)$"),
+        lambda m: f"`{m[1].split('/')[-1]}` に `{m[2]}` は使えない（{_names(m[3])} のどれか）",
+    ),
+    (re.compile(r"argument (\S+?): expected one argument$"), lambda m: f"`{m[1].split('/')[-1]}` に値が無い"),
+    (
+        re.compile(r"argument (\S+?): invalid \S+ value: '?(.*?)'?$"),
+        lambda m: f"`{m[1].split('/')[-1]}` の値 `{m[2]}` が正しくない",
+    ),
+    (re.compile(r"argument (\S+?): (値 .*)$"), lambda m: f"`{m[1].split('/')[-1]}` の{m[2]}"),
+    (re.compile(r"the following arguments are required: (.*)$"), lambda m: f"必須の引数 {_names(m[1])} が無い"),
+    (re.compile(r"unrecognized arguments: (.*)$"), lambda m: f"知らない引数 `{m[1]}` がある"),
+    (
+        re.compile(r"ambiguous option: (\S+) could match (.*)$"),
+        lambda m: f"`{m[1]}` が {_names(m[2])} のどれか決まらない",
+    ),
+    (
+        re.compile(r"argument (\S+?): not allowed with argument (\S+)$"),
+        lambda m: f"`{m[1]}` と `{m[2]}` は一緒に使えない",
+    ),
+)
+
+
+def usage_error_sentence(prog: str, message: str) -> str:
+    """One Japanese sentence for an argparse usage error: what does not match, and where to look."""
+    for pattern, clause in _USAGE_ERRORS:
+        match = pattern.match(message)
+        if match:
+            return f"{prog}: {clause(match)}ので、`{prog} --help` で使い方を確かめてください。"
+    return f"{prog}: 引数が合わない（{message}）ので、`{prog} --help` で使い方を確かめてください。"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with Japanese usage errors (exit 2, one sentence)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(
-            2,
-            f"{self.prog}: 引数が合いません（{message}）。`{self.prog} --help` で使い方を確かめてください。\n",
-        )
+        self.exit(2, usage_error_sentence(self.prog, message) + "\n")
 
 
 def _config_arg(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=_check_description(),
     )
     _config_arg(p)
-    p.add_argument("--base", metavar="REF", help="直し忘れ（missed_change_together）を、この git の ref と作業ツリーを比べて調べる")
+    p.add_argument("--base", metavar="REF", help="直し忘れ（missed_change_together）を、この git の ref と作業ツリー（未コミット・追跡外の新しいファイルを含む）を比べて調べる")
     p.add_argument("--format", choices=("text", "json", "github"), default="text", help="出力の形式（既定: text）")
 
     p = sub.add_parser("export", help="Markdown を 1 つ、外へ要求しない 1 枚の HTML に書き出す", description="Markdown を 1 つ、外へ要求しない 1 枚の HTML に書き出す。警告は標準エラーに出す。")
@@ -110,7 +152,7 @@ def _int(value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"整数ではない値 {value!r}") from None
+        raise argparse.ArgumentTypeError(f"値 `{value}` が整数ではない") from None
 
 
 def _check_description() -> str:
@@ -118,30 +160,34 @@ def _check_description() -> str:
 
     descriptions = {
         "config_key": "設定に知らないキーがある（近い名前を示す）",
-        "config_value": "設定の値の型や形が合わない",
+        "config_value": "設定の値の型や形が合わない（index の索引のファイルが無いときも）",
         "index_schema": "索引がスキーマに合わない",
         "duplicate_id": "文書・用語の ID かタグの name が重なっている",
         "missing_doc": "索引の文書の path が無い",
-        "unindexed_doc": "設定の docs に当たるファイルが索引に無い",
-        "title_mismatch": "索引の title と文書の最初の見出しが違う",
+        "unindexed_doc": "設定の docs に当たる Markdown（.md）のファイルが索引に無い",
+        "title_mismatch": "索引の title と文書の最初の見出しが違う（見出しが無いときも）",
         "unknown_doc": "related[].to か terms[].docs が、無い文書を指している",
         "one_sided_change_together": "change_together が片側にしか書かれていない",
-        "duplicate_relation": "同じ (to, type) の関連が 2 つあるか、関連が両側に書かれている",
-        "unknown_tag": "文書のタグが語彙に無い（近いタグを示す）",
+        "duplicate_relation": "1 つの文書に同じ相手への関連が 2 つある（同じ type か片方が文字列）か、A→B と B→A が両側に書かれている（片方が文字列）",
+        "unknown_tag": "文書のタグか deprecated の振り替え先が語彙に無い（近いタグを示す。語彙の tags があるときだけ）",
         "deprecated_tag": "やめたタグを使っている（振り替え先を示す）",
         "alias_conflict": "2 つの文書（かタグ）の題・別名が正規化すると同じ",
-        "broken_link": "リンク先のファイルが無い",
-        "broken_anchor": "リンク先の見出し・ラベルが無い",
+        "broken_link": "リンク先のファイルが無い（外の URL は調べない）",
+        "broken_anchor": "リンク先の文書（かそのページ）に、# の後の見出し・ラベルが無い",
         "missing_image": "画像のファイルが無い",
-        "syntax": "MyST・docutils の記法の誤り（知らないディレクティブ、誤ったオプションなど）",
-        "missed_change_together": "--base のとき、change_together の片側（か paths）だけが変わった",
+        "syntax": "MyST・docutils の記法の誤り（知らないディレクティブ、誤ったオプションなど）か、文書を UTF-8 のテキストとして読めない",
+        "missed_change_together": "--base のとき、change_together の組の片方の文書（か paths のファイル）だけが変わった",
     }
     rows = "\n".join(f"  {kind:<27} {descriptions[kind]}" for kind in DRIFT_KINDS)
     return (
         "設定・索引・文書のずれを点検し、1 件 1 行 `{file}:{where}: {kind}: {message}` で出す。\n"
-        "設定・索引・文書は書き換えない。\n\n"
+        "設定・索引・文書は書き換えない。設定の check.disable に書いた種類は出さない。\n\n"
         f"ずれの種類（kind）:\n{rows}\n\n"
-        "終了コード: 0 ずれ無し、1 ずれあり、2 点検できない（設定が無い・読めない、--base の ref を引けない）。"
+        "出力の形式: text（1 件 1 行、件数は標準エラー）・json（MCP のツール check と同じ {\"issues\": [...]}）・"
+        "github（GitHub Actions の ::warning 注釈。file は GITHUB_WORKSPACE からの相対パス）。\n"
+        "--base REF: REF と作業ツリーを git で比べ、コミット済み・未コミットの変更と、無視していない追跡外のファイルを「変わった」とする。\n\n"
+        "終了コード: 0 ずれ無し、1 ずれあり、2 点検できない（設定が無い・読めない、索引を YAML として読めない、"
+        "--base の ref を引けない・git のリポジトリでない）。"
     )
 
 

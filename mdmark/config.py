@@ -161,7 +161,7 @@ class Config:
         path = self.index_path
         if path is None:
             raise MdmarkError(
-                f"設定 `{self.shown}` に index がありません。index に索引のファイルのパス（例: `index: index.yaml`）を書いてください。"
+                f"設定 `{self.shown}` に index がありませんので、index に索引のファイルのパス（例: `index: index.yaml`）を書いてください。"
             )
         return path
 
@@ -198,10 +198,23 @@ def build_config(doc: YamlDoc, path: Path) -> Config:
         config.diagnostics.append(
             Diagnostic(shown, problem.where, kind, message, doc.line_of(problem.where) if problem.where else None)
         )
+    for where in doc.duplicate_keys:
+        name = where.rsplit(".", 1)[-1]
+        config.diagnostics.append(
+            Diagnostic(
+                shown,
+                where,
+                "config_key",
+                f"キー `{name}` が 2 回書かれていて後の値だけが使われるので、1 つにまとめてください。",
+                doc.duplicate_lines.get(where, doc.line_of(where)),
+            )
+        )
+    # File order, like every list of diagnostics (the top level, without a line, first).
+    config.diagnostics.sort(key=lambda d: d.line or 0)
     if not isinstance(data, dict):
         return config
 
-    bad = {d.where for d in config.diagnostics}
+    bad = {d.where for d in config.diagnostics if d.kind == "config_value" or d.where not in doc.duplicate_keys}
 
     def ok(where: str) -> bool:
         return not any(b == where or b.startswith(where + ".") or b.startswith(where + "[") for b in bad)

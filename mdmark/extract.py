@@ -32,6 +32,9 @@ _NOT_PROSE: tuple[type[nodes.Node], ...] = (
     nodes.system_message,
     nodes.docinfo,
     nodes.field_list,
+    nodes.footnote_reference,
+    nodes.citation_reference,
+    nodes.label,
 )
 
 def _is_prose_blocker(node: nodes.Node) -> bool:
@@ -48,18 +51,58 @@ def _lined_block(node: nodes.Node) -> nodes.Node | None:
     """
     probe: nodes.Node | None = node
     while probe is not None:
-        if not isinstance(probe, nodes.Inline | nodes.Text) and getattr(probe, "line", None):
+        if not _in_text(probe) and getattr(probe, "line", None):
             return probe
         probe = probe.parent
     return None
 
 
-def _first_words(block: nodes.Node) -> str:
+def _in_text(node: nodes.Node) -> bool:
+    """Whether ``node`` flows inside a text block (and so carries that block's first line).
+
+    An inline-class node standing on its own (an ``{image}`` directive in a grid item) is a block.
+    """
+    if isinstance(node, nodes.Text):
+        return True
+    return isinstance(node, nodes.Inline) and isinstance(node.parent, nodes.TextElement | nodes.Inline)
+
+
+def _unlined_holder(node: nodes.Node, block: nodes.Node) -> nodes.Node | None:
+    """The innermost non-inline element between ``node`` (inclusive) and its lined ``block``."""
+    probe: nodes.Node | None = node
+    while probe is not None and probe is not block:
+        if not _in_text(probe):
+            return probe
+        probe = probe.parent
+    return None
+
+
+def _last_words_at(block: nodes.Node) -> tuple[str, int]:
+    """The block's last words and how many soft line breaks precede them in the block."""
+    newlines = 0
+    found = ("", 0)
     for text in block.findall(nodes.Text):
-        for part in str(text).split("\n"):
+        for i, part in enumerate(str(text).split("\n")):
             if part.strip():
-                return part.strip()[:12]
-    return ""
+                found = (part.strip()[-12:], newlines + i)
+        newlines += str(text).count("\n")
+    return found
+
+
+def _first_words(block: nodes.Node) -> str:
+    return _first_words_at(block)[0]
+
+
+def _first_words_at(block: nodes.Node) -> tuple[str, int]:
+    """The block's first words and how many soft line breaks precede them in the block (a
+    paragraph may start with an image or a line break before its first words)."""
+    newlines = 0
+    for text in block.findall(nodes.Text):
+        for i, part in enumerate(str(text).split("\n")):
+            if part.strip():
+                return part.strip()[:12], newlines + i
+        newlines += str(text).count("\n")
+    return "", 0
 
 
 class _LineCounter:
@@ -95,22 +138,56 @@ class _LineCounter:
         key = id(block)
         if key not in self._base:
             line = int(block.line or 1)
-            words = _first_words(block)
-            if words and not self._has(line, words):
+            words, skip = _first_words_at(block)
+            last, last_skip = _last_words_at(block)
+
+            def fits(base: int) -> bool:
+                # Both ends of a multi-line block must stand where the base puts them: a first line
+                # whose words recur on the next line cannot fool the check.
+                return self._has(base + skip, words) and (not last or self._has(base + last_skip, last))
+
+            if words and not fits(line):
                 # One line up: the nested-fence off-by-one; a few down: a label (tab, card title)
                 # whose own node has no line and borrows the enclosing component's.
                 for candidate in (line - 1, line + 1, line + 2):
-                    if self._has(candidate, words):
+                    if fits(candidate):
                         line = candidate
                         break
             self._base[key] = line
         return self._base[key]
 
+    def _holder_line(self, holder: nodes.Node, block: nodes.Node) -> int | None:
+        """The line of an element that has no line of its own (a tab or dropdown label, a card's
+        link), found by searching the source for its words from its lined ancestor onwards."""
+        key = id(holder)
+        if key not in self._base:
+            words = _first_words(holder)
+            start = max(1, int(block.line or 1) - 1)
+            found = None
+            if words:
+                for candidate in range(start, len(self._source) + 1):
+                    if self._has(candidate, words):
+                        found = candidate
+                        break
+            self._base[key] = found if found is not None else -1
+        value = self._base[key]
+        return value if value > 0 else None
+
     def line(self, node: nodes.Node) -> int:
         block = _lined_block(node)
         if block is None:
             return 1
-        offset = 0 if block is node else self._block_offsets(block).get(id(node), 0)
+        if block is node:
+            return max(1, self._block_line(block))
+        holder = _unlined_holder(node, block)
+        if holder is not None:
+            # The node sits in a structural element without a line (e.g. a tab label, whose
+            # nearest lined ancestor is the whole tab-set): the ancestor's line is not its line.
+            found = self._holder_line(holder, block)
+            if found is not None:
+                offset = 0 if holder is node else self._block_offsets(holder).get(id(node), 0)
+                return found + offset
+        offset = self._block_offsets(block).get(id(node), 0)
         return max(1, self._block_line(block) + offset)
 
 
@@ -126,8 +203,18 @@ def _resolve(docdir: str, path: str) -> str:
     return posixpath.normpath(posixpath.join(docdir, path)) if docdir else posixpath.normpath(path)
 
 
-def _links(doctree: nodes.document, docname: str, counter: _LineCounter) -> Iterator[Link]:
+def _links(
+    doctree: nodes.document, docname: str, counter: _LineCounter, slugs: dict[str, Any] | None = None
+) -> Iterator[Link]:
     docdir = posixpath.dirname(docname)
+    slug_of_id: dict[str, str] = {}
+    for slug, value in (slugs or {}).items():
+        if isinstance(value, list | tuple) and len(value) > 1:
+            slug_of_id.setdefault(str(value[1]), slug)
+    # Explicit labels (`(name)=`) whose id docutils rewrote (non-ASCII names become ``idN``).
+    for name, ident in doctree.nameids.items():
+        if ident and doctree.nametypes.get(name):
+            slug_of_id.setdefault(str(ident), str(name))
     for node in doctree.findall(nodes.Element):
         name = type(node).__name__
         text = node.astext()
@@ -135,15 +222,19 @@ def _links(doctree: nodes.document, docname: str, counter: _LineCounter) -> Iter
             reftype = node.get("reftype")
             target = str(node.get("reftarget") or "")
             if reftype == "myst":
-                if node.get("refdomain") == "doc":
+                if node.get("refdomain") is None and node.line is None and node.source is None:
+                    # `[t](#name)` that MyST could not resolve in the page: its transform turns the
+                    # link into a pending_xref without a source position (a written link has one).
+                    yield Link(f"#{target}", None, target or None, counter.line(node), text)
+                elif node.get("refdomain") == "doc":
                     anchor = node.get("reftargetid") or None
                     path = target + ".md"
                     written = posixpath.relpath(path, docdir or ".") + (f"#{anchor}" if anchor else "")
                     yield Link(written, path, anchor, counter.line(node), text)
                 else:
                     file_part, anchor = _split_target(target)
-                    path = _resolve(docdir, file_part) if file_part else None
-                    yield Link(target, path, anchor, counter.line(node), text)
+                    file_path = _resolve(docdir, file_part) if file_part else None
+                    yield Link(target, file_path, anchor, counter.line(node), text)
             elif reftype == "doc" and node.get("refdomain") == "std":
                 # {doc} role or a card with :link-type: doc — targets are docnames without suffix.
                 path = _resolve(docdir, target) + ".md"
@@ -152,6 +243,12 @@ def _links(doctree: nodes.document, docname: str, counter: _LineCounter) -> Iter
             target = str(node.get("reftarget") or "")
             file_part, anchor = _split_target(target)
             yield Link(target, _resolve(docdir, file_part), anchor, counter.line(node), text)
+        elif isinstance(node, nodes.reference) and node.get("id_link") and node.get("refid"):
+            # `[t](#name)` resolved by MyST to an id of this page: name it as written when it
+            # was a heading slug (the id may be a generated one such as ``id2``).
+            refid = str(node["refid"])
+            anchor = slug_of_id.get(refid, refid)
+            yield Link(f"#{anchor}", None, anchor, counter.line(node), text)
         elif isinstance(node, nodes.reference) and "refuri" in node and not node.get("internal"):
             uri = str(node["refuri"])
             if _SCHEME.match(uri) or uri.startswith("//"):
@@ -216,6 +313,17 @@ def _headings(doctree: nodes.document, slugs: dict[str, Any], counter: _LineCoun
     return found
 
 
+def _json_value(value: Any) -> Any:
+    """Front matter as JSON-compatible data (facts are cached as JSON); anything else as text."""
+    if isinstance(value, str | int | float | bool | type(None)):
+        return value
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    return str(value)
+
+
 def extract(doctree: nodes.document, docname: str, metadata: dict[str, Any], source: str) -> dict[str, Any]:
     """The parsed parts of :class:`~mdmark.facts.DocFacts` (everything but path, sha, chars, warnings)."""
     counter = _LineCounter(source.splitlines())
@@ -231,14 +339,14 @@ def extract(doctree: nodes.document, docname: str, metadata: dict[str, Any], sou
         for node in doctree.findall(nodes.Element)
         if type(node).__name__ == "pending_xref" and node.get("reftype") == "term"
     ]
-    clean_meta = {k: (v if isinstance(v, str | int | float | bool | type(None)) else str(v)) for k, v in metadata.items() if k != "myst_slugs" and k != "wordcount"}
+    clean_meta = {k: _json_value(v) for k, v in metadata.items() if k != "myst_slugs" and k != "wordcount"}
     first = headings[0] if headings else None
     return {
         "title": first.title if first else None,
         "title_line": first.line if first else None,
         "headings": headings,
         "anchors": anchors,
-        "links": list(_links(doctree, docname, counter)),
+        "links": list(_links(doctree, docname, counter, slugs)),
         "images": list(_images(doctree, counter)),
         "text": _text(doctree, counter),
         "term_refs": term_refs,

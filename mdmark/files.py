@@ -25,14 +25,14 @@ def decode_text(data: bytes, shown: str) -> str:
     """Decode UTF-8 text, refusing binary data and invalid bytes with the line that holds them."""
     if b"\x00" in data:
         raise MdmarkError(
-            f"`{shown}` はテキストではなくバイナリのファイルです。Markdown か YAML のテキストのファイルを指定してください。"
+            f"`{shown}` はテキストではなくバイナリのファイルなので、Markdown か YAML のテキストのファイルを指定してください。"
         )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise MdmarkError(
-            f"`{shown}` の {line} 行目が UTF-8 として読めません。ファイルを UTF-8 で保存し直してください。"
+            f"`{shown}` の {line} 行目が UTF-8 として読めないので、ファイルを UTF-8 で保存し直してください。"
         ) from None
     return text.removeprefix("\ufeff")
 
@@ -43,20 +43,20 @@ def read_text(path: Path, shown: str | None = None) -> str:
     try:
         if not path.is_file():
             if path.exists():
-                raise MdmarkError(f"`{shown}` はファイルではありません。ファイルのパスを指定してください。")
-            raise MdmarkError(f"`{shown}` が見つかりません。パスを確かめてください。")
+                raise MdmarkError(f"`{shown}` はファイルではないので、ファイルのパスを指定してください。")
+            raise MdmarkError(f"`{shown}` が見つからないので、パスを確かめてください。")
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise MdmarkError(
-                f"`{shown}` は {size:,} バイトあり、読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えています。ファイルを分けてください。"
+                f"`{shown}` は {size:,} バイトで読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えるので、ファイルを分けてください。"
             )
         data = path.read_bytes()
     except OSError as exc:
         if exc.errno == 40:  # ELOOP: a symlink loop
             raise MdmarkError(
-                f"`{shown}` はシンボリックリンクが輪になっていて読めません。リンクを張り直してください。"
+                f"`{shown}` はシンボリックリンクが輪になっていて読めないので、リンクを張り直してください。"
             ) from None
-        raise MdmarkError(f"`{shown}` を読めません（{exc.strerror}）。ファイルの権限を確かめてください。") from None
+        raise MdmarkError(f"`{shown}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。") from None
     return decode_text(data, shown)
 
 

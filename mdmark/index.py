@@ -90,7 +90,7 @@ def index_problems(data: Any) -> list[Problem]:
         return []
     problems = validate(INDEX_SCHEMA, data)
     if not isinstance(data, dict) and problems:
-        problems = [Problem("", f"索引の最上位は{problems[0].message}")]
+        problems = [Problem("", f"最上位は{problems[0].message}")]
     return problems
 
 
@@ -208,7 +208,8 @@ class Index:
 
 
 def _strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+    # Blank entries break the schema (reported there) and would match everything as a name.
+    return [v for v in value if isinstance(v, str) and v.strip()] if isinstance(value, list) else []
 
 
 def _opt_str(value: Any) -> str | None:
@@ -271,7 +272,7 @@ def build_index(doc: YamlDoc, path: Path, shown: str) -> Index:
                     group=_opt_str(item.get("group")),
                     description=_opt_str(item.get("description")),
                     aliases=_strings(item.get("aliases")),
-                    deprecated=_opt_str(item.get("deprecated")),
+                    deprecated=_opt_str(item.get("deprecated")) or None,
                 )
             )
     return index

@@ -12,6 +12,7 @@ an application happens under :data:`SPHINX_LOCK`. Cached results are read withou
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import hashlib
 import io
 import json
@@ -19,9 +20,11 @@ import multiprocessing
 import os
 import pickle
 import re
+import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,12 +71,14 @@ def sphinx_overrides(settings: MarkdownSettings) -> dict[str, Any]:
 class _App:
     """A Sphinx application bound to one source folder, with its warning stream."""
 
-    def __init__(self, srcdir: Path, settings: MarkdownSettings) -> None:
+    def __init__(self, srcdir: Path, settings: MarkdownSettings, workdir_base: Path | None = None) -> None:
         from sphinx.application import Sphinx
         from sphinx.util import console
 
         console.nocolor()
-        self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-"))
+        self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
+        # The scratch folder (Sphinx's doctree pickles) goes when the app goes or the process ends.
+        weakref.finalize(self, shutil.rmtree, self.workdir, True)
         self.status = io.StringIO()
         self.warning = io.StringIO()
         self.sphinx: Sphinx = Sphinx(
@@ -88,25 +93,48 @@ class _App:
             freshenv=True,
         )
         self.srcdir = srcdir
+        #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
+        #: the file may change in between (an editor saving while the server reads).
+        self._texts: dict[str, str] = {}
+        self.sphinx.connect("source-read", self._source_read)
 
-    def read(self, docname: str) -> tuple[nodes.document, list[Warning]]:
-        """Read one document (re-reading it cleanly if read before); returns its doctree and warnings."""
+    def _source_read(self, app: Sphinx, docname: str, source: list[str]) -> None:
+        text = self._texts.get(docname)
+        if text is not None:
+            source[0] = text
+
+    def activate(self) -> None:
+        """Point Sphinx's process-global logging at this app's streams, emptied."""
         from sphinx.util import logging as sphinx_logging
 
+        for stream in (self.status, self.warning):
+            stream.seek(0)
+            stream.truncate()
+        sphinx_logging.setup(self.sphinx, self.status, self.warning)
+
+    def read(self, docname: str, text: str | None = None) -> tuple[nodes.document, list[Warning]]:
+        """Read one document (re-reading it cleanly if read before); returns its doctree and warnings.
+
+        ``text`` is the document's content as the caller hashed it (default: the file as Sphinx reads it).
+        """
         app = self.sphinx
         env = app.env
         # Logging handlers are global to the process: point them at this app's streams.
-        sphinx_logging.setup(app, self.status, self.warning)
+        self.activate()
         if docname in env.all_docs:
             app.events.emit("env-purge-doc", env, docname)
             env.clear_doc(docname)
-        self.warning.seek(0)
-        self.warning.truncate()
-        app.builder.read_doc(docname)
-        cache = getattr(env, "_write_doc_doctree_cache", None)
-        if isinstance(cache, dict):
-            cache.pop(docname, None)
-        doctree = env.get_doctree(docname)
+        if text is not None:
+            self._texts[docname] = text
+        try:
+            app.builder.read_doc(docname)
+        finally:
+            self._texts.pop(docname, None)
+        # read_doc leaves the doctree in two caches (an object and a pickle on disk); take the
+        # object and leave neither behind, so a long-running process does not grow per read.
+        doctree: nodes.document | None = env._write_doc_doctree_cache.pop(docname, None)
+        if doctree is None:
+            doctree = env.get_doctree(docname)
         env._pickled_doctree_cache.pop(docname, None)
         return doctree, self._warnings(self.warning.getvalue())
 
@@ -119,7 +147,10 @@ class _App:
             if match:
                 current = [match.group("msg")]
                 line = match.group("line")
-                found.append(Warning(int(line) if line else None, match.group("type") or "docutils", match.group("msg")))
+                kind = match.group("type") or "docutils"
+                # Some extensions (sphinx-design) put the type in the message too: drop the repeat.
+                message = match.group("msg").removesuffix(f" [{kind}]")
+                found.append(Warning(int(line) if line else None, kind, message))
             elif found and raw.strip():
                 # A multi-line message: keep its first line only (one sentence per diagnostic).
                 current.append(raw)
@@ -139,30 +170,50 @@ def _cache_key(relpath: str, data: bytes, settings: MarkdownSettings) -> str:
 _WORKER: _App | None = None
 
 
-def _worker_init(srcdir: str, settings: MarkdownSettings) -> None:
+def _worker_init(srcdir: str, settings: MarkdownSettings, workdir_base: str | None = None) -> None:
     global _WORKER
-    _WORKER = _App(Path(srcdir), settings)
+    # Workers end without running finalizers; the parent removes ``workdir_base`` afterwards.
+    _WORKER = _App(Path(srcdir), settings, Path(workdir_base) if workdir_base else None)
 
 
 def _worker_parse(job: tuple[str, str, str]) -> tuple[str, dict[str, Any], bytes]:
     assert _WORKER is not None
     key, relpath, text = job
-    facts, tree = _parse_with(_WORKER, relpath, key, text)
+    facts, tree = _parse_guarded(_WORKER, relpath, key, text)
     return key, facts.to_json(), tree
+
+
+def _parse_guarded(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes]:
+    """:func:`_parse_with`, but a document that makes MyST or Sphinx fail comes back as facts with
+    ``error`` set (and no doctree), so one document never stops the others."""
+    try:
+        return _parse_with(app, relpath, key, text)
+    except Exception as exc:  # any parser/extension failure: report it for this document only
+        docname = relpath[: -len(".md")]
+        env = app.sphinx.env
+        try:
+            env.clear_doc(docname)
+            env.all_docs.pop(docname, None)
+            env._write_doc_doctree_cache.pop(docname, None)
+            env._pickled_doctree_cache.pop(docname, None)
+        except Exception:  # noqa: S110 - best effort: the next read of the document purges it again
+            pass
+        message = f"`{relpath}` を読む途中で MyST・Sphinx が止まった（{type(exc).__name__}: {exc}）ので、この文書の記法を確かめてください。"
+        return DocFacts(path=relpath, sha=key, chars=len(text), error=message), b""
 
 
 def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes]:
     from mdmark.extract import extract
 
     docname = relpath[: -len(".md")]
-    doctree, warnings = app.read(docname)
+    doctree, warnings = app.read(docname, text)
     metadata = dict(app.sphinx.env.metadata.get(docname, {}))
     parts = extract(doctree, docname, metadata, text)
     facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, **parts)
     # Keep the doctree without its environment so it pickles and can be re-attached later.
     doctree.settings.env = None
-    doctree.reporter = None  # type: ignore[assignment]
-    doctree.transformer = None  # type: ignore[assignment]
+    doctree.reporter = None
+    doctree.transformer = None
     return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL)
 
 
@@ -175,6 +226,9 @@ class Pipeline:
         self.cache_dir = cache_dir
         self._app: _App | None = None
         self._memory: dict[str, tuple[DocFacts, bytes | None]] = {}
+        #: The cache key held in memory per document: a new version evicts the old one, so a
+        #: long-running server keeps one parse per document, not one per edit.
+        self._memory_key: dict[str, str] = {}
         #: How many documents this pipeline actually parsed (cache misses) — for tests and benchmarks.
         self.parse_count = 0
 
@@ -239,11 +293,18 @@ class Pipeline:
             tree = tree_file.read_bytes() if want_tree else None
         except (OSError, ValueError, KeyError, TypeError):
             return None  # a damaged cache entry is just a miss
-        self._memory[key] = (facts, tree)
+        self._remember(key, facts, tree)
         return facts, tree
 
-    def _store(self, key: str, facts: DocFacts, tree: bytes) -> None:
+    def _remember(self, key: str, facts: DocFacts, tree: bytes | None) -> None:
+        old = self._memory_key.get(facts.path)
+        if old is not None and old != key:
+            self._memory.pop(old, None)
+        self._memory_key[facts.path] = key
         self._memory[key] = (facts, tree)
+
+    def _store(self, key: str, facts: DocFacts, tree: bytes) -> None:
+        self._remember(key, facts, tree)
         facts_file = self._disk(key, ".json")
         tree_file = self._disk(key, ".doctree")
         if facts_file is None or tree_file is None:
@@ -277,6 +338,9 @@ class Pipeline:
         """
         results: list[DocFacts | None] = [None] * len(paths)
         todo: list[tuple[int, str, str, str]] = []
+        #: A path named twice is parsed once; its other positions are filled in at the end.
+        repeats: list[tuple[int, int]] = []
+        first_of: dict[str, int] = {}
         for i, path in enumerate(paths):
             try:
                 rel = self.relpath(path)
@@ -285,12 +349,16 @@ class Pipeline:
                 results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                 continue
             key = _cache_key(rel, data, self.settings)
+            if key in first_of:
+                repeats.append((i, first_of[key]))
+                continue
+            first_of[key] = i
             hit = self._load_cached(key, want_trees)
             if hit is not None:
                 results[i] = hit[0]
             else:
                 todo.append((i, key, rel, text))
-        done = len(paths) - len(todo)
+        done = len(paths) - len(todo) - len(repeats)
         if progress:
             progress(done, len(paths))
         if len(todo) >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
@@ -305,14 +373,42 @@ class Pipeline:
                 done += 1
                 if progress:
                     progress(done, len(paths))
+        for i, first in repeats:
+            results[i] = results[first]
+            done += 1
+            if progress:
+                progress(done, len(paths))
         return [r for r in results if r is not None]
 
     def _parse_one(self, key: str, rel: str, text: str) -> DocFacts:
+        return self._parse_full(key, rel, text)[0]
+
+    def _parse_full(self, key: str, rel: str, text: str) -> tuple[DocFacts, bytes]:
         with SPHINX_LOCK:
-            facts, tree = _parse_with(self._get_app(), rel, key, text)
+            facts, tree = _parse_guarded(self._get_app(), rel, key, text)
             self.parse_count += 1
-        self._store(key, facts, tree)
-        return facts
+        if facts.error is None:  # a failure is not cached: a fixed extension may read it next time
+            self._store(key, facts, tree)
+        return facts, tree
+
+    @contextlib.contextmanager
+    def collect_warnings(self) -> Iterator[list[Warning]]:
+        """Hold :data:`SPHINX_LOCK` and gather the Sphinx warnings of the block (post-transforms,
+        HTML translation) into the yielded list, parsed like a read's warnings.
+
+        Sphinx's logging set-up is global to the process; this points it at this pipeline's app,
+        so warnings land here even when several pipelines (source folders) live in one process.
+        """
+        with SPHINX_LOCK:
+            app = self._get_app()
+            app.activate()
+            found: list[Warning] = []
+            try:
+                yield found
+            finally:
+                found.extend(app._warnings(app.warning.getvalue()))
+                app.warning.seek(0)
+                app.warning.truncate()
 
     def _parse_parallel(self, todo: list[tuple[int, str, str, str]]) -> list[tuple[int, DocFacts]]:
         # fork is cheap but unsafe once other threads run (the server); spawn otherwise.
@@ -322,13 +418,17 @@ class Pipeline:
         index_of = {key: i for i, key, _, _ in todo}
         out: list[tuple[int, DocFacts]] = []
         ctx = multiprocessing.get_context(method)
-        with concurrent.futures.ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(str(self.srcdir), self.settings)
+        with tempfile.TemporaryDirectory(prefix="mdmark-workers-") as workdir_base, concurrent.futures.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(str(self.srcdir), self.settings, workdir_base),
         ) as pool:
             for key, facts_json, tree in pool.map(_worker_parse, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
                 facts = DocFacts.from_json(facts_json)
                 self.parse_count += 1
-                self._store(key, facts, tree)
+                if facts.error is None:
+                    self._store(key, facts, tree)
                 out.append((index_of[key], facts))
         return out
 
@@ -344,8 +444,9 @@ class Pipeline:
         key = _cache_key(rel, data, self.settings)
         hit = self._load_cached(key, want_tree=True)
         if hit is None or hit[1] is None:
-            self._parse_one(key, rel, text)
-            hit = self._memory[key]
+            hit = self._parse_full(key, rel, text)
+            if hit[0].error is not None:
+                raise MdmarkError(hit[0].error)
         assert hit[1] is not None
         tree: nodes.document = pickle.loads(hit[1])
         app = self._get_app()

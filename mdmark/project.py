@@ -34,9 +34,12 @@ def _compile(pattern: str) -> re.Pattern[str]:
     cached = _PATTERN_CACHE.get(pattern)
     if cached is not None:
         return cached
+    original = pattern
     out = []
     i = 0
-    pattern = pattern.lstrip("./") if pattern.startswith("./") else pattern
+    # Only a leading "./" goes ("./.github/*.md" keeps its dot folder).
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
     while i < len(pattern):
         if pattern.startswith("**/", i):
             out.append("(?:.*/)?")
@@ -61,7 +64,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
                 out.append(re.escape(ch))
             i += 1
     compiled = re.compile("".join(out))
-    _PATTERN_CACHE[pattern] = compiled
+    _PATTERN_CACHE[original] = compiled
     return compiled
 
 

@@ -72,7 +72,7 @@ def init_project(folder: Path) -> list[Path]:
     for path, _ in targets:
         if path.exists():
             raise MdmarkError(
-                f"`{path}` がすでにあるので上書きしません。別のフォルダを指定するか、そのファイルを移してください。"
+                f"`{path}` がすでにあって上書きしないので、別のフォルダを指定するか、そのファイルを移してください。"
             )
     if folder.exists() and not folder.is_dir():
         raise MdmarkError(f"`{folder}` はフォルダではないので、フォルダのパスを指定してください。")

@@ -56,7 +56,14 @@ class Spec:
         return not probe
 
     def wrong_type(self, value: Any, where: str, out: list[Problem]) -> None:
-        out.append(Problem(where, f"{self.expected}で書いてください（いまは{type_name(value)}です）。"))
+        now = type_name(value)
+        now = f" {now} " if now.isascii() else now
+        out.append(Problem(where, f"{_spaced(self.expected)}で書いてください（いまは{now}です）。"))
+
+
+def _spaced(words: str) -> str:
+    """A space between a name that ends in ASCII (``{name, main}``) and the Japanese after it."""
+    return f"{words} " if words and words[-1].isascii() and not words[-1].isspace() else words
 
 
 @dataclass
@@ -95,9 +102,15 @@ class Int(Spec):
         elif (self.minimum is not None and value < self.minimum) or (
             self.maximum is not None and value > self.maximum
         ):
-            out.append(
-                Problem(where, f"{value} は範囲の外なので、{self.minimum} 以上 {self.maximum} 以下の整数にしてください。")
+            bounds = " ".join(
+                part
+                for part in (
+                    f"{self.minimum} 以上" if self.minimum is not None else "",
+                    f"{self.maximum} 以下" if self.maximum is not None else "",
+                )
+                if part
             )
+            out.append(Problem(where, f"{value} は範囲の外なので、{bounds}の整数にしてください。"))
 
 
 @dataclass
@@ -136,7 +149,7 @@ class ListOf(Spec):
 
     def __post_init__(self) -> None:
         if not self.expected:
-            self.expected = f"{self.item.expected}の並び"
+            self.expected = f"{_spaced(self.item.expected)}の並び"
 
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         if not isinstance(value, list):

@@ -1,0 +1,166 @@
+"""``mdmark build`` / the MCP tool ``build_site``: the config's ``build`` documents → one navigable HTML page.
+
+Documents come in index order, then by path. Each document's ids are prefixed with its own
+:func:`~mdmark.html.links.doc_id`, so every id in the page is unique, and links between documents
+become in-page anchors that land in the right document. Broken references are warnings with the
+file and line; the page is still written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html as htmllib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mdmark.errors import MdmarkError
+from mdmark.export import document_warnings
+from mdmark.files import display
+from mdmark.pipeline import PARALLEL_THRESHOLD, Pipeline, _cache_key
+from mdmark.project import Project, match_files
+from mdmark.text import quote_list
+
+
+def _ordered(project: Project, files: list[Path]) -> list[Path]:
+    """Documents of the index in index order, then the other matches by path."""
+    ordered: list[Path] = []
+    if project.config.index is not None:
+        index = project.index()
+        wanted = {f.resolve(): f for f in files}
+        for doc in index.docs:
+            path = index.doc_file(doc)
+            match = wanted.pop(path, None)
+            if match is not None:
+                ordered.append(match)
+        return ordered + [f for f in files if f.resolve() in wanted]
+    return files
+
+
+def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
+    """The documents whose fragment is not cached (unreadable ones too: the parse reports them)."""
+    from mdmark.html.render import fragment_cache, render_key
+
+    cache = fragment_cache(pipeline)
+    missing: list[Path] = []
+    for path in paths:
+        try:
+            rel = pipeline.relpath(path)
+            key = _cache_key(rel, path.read_bytes(), pipeline.settings)
+        except (MdmarkError, OSError):
+            missing.append(path)
+            continue
+        hit = cache.get(render_key(key, lang))
+        if hit is None or not hit.fresh(pipeline.srcdir):
+            missing.append(path)
+    return missing
+
+
+def build_site(
+    start: Path, config: str | None = None, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
+    """Build the single page; returns ``{"out", "docs", "warnings"}``."""
+    from mdmark.html.links import BuildLinks, DocTargets, doc_id, fill, prefix_ids
+    from mdmark.html.page import NavEntry, check_out_path, page, stylesheet, write_page
+    from mdmark.html.render import render_document, render_parallel
+
+    project = Project.open(start, config)
+    cfg = project.config
+    cfg.require("build", "markdown", "html")
+    if cfg.build is None:
+        raise MdmarkError(
+            f"設定 `{cfg.shown}` に build が無いので、build に include（まとめる文書のパターン）と out（出力先）を書いてください。"
+        )
+    settings = cfg.build
+    out = (project.root / settings.out).absolute()
+    shown_out = display(out, project.start)
+    project.ensure_writable_target(out)
+    check_out_path(out, shown_out)
+    files = [p for p in match_files(project.root, settings.include, settings.exclude) if p.suffix.lower() == ".md"]
+    if not files:
+        patterns = quote_list(list(settings.include)) if settings.include else "（空）"
+        raise MdmarkError(
+            f"build の include {patterns} に当たる Markdown の文書が無いので、include のパターンを直してください。"
+        )
+    ordered = _ordered(project, files)
+    pipeline = project.pipeline
+    lang = cfg.html.lang
+    total = len(ordered)
+    ready = 0
+
+    def advance(count: int) -> None:
+        nonlocal ready
+        ready += count
+        if progress:
+            progress(ready, total)
+
+    # A cold build parses and renders in worker processes (both cores for all of the work);
+    # what is cached is only read, so a rebuild with one document changed renders one document.
+    cold = _uncached(pipeline, ordered, lang)
+    advance(total - len(cold))
+    if len(cold) >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
+        render_parallel(pipeline, cold, lang, advance)
+        cold = []
+    all_facts = pipeline.facts_many(ordered)
+    broken = [f for f in all_facts if f.error]
+    if broken:
+        raise MdmarkError(broken[0].error or "")
+
+    index = project.index() if cfg.index is not None else None
+    index_titles = {index.doc_file(d): d.title for d in index.docs} if index is not None else {}
+    waiting = {p.resolve() for p in cold}
+    fragments = []
+    for path, facts in zip(ordered, all_facts, strict=True):
+        fragments.append(render_document(pipeline, path, facts.sha, lang))
+        if path.resolve() in waiting:
+            advance(1)
+
+    targets: dict[str, DocTargets] = {}
+    labels: dict[str, str] = {}
+    terms: dict[str, tuple[str, str]] = {}
+    for facts, fragment in zip(all_facts, fragments, strict=True):
+        info = DocTargets.from_facts(fragment.docname, facts, fragment.html)
+        targets[fragment.docname] = info
+        for anchor in sorted(info.anchors):
+            labels.setdefault(anchor, fragment.docname)
+        for term, ident in info.terms.items():
+            terms.setdefault(term, (fragment.docname, ident))
+
+    body: list[str] = []
+    nav: list[NavEntry] = []
+    warnings: list[str] = []
+    for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
+        docname = fragment.docname
+        prefix = doc_id(docname)
+        html, notes = fill(
+            dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)),
+            BuildLinks(docname, pipeline.srcdir, out, targets, labels, terms),
+        )
+        rel = display(path, project.root)
+        body.append(
+            f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}</section>\n'
+        )
+        title = index_titles.get(path.resolve()) or facts.title or path.stem
+        entry = NavEntry(title, f"#{prefix}")
+        for heading in facts.headings:
+            if not heading.ids or heading.level not in (2, 3):
+                continue
+            child = NavEntry(heading.title, f"#{prefix}:{heading.ids[0]}")
+            if heading.level == 2 or not entry.children:
+                entry.children.append(child)
+            else:
+                entry.children[-1].children.append(child)
+        nav.append(entry)
+        warnings += document_warnings(display(path, project.start), facts, [*fragment.notes, *notes])
+
+    text = page(
+        mode="build",
+        lang=lang,
+        title=settings.title,
+        css=stylesheet(cfg),
+        body="".join(body),
+        nav=nav,
+    )
+    write_page(out, text, shown_out)
+    return {"out": str(out.resolve()), "docs": len(ordered), "warnings": warnings}

@@ -1,0 +1,56 @@
+"""``mdmark check``: the drift list as text lines, the MCP JSON, or GitHub workflow annotations."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from mdmark.check import collect
+from mdmark.diagnostics import Diagnostic
+from mdmark.files import display
+from mdmark.project import Project
+
+
+def _escape_data(text: str) -> str:
+    # GitHub workflow commands: the message part escapes %, CR and LF.
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_line(diag: Diagnostic, root: Path, workspace: Path) -> str:
+    """``::warning file=…,line=…,title=…::message`` with the file relative to the workspace (repository)."""
+    file = display(root / diag.file, workspace)
+    props = [f"file={_escape_property(file)}"]
+    if diag.line is not None:
+        props.append(f"line={diag.line}")
+    props.append(f"title={_escape_property(f'mdmark {diag.kind}')}")
+    where = f"{diag.where}: " if diag.where and diag.line is None else ""
+    return f"::warning {','.join(props)}::{_escape_data(where + diag.message)}"
+
+
+def run(args: argparse.Namespace) -> int:
+    start = Path.cwd()
+    project = Project.open(start, args.config)
+    diagnostics = collect(project, base=args.base)
+    if args.format == "json":
+        print(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2))
+    elif args.format == "github":
+        # GitHub resolves annotation paths against the checked-out repository.
+        workspace = Path(os.environ.get("GITHUB_WORKSPACE") or start)
+        for diag in diagnostics:
+            print(github_line(diag, project.root, workspace))
+    else:
+        for diag in diagnostics:
+            print(f"{diag.file}:{diag.where}: {diag.kind}: {diag.message}")
+    if args.format != "json":
+        if diagnostics:
+            print(f"ずれが {len(diagnostics)} 件見つかりました。", file=sys.stderr)
+        else:
+            print("ずれは見つかりませんでした。", file=sys.stderr)
+    return 1 if diagnostics else 0

@@ -1,0 +1,17 @@
+"""``mdmark export FILE [-o OUT] [--config PATH]``: a thin shell over :func:`mdmark.export.export_html`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def run(args: argparse.Namespace) -> int:
+    from mdmark.export import export_html
+
+    result = export_html(Path.cwd(), args.file, out=args.out, config=args.config)
+    for warning in result["warnings"]:
+        print(warning, file=sys.stderr)
+    print(result["out"])
+    return 0

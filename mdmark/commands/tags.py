@@ -1,0 +1,24 @@
+"""``mdmark tags``: the list_tags query from the shell (same arguments, same output)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mdmark.query import list_tags
+
+
+def print_result(result: str | dict[str, Any]) -> None:
+    """Markdown as the tool returns it; json as the tool's JSON, indented for reading."""
+    if isinstance(result, str):
+        sys.stdout.write(result)
+    else:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+
+
+def run(args: argparse.Namespace) -> int:
+    print_result(list_tags(Path.cwd(), query=args.query, format=args.format, config=args.config))
+    return 0

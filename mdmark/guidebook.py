@@ -1,0 +1,75 @@
+"""The guide (使い方集) shipped inside the package: its index and ``read_guide``.
+
+The guide is an mdmark document set of its own (``mdmark/guide/index.yaml`` + pages); the names
+``read_guide`` takes are its index's document ids. It is always read from the installed package,
+never from a project folder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from mdmark.errors import MdmarkError
+from mdmark.files import read_text
+from mdmark.index import Index, load_index
+from mdmark.text import close_names, quote_list
+
+#: read_guide refuses to return more than this many characters in one call.
+MAX_GUIDE_CHARS = 50_000
+
+
+@dataclass(frozen=True)
+class GuideEntry:
+    name: str
+    title: str
+    description: str
+
+
+def guide_dir() -> Path:
+    """The folder of the packaged guide."""
+    return Path(str(resources.files("mdmark.guide")))
+
+
+def _guide_index() -> Index:
+    folder = guide_dir()
+    return load_index(folder / "index.yaml", folder)
+
+
+def guide_entries() -> list[GuideEntry]:
+    """Every page of the guide in index order: name (id), title and one-line description."""
+    return [GuideEntry(doc.id, doc.title, doc.description or "") for doc in _guide_index().docs]
+
+
+def read_guide(names: list[str]) -> list[str]:
+    """One text per name, in the given order (duplicates merged): ``# {name}``, a blank line, the page.
+
+    Unknown names and a total over :data:`MAX_GUIDE_CHARS` are errors that return no page at all.
+    """
+    if not names:
+        raise MdmarkError("names が空なので、使い方集の名前を 1 つ以上渡してください。")
+    index = _guide_index()
+    known = [doc.id for doc in index.docs]
+    wanted = list(dict.fromkeys(names))
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        hints = []
+        for name in unknown:
+            close = close_names(name, known, 3)
+            hints.append(f"`{name}`" + (f"（近い名前: {quote_list(close)}）" if close else ""))
+        raise MdmarkError(
+            f"使い方集の索引に無い名前 {'・'.join(hints)} があるので、使い方集の索引にある名前を指定してください。"
+        )
+    bodies: list[tuple[str, str]] = []
+    for name in wanted:
+        doc = index.doc(name)
+        assert doc is not None
+        bodies.append((name, read_text(index.doc_file(doc), f"guide/{doc.path}")))
+    total = sum(len(body) for _, body in bodies)
+    if total > MAX_GUIDE_CHARS:
+        sizes = "・".join(f"{name} {len(body):,} 文字" for name, body in bodies)
+        raise MdmarkError(
+            f"本文の合計が {total:,} 文字で {MAX_GUIDE_CHARS:,} 文字を超えるので、名前を分けて呼んでください（{sizes}）。"
+        )
+    return [f"# {name}\n\n{body}" for name, body in bodies]

@@ -1,0 +1,157 @@
+"""The page around the fragments: ``templates/page.html`` and the inlined stylesheets.
+
+A reader changes the look in ``templates/`` (``page.html``, ``mdmark.css``), not in Python. Every
+asset is inline, and the Content-Security-Policy forbids the browser to load anything else.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mdmark import __version__
+from mdmark.errors import MdmarkError
+from mdmark.files import display, read_text
+
+if TYPE_CHECKING:
+    from jinja2 import Template
+
+    from mdmark.config import Config
+
+#: Nothing but inline styles and data: images may load; no script, no frame, no form target.
+CSP = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; media-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
+
+
+@dataclass
+class NavEntry:
+    title: str
+    href: str
+    children: list[NavEntry] = field(default_factory=list)
+
+
+_TEMPLATE: Template | None = None
+_STATIC_CSS: str | None = None
+_PYGMENTS_CSS: dict[str, str] = {}
+
+
+def _resource(name: str) -> str:
+    return importlib.resources.files("mdmark.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+def template() -> Template:
+    global _TEMPLATE
+    if _TEMPLATE is None:
+        from jinja2 import Environment
+
+        env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+        _TEMPLATE = env.from_string(_resource("page.html"))
+    return _TEMPLATE
+
+
+def _static_css() -> str:
+    """mdmark's stylesheet, then sphinx-design's (no ``url()`` in it: inlinable as is)."""
+    global _STATIC_CSS
+    if _STATIC_CSS is None:
+        design = importlib.resources.files("sphinx_design").joinpath("static", "sphinx-design.min.css")
+        _STATIC_CSS = design.read_text(encoding="utf-8") + "\n" + _resource("mdmark.css")
+    return _STATIC_CSS
+
+
+#: The Pygments style of the code colours (Sphinx's own). The markup only carries token classes,
+#: so a reader can restyle code in mdmark.css or html.css.
+PYGMENTS_STYLE = "sphinx"
+
+
+def _pygments_css() -> str:
+    cached = _PYGMENTS_CSS.get(PYGMENTS_STYLE)
+    if cached is None:
+        from sphinx.highlighting import PygmentsBridge
+
+        cached = _PYGMENTS_CSS[PYGMENTS_STYLE] = str(PygmentsBridge("html", PYGMENTS_STYLE).get_stylesheet())
+    return cached
+
+
+def extra_css(config: Config) -> str:
+    """The config's ``html.css`` files, inlined in order; a missing one is an error (exit 1)."""
+    parts: list[str] = []
+    for name in config.html.css:
+        path = config.root / name
+        if not path.is_file():
+            raise MdmarkError(
+                f"設定の html.css の `{name}` が見つからないので、パスを直すか設定から外してください。"
+            )
+        parts.append(f"/* {display(path, config.root)} */\n" + read_text(path, name))
+    return "\n".join(parts)
+
+
+def stylesheet(config: Config) -> str:
+    css = "\n".join([_static_css(), _pygments_css(), extra_css(config)])
+    # A stylesheet cannot end the <style> element early.
+    return css.replace("</", "<\\/")
+
+
+def page(
+    *,
+    mode: str,
+    lang: str,
+    title: str,
+    css: str,
+    body: str,
+    nav: list[NavEntry] | None = None,
+) -> str:
+    from markupsafe import Markup
+
+    return template().render(
+        mode=mode,
+        lang=lang,
+        title=title,
+        csp=Markup(CSP),
+        css=Markup(css),
+        body=Markup(body),
+        nav=nav or [],
+        version=__version__,
+    )
+
+
+def check_out_path(out: Path, shown: str) -> None:
+    """Refuse an output path that is not (or would replace something that is not) an HTML file."""
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise MdmarkError(
+            f"出力先 `{shown}` は HTML のファイル（.html）ではないので、拡張子が .html のパスを指定してください。"
+        )
+    if out.is_symlink() or (out.exists() and not out.is_file()):
+        raise MdmarkError(f"出力先 `{shown}` はふつうのファイルではないので、別のパスを指定してください。")
+    if out.exists():
+        try:
+            with open(out, "rb") as handle:
+                head = handle.read(4096)
+        except OSError as exc:
+            raise MdmarkError(f"出力先 `{shown}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。") from None
+        text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+        if head and not text.startswith(b"<") or b"\x00" in head:
+            raise MdmarkError(
+                f"出力先 `{shown}` には HTML ではない内容があり上書きしないので、別のパスを指定するかファイルを移してください。"
+            )
+
+
+def write_page(out: Path, text: str, shown: str) -> None:
+    from mdmark.files import atomic_write_text
+
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out, text)
+    except OSError as exc:
+        raise MdmarkError(
+            f"`{shown}` に書き出せない（{exc.strerror}）ので、フォルダの権限か出力先を確かめてください。"
+        ) from None
+
+
+def resource_text(name: str) -> str:
+    """A file of ``mdmark.templates`` (tests read the stylesheet through this)."""
+    return _resource(name)
+

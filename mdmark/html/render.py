@@ -1,0 +1,684 @@
+"""One document's doctree → an HTML fragment that does not depend on any other document.
+
+The fragment is the body the Sphinx HTML translator writes for the document, after mdmark has
+taken every reference out of Sphinx's hands (post-transforms lose targets that were not read and
+``singlehtml`` lands anchors in the wrong document):
+
+* each cross-reference (``pending_xref``, a local ``refuri``, a download link) becomes an
+  ``<a href="mdmark:xref:N">`` placeholder described by :class:`Xref`; :mod:`mdmark.html.links`
+  fills it in for export (the sibling ``.html``) or build (an in-page anchor), and says which
+  ones are broken;
+* images become ``data:`` URIs, remote images and FontAwesome icons become warnings, math
+  becomes MathML, and raw HTML loses any attribute that would load something from the network.
+
+Because nothing in the fragment depends on other documents, fragments are cached by the
+document's content hash: a rebuild with one document changed renders one document.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html as htmllib
+import json
+import mimetypes
+import os
+import posixpath
+import re
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mdmark.config import MarkdownSettings
+from mdmark.pipeline import SPHINX_LOCK, Pipeline
+
+if TYPE_CHECKING:
+    from docutils import nodes
+    from sphinx.application import Sphinx
+
+#: Bump when the fragment format changes so cached fragments are not reused.
+RENDER_VERSION = "4"
+
+#: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
+XREF_PREFIX = "mdmark:xref:"
+#: Placeholder text of a reference written without text (the target's title goes there).
+TEXT_MARK_OPEN = "\ue000"
+TEXT_MARK_CLOSE = "\ue001"
+
+#: Images larger than this are left out (a warning) rather than bloating the page.
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+#: Tags whose URL attributes make a browser fetch something.
+_LOADING_TAG = re.compile(
+    r"<(img|script|link|iframe|frame|source|video|audio|embed|object|track|input|image|use|style)\b[^>]*>",
+    re.IGNORECASE,
+)
+_URL_ATTR = re.compile(
+    r"""(\s(?:src|href|srcset|data|poster|xlink:href|background)\s*=\s*)("[^"]*"|'[^']*'|[^\s>]+)""",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Xref:
+    """A reference to resolve when the page is assembled.
+
+    ``kind``: ``doc`` (``target`` is a docname, relative to the source folder, without ``.md``),
+    ``label`` (``target`` is a label), ``term`` (``target`` is a glossary term), ``path`` (``target`` is a file path relative to
+    the source folder; a ``.md`` file is a document) or ``any`` (MyST could not tell: a label, else a
+    path relative to the document's folder).
+    """
+
+    kind: str
+    target: str
+    anchor: str | None
+    line: int
+    written: str
+    #: Whether the reference has its own text (else the target's title is filled in).
+    explicit: bool
+
+
+@dataclass(frozen=True)
+class Note:
+    """A warning found while rendering, without the file (added when shown)."""
+
+    line: int | None
+    message: str
+
+
+@dataclass
+class Fragment:
+    docname: str
+    html: str
+    xrefs: list[Xref] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    #: Files inlined into the fragment (images): path relative to the source folder, size and
+    #: mtime (-1, -1 when missing). A cached fragment is stale when one of them changed.
+    deps: list[tuple[str, int, int]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def fresh(self, srcdir: Path) -> bool:
+        return all(_stamp(srcdir / rel) == (size, mtime) for rel, size, mtime in self.deps)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Fragment:
+        return cls(
+            docname=data["docname"],
+            html=data["html"],
+            xrefs=[Xref(**x) for x in data["xrefs"]],
+            notes=[Note(**n) for n in data["notes"]],
+            deps=[(str(d[0]), int(d[1]), int(d[2])) for d in data.get("deps", [])],
+        )
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        info = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (info.st_size, info.st_mtime_ns)
+
+
+#: Admonition titles by page language (Sphinx's own Japanese catalogue wording).
+ADMONITION_LABELS: dict[str, dict[str, str]] = {
+    "ja": {
+        "attention": "注意",
+        "caution": "注意",
+        "danger": "危険",
+        "error": "エラー",
+        "hint": "ヒント",
+        "important": "重要",
+        "note": "注釈",
+        "seealso": "参考",
+        "tip": "ちなみに",
+        "todo": "課題",
+        "warning": "警告",
+    }
+}
+
+
+def label_language(lang: str) -> str:
+    """The key of :data:`ADMONITION_LABELS` for an ``html.lang`` value ("" when English)."""
+    base = lang.split("-", 1)[0].lower()
+    return base if base in ADMONITION_LABELS else ""
+
+
+# -- the translator ------------------------------------------------------------------------------
+
+_TRANSLATOR_CLASSES: dict[int, type[Any]] = {}
+
+
+def _translator_class(app: Sphinx) -> type[Any]:
+    """A subclass of the app's HTML translator that writes math as MathML (no MathJax, no network)."""
+    base = app.registry.get_translator_class(app.builder)
+    cached = _TRANSLATOR_CLASSES.get(id(base))
+    if cached is not None:
+        return cached
+    from docutils import nodes
+
+    class MdmarkTranslator(base):  # type: ignore[valid-type, misc]
+        def _mathml(self, node: nodes.Element, block: bool) -> None:
+            from docutils.utils.math.latex2mathml import tex2mathml
+
+            tex = node.astext()
+            try:
+                markup = tex2mathml(tex, as_block=block)
+            except Exception:  # latex2mathml raises SyntaxError and friends on TeX it does not know
+                markup = None
+                notes = getattr(self, "mdmark_notes", None)
+                if notes is not None:
+                    notes.append(
+                        Note(
+                            getattr(node, "line", None),
+                            f"数式 `{tex.strip()[:60]}` を MathML にできないので、TeX の書き方を直してください。",
+                        )
+                    )
+            if block:
+                self.body.append(self.starttag(node, "div", CLASS="math mdmark-math"))
+                if node.get("number"):
+                    # The equation number that {eq} references show (links.EQUATION reads it back).
+                    self.body.append(f'<span class="eqno">({node["number"]})</span>')
+                self.body.append(markup if markup is not None else f"<pre>{self.encode(tex)}</pre>")
+                self.body.append("</div>\n")
+            else:
+                self.body.append(
+                    markup if markup is not None else f'<code class="mdmark-math">{self.encode(tex)}</code>'
+                )
+            raise nodes.SkipNode
+
+        def visit_admonition(self, node: nodes.Element, name: str = "") -> None:
+            label = ADMONITION_LABELS.get(getattr(self, "mdmark_lang", ""), {}).get(name)
+            if label is None:
+                super().visit_admonition(node, name)
+                return
+            # Sphinx reads documents in English; the page's language names the admonitions.
+            attributes = {}
+            tag_name = "div"
+            if collapsible := node.get("collapsible"):
+                tag_name = "details"
+                if collapsible == "open":
+                    attributes["open"] = "open"
+            self.body.append(self.starttag(node, tag_name, CLASS=f"admonition {name}", **attributes))
+            self.context.append(f"</{tag_name}>\n")
+            node.insert(0, nodes.title(name, label))
+
+        def visit_math(self, node: nodes.Element, math_env: str = "") -> None:
+            self._mathml(node, block=False)
+
+        def visit_math_block(self, node: nodes.Element, math_env: str = "") -> None:
+            self._mathml(node, block=True)
+
+        def visit_displaymath(self, node: nodes.Element) -> None:
+            self._mathml(node, block=True)
+
+    _TRANSLATOR_CLASSES[id(base)] = MdmarkTranslator
+    return MdmarkTranslator
+
+
+def _create_translator(app: Sphinx, tree: nodes.document) -> Any:
+    """Like ``builder.create_translator``, keeping mdmark's own visitors over registered ones."""
+    from types import MethodType
+
+    cls = _translator_class(app)
+    translator = cls(tree, app.builder)
+    handlers = app.registry.translation_handlers.get(app.builder.name) or app.registry.translation_handlers.get(
+        app.builder.format, {}
+    )
+    for name, (visit, depart) in handlers.items():
+        if f"visit_{name}" in cls.__dict__:
+            continue
+        setattr(translator, f"visit_{name}", MethodType(visit, translator))
+        if depart:
+            setattr(translator, f"depart_{name}", MethodType(depart, translator))
+    return translator
+
+
+_PREPARED: set[int] = set()
+
+
+def _prepare(app: Sphinx) -> None:
+    """``prepare_writing`` once per app (it builds the docutils settings the translator needs)."""
+    if id(app) not in _PREPARED:
+        builder: Any = app.builder
+        builder.prepare_writing(set())
+        _PREPARED.add(id(app))
+
+
+# -- the doctree pass ------------------------------------------------------------------------------
+
+
+def _data_uri(path: Path) -> str:
+    mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    if path.suffix.lower() == ".svg":
+        mime = "image/svg+xml"
+    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+
+
+def clean_raw_html(html: str, local: Callable[[str], str | None] | None = None) -> tuple[str, list[str]]:
+    """Rewrite the URL attributes of loading tags in raw HTML so the page loads nothing.
+
+    A remote URL is emptied (and returned, for a warning); a local one goes through ``local``,
+    which returns a ``data:`` URI, or None to empty it too.
+    """
+    removed: list[str] = []
+
+    def attr(match: re.Match[str]) -> str:
+        value = htmllib.unescape(match.group(2).strip("\"'"))
+        lowered = value.lower()
+        if not value or lowered.startswith(("data:", "#")):
+            return match.group(0)
+        if _SCHEME.match(value) or value.startswith("//"):
+            removed.append(value)
+            return f'{match.group(1)}""'
+        inlined = local(value) if local is not None else None
+        return f'{match.group(1)}"{inlined}"' if inlined else f'{match.group(1)}""'
+
+    def tag(match: re.Match[str]) -> str:
+        return _URL_ATTR.sub(attr, match.group(0))
+
+    return _LOADING_TAG.sub(tag, html), removed
+
+
+class _Pass:
+    """Takes references, images, icons and raw HTML out of Sphinx's hands (see the module docstring)."""
+
+    def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str) -> None:
+        from mdmark.extract import _LineCounter
+
+        self.tree = tree
+        self.docname = docname
+        self.docdir = posixpath.dirname(docname)
+        self.srcdir = srcdir
+        self.lines = _LineCounter(source.splitlines())
+        self.xrefs: list[Xref] = []
+        self.notes: list[Note] = []
+        self.deps: dict[str, tuple[int, int]] = {}
+
+    def line(self, node: nodes.Node) -> int:
+        return int(self.lines.line(node))
+
+    def note(self, node: nodes.Node | None, message: str) -> None:
+        self.notes.append(Note(self.line(node) if node is not None else None, message))
+
+    def _resolve(self, path: str) -> str:
+        if path.startswith("/"):
+            return posixpath.normpath(path.lstrip("/"))
+        return posixpath.normpath(posixpath.join(self.docdir, path)) if self.docdir else posixpath.normpath(path)
+
+    def _placeholder(self, node: nodes.Element, xref: Xref, keep_text: bool) -> nodes.reference:
+        from docutils import nodes
+
+        number = len(self.xrefs)
+        self.xrefs.append(xref)
+        ref = nodes.reference("", "", internal=True, refuri=f"{XREF_PREFIX}{number}")
+        ref["classes"] = [c for c in node.get("classes", []) if not c.startswith("sd-button-ref-content-")]
+        ref.source, ref.line = node.source, node.line
+        if keep_text:
+            # Move (not copy) the content: the pass still has to visit it (an image in a link).
+            children = list(node.children)
+            node.children = []
+            ref.extend(children)
+        else:
+            mark = f"{TEXT_MARK_OPEN}{number}{TEXT_MARK_CLOSE}"
+            inner = node.children[0] if len(node.children) == 1 and isinstance(node.children[0], nodes.Element) else None
+            if inner is not None and not isinstance(inner, nodes.Text):
+                copy = inner.copy()  # keeps the styling element (e.g. <span class="std std-ref">)
+                copy.append(nodes.Text(mark))
+                ref.append(copy)
+            else:
+                ref.append(nodes.Text(mark))
+        return ref
+
+    def run(self) -> None:
+        from docutils import nodes
+
+        for node in list(self.tree.findall(nodes.Element)):
+            name = type(node).__name__
+            if name == "pending_xref":
+                self._pending_xref(node)
+            elif name == "download_reference":
+                target = str(node.get("reftarget") or "")
+                path, _, anchor = target.partition("#")
+                xref = Xref("path", self._resolve(path), anchor or None, self.line(node), target, True)
+                node.replace_self(self._placeholder(node, xref, True))
+            elif isinstance(node, nodes.reference) and "refuri" in node and node.parent is not None:
+                self._reference(node)
+            elif isinstance(node, nodes.image):
+                self._image(node)
+            elif name == "fontawesome":
+                icon = " ".join(node.get("classes", [])) or str(node.get("icon", ""))
+                self.note(
+                    node,
+                    f"FontAwesome のアイコン `{icon}` は外のフォントを読み込まないと出ないので出していません。"
+                    "{octicon} のアイコンに置き換えてください。",
+                )
+                node.parent.remove(node)
+            elif isinstance(node, nodes.raw) and "html" in str(node.get("format", "")).split():
+                self._raw(node)
+
+    def _raw(self, node: nodes.Element) -> None:
+        from docutils import nodes
+
+        def local(value: str) -> str | None:
+            path = value.split("#", 1)[0].split("?", 1)[0]
+            rel = self._resolve(urllib.parse.unquote(path))
+            file = self.srcdir / rel
+            self.deps[rel] = _stamp(file)
+            if file.is_file() and file.stat().st_size <= MAX_IMAGE_BYTES:
+                try:
+                    return _data_uri(file)
+                except OSError:
+                    pass
+            self.note(node, f"HTML の中の `{value}` が見つからないので、パスを直すかファイルを置いてください。")
+            return None
+
+        text = node.astext()
+        cleaned, removed = clean_raw_html(text, local)
+        for url in removed:
+            self.note(node, f"HTML の中の `{url}` は外へ読みに行くので外しました。ファイルを保存して文書からの相対パスで指してください。")
+        if cleaned != text:
+            node.children = [nodes.Text(cleaned)]
+
+    def _pending_xref(self, node: nodes.Element) -> None:
+        from docutils import nodes
+
+        reftype = node.get("reftype")
+        domain = node.get("refdomain")
+        target = str(node.get("reftarget") or "")
+        explicit = bool(node.get("refexplicit"))
+        text = node.astext()
+        line = self.line(node)
+        if reftype == "myst" and domain == "doc":
+            anchor = node.get("reftargetid") or None
+            xref = Xref("doc", target, anchor, line, text, explicit)
+        elif reftype == "myst":
+            path, _, anchor = target.partition("#")
+            xref = Xref("any", path, anchor or None, line, target, explicit)
+        elif reftype == "doc":
+            xref = Xref("doc", self._resolve(target), None, line, target, explicit)
+        elif reftype == "term":
+            xref = Xref("term", target, None, line, target, True)
+        elif reftype == "eq":
+            # {eq}`label` shows the equation's number, taken from the target when assembling.
+            xref = Xref("label", f"equation-{target}", None, line, target, False)
+            node.children = [nodes.Text("")]
+        else:
+            # ref, numref, any, and domain roles: a label (or object) name somewhere in the documents.
+            xref = Xref("label", target, None, line, target, explicit)
+        # A card's stretched link keeps its (hidden) text; other references without text of their
+        # own get the target's title.
+        keep = explicit or reftype == "term" or "sd-stretched-link" in node.get("classes", [])
+        node.replace_self(self._placeholder(node, xref, keep_text=keep))
+
+    def _reference(self, node: nodes.Element) -> None:
+        uri = str(node["refuri"])
+        if not uri or uri.startswith("#") or uri.startswith(XREF_PREFIX) or _SCHEME.match(uri) or uri.startswith("//"):
+            return
+        path, _, anchor = uri.partition("#")
+        xref = Xref("path", self._resolve(path), anchor or None, self.line(node), uri, True)
+        node.replace_self(self._placeholder(node, xref, True))
+
+    def _image(self, node: nodes.Element) -> None:
+        uri = str(node.get("uri") or "")
+        written = str(node.get("original_uri") or uri)
+        alt = str(node.get("alt") or "")
+        if uri.startswith("data:"):
+            return
+        if _SCHEME.match(uri) or uri.startswith("//"):
+            self.note(
+                node,
+                f"外の画像 `{written}` は読み込まないので、画像を保存して文書からの相対パスで指してください。",
+            )
+            self._drop_image(node, alt or written)
+            return
+        file = self.srcdir / uri
+        self.deps[uri] = _stamp(file)
+        try:
+            size = file.stat().st_size if file.is_file() else -1
+        except OSError:
+            size = -1
+        if size < 0:
+            self.note(node, f"画像 `{written}` が見つからないので、パスを直すか画像を置いてください。")
+            self._drop_image(node, alt or written)
+            return
+        if size > MAX_IMAGE_BYTES:
+            self.note(node, f"画像 `{written}` は {size:,} バイトあり大きすぎるので、小さくしてください。")
+            self._drop_image(node, alt or written)
+            return
+        if "scale" in node and not ("width" in node and "height" in node):
+            from sphinx.util.images import get_image_size
+
+            dims = get_image_size(file)
+            if dims is not None:
+                node.setdefault("width", str(dims[0]))
+                node.setdefault("height", str(dims[1]))
+        try:
+            data_uri = _data_uri(file)
+        except OSError as exc:
+            self.note(node, f"画像 `{written}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。")
+            self._drop_image(node, alt or written)
+            return
+        node["uri"] = data_uri
+        node["candidates"] = {"*": data_uri}
+        del_keys = [k for k in ("original_uri",) if k in node]
+        for key in del_keys:
+            del node[key]
+
+    def _drop_image(self, node: nodes.Element, text: str) -> None:
+        from docutils import nodes
+
+        stand_in = nodes.inline("", text, classes=["mdmark-missing-image"])
+        parent = node.parent
+        if isinstance(parent, nodes.reference) and len(parent.children) == 1:
+            parent.replace_self(stand_in)
+        elif isinstance(parent, nodes.TextElement) or isinstance(parent, nodes.Inline):
+            node.replace_self(stand_in)
+        else:
+            node.replace_self(nodes.paragraph("", "", stand_in))
+
+
+# -- rendering -------------------------------------------------------------------------------------
+
+
+def render_key(sha: str, lang: str) -> str:
+    return hashlib.sha256(f"{RENDER_VERSION}\0{label_language(lang)}\0{sha}".encode()).hexdigest()
+
+
+class FragmentCache:
+    """Fragments by content key: in memory always, on disk under the pipeline's cache folder."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self.memory: dict[str, Fragment] = {}
+        #: The key held in memory per document: a new version evicts the old one, so a
+        #: long-running server keeps one fragment per document, not one per edit.
+        self._key_of: dict[str, str] = {}
+
+    def remember(self, key: str, fragment: Fragment) -> None:
+        old = self._key_of.get(fragment.docname)
+        if old is not None and old != key:
+            self.memory.pop(old, None)
+        self._key_of[fragment.docname] = key
+        self.memory[key] = fragment
+
+    def get(self, key: str) -> Fragment | None:
+        hit = self.memory.get(key)
+        if hit is not None or self.folder is None:
+            return hit
+        file = self.folder / key[:2] / f"{key}.html.json"
+        try:
+            hit = Fragment.from_json(json.loads(file.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        self.remember(key, hit)
+        return hit
+
+    def put(self, key: str, fragment: Fragment) -> None:
+        self.remember(key, fragment)
+        if self.folder is None or not self.folder.parent.is_dir():
+            return
+        file = self.folder / key[:2] / f"{key}.html.json"
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(fragment.to_json(), ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, file)
+        except OSError:
+            pass  # the cache is an optimisation
+
+
+_CACHES: dict[str, FragmentCache] = {}
+
+
+def fragment_cache(pipeline: Pipeline) -> FragmentCache:
+    folder = pipeline.cache_dir / "html" if pipeline.cache_dir is not None else None
+    key = str(folder)
+    cache = _CACHES.get(key)
+    if cache is None:
+        cache = _CACHES[key] = FragmentCache(folder)
+    return cache
+
+
+def render_document(pipeline: Pipeline, path: Path, sha: str, lang: str) -> Fragment:
+    """The fragment of one document (``sha`` is its facts' content key), from the cache when it can be."""
+    cache = fragment_cache(pipeline)
+    key = render_key(sha, lang)
+    hit = cache.get(key)
+    if hit is not None and hit.fresh(pipeline.srcdir):
+        return hit
+    fragment = _render(pipeline, path, lang)
+    cache.put(key, fragment)
+    return fragment
+
+
+def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
+    from mdmark.files import read_text
+
+    rel = pipeline.relpath(path)
+    docname = rel[: -len(".md")]
+    source = read_text(path, rel)
+    with pipeline.collect_warnings() as sphinx_warnings:
+        tree = pipeline.doctree(path)
+        app = pipeline.app
+        _prepare(app)
+        work = _Pass(tree, docname, pipeline.srcdir, source)
+        work.run()
+        _post_transforms(app, tree, docname)
+        builder: Any = app.builder
+        tree.settings = builder.docsettings
+        builder.current_docname = docname
+        builder.secnumbers = {}
+        builder.fignumbers = {}
+        builder.imgpath = "_images"
+        builder.dlpath = "_downloads"
+        translator = _create_translator(app, tree)
+        translator.mdmark_notes = work.notes
+        translator.mdmark_lang = label_language(lang)
+        tree.walkabout(translator)
+        html = "".join(translator.fragment)
+    notes = work.notes + [
+        Note(w.line, f"記法の警告（{w.message.rstrip('.')}）が出たので、その行の書き方を直してください。")
+        for w in sphinx_warnings
+    ]
+    notes.sort(key=lambda n: n.line or 0)
+    deps = [(rel_dep, size, mtime) for rel_dep, (size, mtime) in sorted(work.deps.items())]
+    return Fragment(docname, html, work.xrefs, notes, deps)
+
+
+# -- parallel rendering (cold builds) ---------------------------------------------------------------
+
+_WORKER_ARGS: tuple[str, MarkdownSettings, str | None, str] | None = None
+
+
+def _worker_init(srcdir: str, settings: MarkdownSettings, cache_dir: str | None, lang: str) -> None:
+    global _WORKER_ARGS
+    _WORKER_ARGS = (srcdir, settings, cache_dir, lang)
+
+
+def _worker_render(job: tuple[int, str]) -> tuple[int, dict[str, Any], dict[str, Any] | None]:
+    """Parse and render one document in a worker process (the parse lands in the shared disk cache)."""
+    from mdmark.pipeline import get_pipeline
+
+    assert _WORKER_ARGS is not None
+    srcdir, settings, cache_dir, lang = _WORKER_ARGS
+    number, path_text = job
+    pipeline = get_pipeline(Path(srcdir), settings, Path(cache_dir) if cache_dir else None)
+    path = Path(path_text)
+    facts = pipeline.facts_many([path], want_trees=True)[0]
+    if facts.error is not None:
+        return number, facts.to_json(), None
+    return number, facts.to_json(), render_document(pipeline, path, facts.sha, lang).to_json()
+
+
+def render_parallel(
+    pipeline: Pipeline, paths: list[Path], lang: str, done: Callable[[int], None] | None = None
+) -> None:
+    """Parse and render many documents in two worker processes, filling the parse and fragment caches.
+
+    Each worker reads and renders with its own Sphinx application, so a cold build uses both cores
+    for the whole of the work, not only for the parse.
+    """
+    import concurrent.futures
+    import multiprocessing
+    import threading
+
+    from mdmark.facts import DocFacts
+
+    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    workers = min(2, os.cpu_count() or 1)
+    cache = fragment_cache(pipeline)
+    jobs = [(i, str(p)) for i, p in enumerate(paths)]
+    with concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_worker_init,
+        initargs=(
+            str(pipeline.srcdir),
+            pipeline.settings,
+            str(pipeline.cache_dir) if pipeline.cache_dir else None,
+            lang,
+        ),
+    ) as pool:
+        for _number, facts_json, fragment_json in pool.map(
+            _worker_render, jobs, chunksize=max(1, len(jobs) // (workers * 8))
+        ):
+            if fragment_json is not None:
+                facts = DocFacts.from_json(facts_json)
+                cache.remember(render_key(facts.sha, lang), Fragment.from_json(fragment_json))
+            if done:
+                done(1)
+
+
+def _post_transforms(app: Sphinx, tree: nodes.document, docname: str) -> None:
+    """sphinx-design's HTML post-transforms (tabs, dropdowns…) and Sphinx's code ones.
+
+    Reference resolvers have nothing left to do (every pending_xref is gone); image downloaders
+    and converters are skipped so nothing is ever fetched.
+    """
+    from copy import deepcopy
+
+    from sphinx.transforms import SphinxTransformer
+    from sphinx.util.docutils import LoggingReporter
+
+    env: Any = app.env
+    skip = {"ReferencesResolver", "MystReferenceResolver", "ImageDownloader", "DataURIExtractor", "ImageConverter"}
+    transforms = [t for t in app.registry.get_post_transforms() if t.__name__ not in skip]
+    backup = env.current_document
+    new = deepcopy(backup)
+    new.docname = docname
+    try:
+        env.current_document = new
+        if tree.reporter is None:
+            tree.reporter = LoggingReporter(docname)
+        transformer = SphinxTransformer(tree)
+        transformer.set_environment(env)
+        transformer.add_transforms(transforms)
+        transformer.apply_transforms()
+    finally:
+        env.current_document = backup

@@ -1,0 +1,527 @@
+"""``find_docs`` and ``list_tags``: the index queries (mcp-tools.ja.md, 文書を探す・タグの語彙を見る).
+
+The MCP tools and ``mdmark find`` / ``mdmark tags`` call these functions with the arguments as
+received; every argument value is validated here so that both front-ends say the same sentence.
+A markdown result is a ``str``, a json result a ``dict``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mdmark.errors import MdmarkError
+from mdmark.files import read_text
+from mdmark.index import Doc, Index, Tag
+from mdmark.project import Project
+from mdmark.relations import RelationGraph, build_graph, doc_file
+from mdmark.schema import type_name
+from mdmark.text import close_names, normalize, quote_list
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+VIEWS: tuple[str, ...] = ("brief", "standard", "full")
+FORMATS: tuple[str, ...] = ("markdown", "json")
+#: The optional row fields, in row (and column) order.
+OPTIONAL_FIELDS: tuple[str, ...] = ("path", "aliases", "related", "referenced_by")
+BRIEF_FIELDS: tuple[str, ...] = ("id", "title", "description", "tags", "chars")
+VIEW_FIELDS: dict[str, tuple[str, ...]] = {
+    "brief": (),
+    "standard": ("path", "aliases"),
+    "full": ("path", "aliases", "related", "referenced_by"),
+}
+HINT = "続きがあります。tags・any_tags・text で絞るか、count_only で件数だけを確かめてください。"
+
+_COLUMNS: dict[str, str] = {
+    "id": "ID",
+    "title": "題",
+    "description": "概要",
+    "tags": "タグ",
+    "chars": "文字数",
+    "path": "パス",
+    "aliases": "別名",
+    "related": "関連",
+    "referenced_by": "被参照",
+    "relations": "関係",
+}
+
+
+# -- argument validation -------------------------------------------------------------------------
+
+
+def _bad_type(name: str, expected: str, value: Any) -> MdmarkError:
+    return MdmarkError(f"{name} は{expected}で渡してください（いまは{type_name(value)}です）。")
+
+
+def _opt_str(name: str, value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise _bad_type(name, "文字列", value)
+
+
+def _opt_str_list(name: str, value: Any) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _bad_type(name, "文字列の並び", value)
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise MdmarkError(f"{name} の {i + 1} 番目は文字列で渡してください（いまは{type_name(item)}です）。")
+    return list(value)
+
+
+def _choice(name: str, value: Any, choices: Sequence[str], default: str) -> str:
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise _bad_type(name, "文字列", value)
+    if value not in choices:
+        close = close_names(value, choices, 1)
+        hint = f"近い `{close[0]}` か、" if close else ""
+        raise MdmarkError(f"{name} の `{value}` は使えないので、{hint}{quote_list(choices)} のどれかにしてください。")
+    return value
+
+
+def _limit(value: Any) -> int:
+    if value is None:
+        return DEFAULT_LIMIT
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise MdmarkError(
+            f"limit は {1} 以上 {MAX_LIMIT} 以下の整数で渡してください（いまは{type_name(value)}です）。"
+        )
+    if not 1 <= value <= MAX_LIMIT:
+        raise MdmarkError(f"limit の {value} は範囲の外なので、1 以上 {MAX_LIMIT} 以下の整数にしてください。")
+    return value
+
+
+def _fields(name: str, value: Any) -> list[str]:
+    names = _opt_str_list(name, value)
+    for field in names:
+        if field not in OPTIONAL_FIELDS:
+            if name == "exclude" and field in BRIEF_FIELDS:
+                raise MdmarkError(
+                    f"exclude の `{field}` は brief の項目なので除けません。{quote_list(OPTIONAL_FIELDS)} のどれかにしてください。"
+                )
+            close = close_names(field, OPTIONAL_FIELDS, 1)
+            hint = f"近い `{close[0]}` か、" if close else ""
+            raise MdmarkError(
+                f"{name} の `{field}` は項目の名前ではないので、{hint}{quote_list(OPTIONAL_FIELDS)} のどれかにしてください。"
+            )
+    return names
+
+
+def _bool(name: str, value: Any) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise _bad_type(name, "真偽値（true か false）", value)
+    return value
+
+
+# -- shared pieces ---------------------------------------------------------------------------------
+
+
+#: Parsed indexes by file, reused while the file is unchanged (the server answers many queries per edit;
+#: parsing a 2,000-document index costs seconds). Queries never modify an Index.
+_INDEXES: dict[Path, tuple[tuple[int, int, int], Index]] = {}
+_INDEXES_LOCK = threading.Lock()
+
+
+def _open_index(start: Path, config: Any) -> tuple[Project, Index]:
+    config_arg = _opt_str("config", config)
+    project = Project.open(start, config_arg)
+    path = project.config.require_index().resolve()
+    try:
+        stat = path.stat()
+        key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    except OSError:
+        return project, project.index()  # says why it cannot be read
+    with _INDEXES_LOCK:
+        hit = _INDEXES.get(path)
+    if hit is not None and hit[0] == key:
+        project._index = hit[1]
+        return project, hit[1]
+    index = project.index()
+    with _INDEXES_LOCK:
+        if len(_INDEXES) > 64:
+            _INDEXES.clear()
+        _INDEXES[path] = (key, index)
+    return project, index
+
+
+_CHARS: dict[Path, tuple[int, int, int | None]] = {}
+_CHARS_LOCK = threading.Lock()
+
+
+def file_chars(path: Path) -> int | None:
+    """Code points in a document's file, None when it is missing or unreadable (cached by mtime and size)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    with _CHARS_LOCK:
+        hit = _CHARS.get(path)
+    if hit is not None and hit[0] == stat.st_mtime_ns and hit[1] == stat.st_size:
+        return hit[2]
+    try:
+        chars: int | None = len(read_text(path))
+    except MdmarkError:
+        chars = None
+    with _CHARS_LOCK:
+        _CHARS[path] = (stat.st_mtime_ns, stat.st_size, chars)
+    return chars
+
+
+class _TagKeys:
+    """What two tag names are compared by: the vocabulary name when the vocabulary knows the name
+    (directly or through an alias), else the normalised name. Memoised per query: 2,000 documents
+    with a few tags each would otherwise scan the vocabulary for every tag."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self._memo: dict[str, tuple[str, str, bool]] = {}
+
+    def _look(self, name: str) -> tuple[str, str, bool]:
+        hit = self._memo.get(name)
+        if hit is None:
+            tag = self.index.tag(name)
+            hit = (tag.name, tag.name, True) if tag is not None else (normalize(name), name, False)
+            self._memo[name] = hit
+        return hit
+
+    def key(self, name: str) -> str:
+        return self._look(name)[0]
+
+    def shown(self, name: str) -> str:
+        """The name a result shows: the vocabulary name, or the tag as written."""
+        return self._look(name)[1]
+
+    def known(self, name: str) -> bool:
+        return self._look(name)[2]
+
+
+# -- find_docs -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Filter:
+    text: str | None
+    tags: tuple[str, ...]
+    any_tags: tuple[str, ...]
+    related_to: str | None
+
+    def digest(self) -> str:
+        data = json.dumps([self.text, list(self.tags), list(self.any_tags), self.related_to], ensure_ascii=False)
+        return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+def encode_cursor(offset: int, filt: _Filter) -> str:
+    raw = json.dumps({"offset": offset, "filter": filt.digest()}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, filt: _Filter) -> int:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        data = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        data = None
+    offset = data.get("offset") if isinstance(data, dict) else None
+    if (
+        not isinstance(data, dict)
+        or isinstance(offset, bool)
+        or not isinstance(offset, int)
+        or offset < 0
+        or not isinstance(data.get("filter"), str)
+    ):
+        raise MdmarkError("cursor を読めないので、cursor を省いて先頭から引き直してください。")
+    if data["filter"] != filt.digest():
+        raise MdmarkError(
+            "絞り込みの条件（text・tags・any_tags・related_to）が next_cursor を返した呼び出しと違うので、cursor を省いて先頭から引き直してください。"
+        )
+    return offset
+
+
+def _related_entry(rel: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"to": rel.to, "type": rel.type, "when": rel.when}
+    if rel.paths:
+        entry["paths"] = list(rel.paths)
+    return entry
+
+
+def _unknown_tag_warning(index: Index, name: str) -> str:
+    known = [t.name for t in index.tags] + [a for t in index.tags for a in t.aliases]
+    close = close_names(name, known)
+    # Aliases are suggested through their vocabulary name: that is the name to write.
+    names: list[str] = []
+    for candidate in close:
+        canonical = index.canonical_tag(candidate)
+        if canonical not in names:
+            names.append(canonical)
+    tail = f"近いタグは {quote_list(names)} です" if names else "近いタグはありません"
+    return f"タグ `{name}` は索引のタグの語彙に無いので、そのまま引きました（{tail}）。list_tags で語彙を確かめてください。"
+
+
+def find_docs(
+    start: Path,
+    *,
+    text: Any = None,
+    tags: Any = None,
+    any_tags: Any = None,
+    related_to: Any = None,
+    limit: Any = None,
+    cursor: Any = None,
+    view: Any = None,
+    include: Any = None,
+    exclude: Any = None,
+    count_only: Any = None,
+    format: Any = None,
+    config: Any = None,
+) -> str | dict[str, Any]:
+    """Documents of the index that meet every given condition (see mcp-tools.ja.md find_docs)."""
+    text_arg = _opt_str("text", text)
+    tag_args = _opt_str_list("tags", tags)
+    any_args = _opt_str_list("any_tags", any_tags)
+    related_arg = _opt_str("related_to", related_to)
+    page_size = _limit(limit)
+    cursor_arg = _opt_str("cursor", cursor)
+    view_name = _choice("view", view, VIEWS, "brief")
+    include_fields = _fields("include", include)
+    exclude_fields = _fields("exclude", exclude)
+    counting = _bool("count_only", count_only)
+    fmt = _choice("format", format, FORMATS, "markdown")
+
+    project, index = _open_index(start, config)
+
+    if related_arg is not None and index.doc(related_arg) is None:
+        close = close_names(related_arg, [d.id for d in index.docs])
+        near = f"（近い ID: {quote_list(close)}）" if close else ""
+        raise MdmarkError(
+            f"related_to の `{related_arg}` は索引の文書の ID に無いので、索引の docs の id{near}を渡してください。"
+        )
+
+    keys = _TagKeys(index)
+    want_tags = [keys.key(t) for t in tag_args]
+    want_any = [keys.key(t) for t in any_args]
+    filt = _Filter(
+        normalize(text_arg) if text_arg is not None else None,
+        tuple(dict.fromkeys(want_tags)),
+        tuple(dict.fromkeys(want_any)),
+        related_arg,
+    )
+    offset = _decode_cursor(cursor_arg, filt) if cursor_arg is not None else 0
+
+    warnings: list[str] = []
+    if index.has_tags:
+        for name in dict.fromkeys([*tag_args, *any_args]):
+            if not keys.known(name):
+                warnings.append(_unknown_tag_warning(index, name))
+
+    fields = [f for f in OPTIONAL_FIELDS if (f in VIEW_FIELDS[view_name] or f in include_fields) and f not in exclude_fields]
+    needs_graph = related_arg is not None or ("referenced_by" in fields and not counting)
+    graph: RelationGraph | None = build_graph(index, project.root, project.facts_for) if needs_graph else None
+
+    matched: list[Doc] = []
+    for doc in index.docs:
+        has = {keys.key(t.name) for t in doc.tags}
+        if filt.tags and not all(t in has for t in filt.tags):
+            continue
+        if filt.any_tags and not any(t in has for t in filt.any_tags):
+            continue
+        if filt.text is not None and not any(
+            filt.text in normalize(s) for s in [doc.title, *doc.aliases, *([doc.description] if doc.description else [])]
+        ):
+            continue
+        if related_arg is not None:
+            assert graph is not None
+            if not graph.relations(related_arg, doc.id):
+                continue
+        matched.append(doc)
+
+    wanted = set(filt.tags) | set(filt.any_tags)
+    if wanted:
+        # Stable sort: documents whose subject tag (main) is one of the asked tags first, index order within.
+        matched.sort(key=lambda d: 0 if any(t.main and keys.key(t.name) in wanted for t in d.tags) else 1)
+
+    chars = {id(doc): file_chars(doc_file(index, doc)) for doc in matched}
+    total_chars = sum(c for c in chars.values() if c is not None)
+    result: dict[str, Any] = {"total": len(matched)}
+    page = matched[offset : offset + page_size]
+    more = offset + page_size < len(matched)
+    if not counting:
+        result["returned"] = len(page)
+    result["total_chars"] = total_chars
+    if not counting:
+        result["next_cursor"] = encode_cursor(offset + page_size, filt) if more else None
+        result["hint"] = HINT if more else None
+    result["tag_counts"] = _tag_counts(index, keys, matched)
+    result["warnings"] = warnings
+    if not counting:
+        result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in OPTIONAL_FIELDS if f not in fields]
+        result["docs"] = [_row(index, doc, chars[id(doc)], fields, graph, related_arg) for doc in page]
+    if fmt == "json":
+        return result
+    return render_find_markdown(result, fields, related_arg is not None)
+
+
+def _tag_counts(index: Index, keys: _TagKeys, docs: list[Doc]) -> list[dict[str, Any]]:
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    for doc in docs:
+        seen: set[str] = set()
+        for ref in doc.tags:
+            key = keys.key(ref.name)
+            if key in seen:
+                continue
+            seen.add(key)
+            counts[key] = counts.get(key, 0) + 1
+            shown.setdefault(key, keys.shown(ref.name))
+    order: dict[str, int] = {}
+    for i, tag in enumerate(index.tags):
+        order.setdefault(tag.name, i)
+
+    def rank(key: str) -> tuple[int, int, int, str]:
+        # More documents first; equal counts in vocabulary order, then tags outside it by name.
+        return (-counts[key], 0 if key in order else 1, order.get(key, 0), shown[key])
+
+    return [{"name": shown[key], "count": counts[key]} for key in sorted(counts, key=rank)]
+
+
+def _row(
+    index: Index, doc: Doc, chars: int | None, fields: list[str], graph: RelationGraph | None, related_to: str | None
+) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": doc.id,
+        "title": doc.title,
+        "description": doc.description,
+        "tags": [{"name": t.name, "main": t.main} for t in doc.tags],
+        "chars": chars,
+    }
+    if "path" in fields:
+        row["path"] = doc.path
+    if "aliases" in fields:
+        row["aliases"] = list(doc.aliases)
+    if "related" in fields:
+        row["related"] = [_related_entry(r) for r in doc.related]
+    if "referenced_by" in fields:
+        assert graph is not None
+        row["referenced_by"] = graph.referenced_by(doc.id)
+    if related_to is not None:
+        assert graph is not None
+        row["relations"] = [r.as_dict() for r in graph.relations(related_to, doc.id)]
+    return row
+
+
+# -- markdown rendering ----------------------------------------------------------------------------
+
+
+def _cell(value: str) -> str:
+    """A table cell: pipes escaped, line breaks folded, so one row stays one line."""
+    return " ".join(value.replace("\\", "\\\\").replace("|", "\\|").split())
+
+
+def _null(value: Any) -> str:
+    return "null" if value is None else str(value)
+
+
+def _render_cell(field: str, row: dict[str, Any]) -> str:
+    value = row[field]
+    if field == "tags":
+        return "・".join(f"{t['name']}（主題）" if t["main"] else t["name"] for t in value)
+    if field == "aliases":
+        return "・".join(value)
+    if field == "related":
+        return "・".join(f"{r['to']}（{_null(r['type'])}）" for r in value)
+    if field == "relations":
+        return "・".join(f"{r['direction']} {_null(r['type'])}" for r in value)
+    if value is None:
+        return ""
+    return str(value)
+
+
+def render_find_markdown(result: dict[str, Any], fields: list[str], with_relations: bool) -> str:
+    """The markdown form of a find_docs result, line by line as the contract shows it."""
+    lines: list[str] = []
+    if "docs" in result:
+        lines.append(
+            f"総件数 {result['total']} 件・返した件数 {result['returned']} 件・合計文字数 {result['total_chars']}"
+            f"・next_cursor: {_null(result['next_cursor'])}"
+        )
+        columns = [*BRIEF_FIELDS, *fields, *(["relations"] if with_relations else [])]
+        lines.append("| " + " | ".join(_COLUMNS[c] for c in columns) + " |")
+        lines.append("|" + "|".join(" --- " for _ in columns) + "|")
+        for row in result["docs"]:
+            lines.append("| " + " | ".join(_cell(_render_cell(c, row)) for c in columns) + " |")
+    else:
+        lines.append(f"総件数 {result['total']} 件・合計文字数 {result['total_chars']}")
+    if result["tag_counts"]:
+        lines.append("タグごとの件数: " + "・".join(f"{t['name']} {t['count']}" for t in result["tag_counts"]))
+    if result.get("omitted"):
+        lines.append("省いた項目: " + "・".join(f"{o['field']}（{o['how']}）" for o in result["omitted"]))
+    for warning in result["warnings"]:
+        lines.append(f"警告: {warning}")
+    if result.get("hint"):
+        lines.append(result["hint"])
+    return "\n".join(lines) + "\n"
+
+
+# -- list_tags -------------------------------------------------------------------------------------
+
+
+def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any = None) -> str | dict[str, Any]:
+    """The tag vocabulary with the number of documents per tag (see mcp-tools.ja.md list_tags)."""
+    query_arg = _opt_str("query", query)
+    fmt = _choice("format", format, FORMATS, "markdown")
+    _, index = _open_index(start, config)
+    needle = normalize(query_arg) if query_arg is not None else None
+
+    seen: set[str] = set()
+    rows: list[dict[str, Any]] = []
+    doc_keys = [{normalize(t.name) for t in doc.tags} for doc in index.docs]
+    for tag in index.tags:
+        if tag.name in seen:
+            continue
+        seen.add(tag.name)
+        if needle is not None and not _tag_matches(tag, needle):
+            continue
+        names = {normalize(tag.name), *(normalize(a) for a in tag.aliases)}
+        rows.append(
+            {
+                "name": tag.name,
+                "group": tag.group,
+                "description": tag.description,
+                "aliases": list(tag.aliases),
+                "deprecated": tag.deprecated,
+                "docs": sum(1 for keys in doc_keys if keys & names),
+            }
+        )
+    if fmt == "json":
+        return {"tags": rows}
+    return render_tags_markdown(rows)
+
+
+def _tag_matches(tag: Tag, needle: str) -> bool:
+    haystack = [tag.name, *tag.aliases, *([tag.description] if tag.description else [])]
+    return any(needle in normalize(s) for s in haystack)
+
+
+def render_tags_markdown(rows: list[dict[str, Any]]) -> str:
+    lines = ["| 名前 | グループ | 説明 | 別名 | 振り替え先 | 文書数 |", "| --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        cells = [
+            row["name"],
+            row["group"] or "",
+            row["description"] or "",
+            "・".join(row["aliases"]),
+            row["deprecated"] or "",
+            str(row["docs"]),
+        ]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"

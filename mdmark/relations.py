@@ -1,0 +1,200 @@
+"""Relations between indexed documents, as ``find_docs`` reports them (``related_to``, ``referenced_by``).
+
+A relation comes from one of three places (design.md section 3):
+
+* the index: a ``related`` entry of one document naming another (string or ``{to, type, when}``);
+* a body link: a Markdown link in one indexed document whose target file is another indexed document;
+* an occurrence: another document's title or alias in the plain text of a document (outside code).
+
+Seen from a document ``T``, an index relation written in ``T`` reads as written (outgoing); one
+written in another document ``R`` naming ``T`` reads with its reverse name (incoming:
+``requires`` → ``required_by`` …). Only for a direction that has no index relation, one relation
+of type null stands for the body links and occurrences.
+
+The body graph (links + occurrences) is computed once per call over all indexed documents from the
+pipeline facts (cached by content). Occurrences depend on the names in the index as well as on
+the text, so they are cached per (set of names, document content): an unchanged index and
+unchanged documents cost one dictionary look-up per document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mdmark.facts import DocFacts
+from mdmark.index import REVERSE_TYPES, Doc, Index
+from mdmark.occurrences import NameMatcher
+
+#: Bounded caches: a long-running server sees many index versions but needs only the recent ones.
+_MATCHERS: dict[str, NameMatcher] = {}
+_OCCURRENCES: dict[tuple[str, str], frozenset[str]] = {}
+_CACHE_LOCK = threading.Lock()
+_MAX_MATCHERS = 8
+_MAX_OCCURRENCES = 50_000
+
+
+@dataclass(frozen=True)
+class RelationView:
+    """One element of ``docs[].relations``."""
+
+    direction: str
+    type: str | None
+    when: str | None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"direction": self.direction, "type": self.type, "when": self.when}
+
+
+def _matcher(index: Index) -> tuple[str, NameMatcher]:
+    pairs = [(name, doc.id) for doc in index.docs for name in doc.names]
+    digest = hashlib.sha256("\0".join(f"{n}\x01{o}" for n, o in pairs).encode()).hexdigest()
+    with _CACHE_LOCK:
+        matcher = _MATCHERS.get(digest)
+    if matcher is None:
+        matcher = NameMatcher(pairs)
+        with _CACHE_LOCK:
+            if len(_MATCHERS) >= _MAX_MATCHERS:
+                _MATCHERS.clear()
+            _MATCHERS[digest] = matcher
+    return digest, matcher
+
+
+def _occurring(signature: str, matcher: NameMatcher, facts: DocFacts) -> frozenset[str]:
+    """Ids of the documents whose title or alias occurs in the plain text of ``facts``."""
+    key = (signature, facts.sha)
+    with _CACHE_LOCK:
+        hit = _OCCURRENCES.get(key)
+    if hit is not None:
+        return hit
+    found = frozenset(occ.owner for occ in matcher.find(facts.text))
+    with _CACHE_LOCK:
+        if len(_OCCURRENCES) >= _MAX_OCCURRENCES:
+            _OCCURRENCES.clear()
+        _OCCURRENCES[key] = found
+    return found
+
+
+class RelationGraph:
+    """All relations among the documents of one index, computed once and queried per document."""
+
+    def __init__(self, index: Index, facts: list[DocFacts], srcdir: Path) -> None:
+        """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing)."""
+        self.index = index
+        self.ids: set[str] = {doc.id for doc in index.docs}
+        #: The first document of each id (a duplicated id is a drift of its own; the first one counts).
+        self._first: dict[str, Doc] = {}
+        for doc in index.docs:
+            self._first.setdefault(doc.id, doc)
+        # Lexical paths (both roots are already resolved): resolving every link target costs
+        # system calls per link, seconds for thousands of documents.
+        folder = str(index.folder)
+        by_file: dict[str, str] = {}
+        for doc in index.docs:
+            by_file.setdefault(os.path.normpath(os.path.join(folder, doc.path)), doc.id)
+        src = str(srcdir.resolve())
+        signature, matcher = _matcher(index)
+        #: source id -> target ids reached by a body link or an occurrence (no self-relations).
+        self.body: dict[str, set[str]] = {}
+        seen_sources: set[str] = set()
+        for doc, doc_facts in zip(index.docs, facts, strict=True):
+            if doc.id in seen_sources:
+                continue
+            seen_sources.add(doc.id)
+            if doc_facts.error is not None:
+                continue
+            targets: set[str] = set()
+            for link in doc_facts.links:
+                if link.external or link.path is None:
+                    continue
+                target = by_file.get(os.path.normpath(os.path.join(src, link.path)))
+                if target is not None:
+                    targets.add(target)
+            targets |= _occurring(signature, matcher, doc_facts)
+            targets.discard(doc.id)
+            if targets:
+                self.body[doc.id] = targets
+        #: target id -> ids of the documents whose index relations name it (first document per id).
+        self._written_to: dict[str, list[str]] = {}
+        for source in self._first.values():
+            for rel in source.related:
+                if rel.to != source.id and rel.to in self.ids:
+                    names = self._written_to.setdefault(rel.to, [])
+                    if source.id not in names:
+                        names.append(source.id)
+        #: target id -> ids of every document that refers to it (index relation, link or occurrence).
+        self._incoming: dict[str, set[str]] = {}
+        for target, sources in self._written_to.items():
+            self._incoming.setdefault(target, set()).update(sources)
+        for source_id, targets in self.body.items():
+            for target in targets:
+                self._incoming.setdefault(target, set()).add(source_id)
+
+    def referenced_by(self, doc_id: str) -> int:
+        """How many other documents refer to ``doc_id``."""
+        return len(self._incoming.get(doc_id, ()))
+
+    def relations(self, target_id: str, other_id: str) -> list[RelationView]:
+        """The relations of ``other_id`` seen from ``target_id`` (the ``related_to`` document).
+
+        outgoing: ``target`` → ``other``; incoming: ``other`` → ``target``. Within a direction the
+        index relations in their written order; a direction with none gets one type-null relation
+        when a body link or an occurrence connects the two.
+        """
+        if target_id == other_id:
+            return []
+        target = self._first.get(target_id)
+        other = self._first.get(other_id)
+        if target is None or other is None:
+            return []
+        out: list[RelationView] = []
+        outgoing = [RelationView("outgoing", r.type, r.when) for r in target.related if r.to == other_id]
+        if not outgoing and other_id in self.body.get(target_id, ()):
+            outgoing = [RelationView("outgoing", None, None)]
+        incoming = [
+            RelationView("incoming", REVERSE_TYPES[r.type] if r.type else None, r.when)
+            for r in other.related
+            if r.to == target_id
+        ]
+        if not incoming and target_id in self.body.get(other_id, ()):
+            incoming = [RelationView("incoming", None, None)]
+        out.extend(outgoing)
+        out.extend(incoming)
+        return out
+
+
+def doc_file(index: Index, doc: Doc) -> Path:
+    """:meth:`Index.doc_file` without resolving links: one system call less per document."""
+    return Path(os.path.normpath(os.path.join(index.folder, doc.path)))
+
+
+_GRAPHS: dict[str, RelationGraph] = {}
+_MAX_GRAPHS = 8
+
+
+def build_graph(index: Index, srcdir: Path, facts_for: Callable[[list[Path]], list[DocFacts]]) -> RelationGraph:
+    """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.Project.facts_for`.
+
+    The graph is reused while the index text and every document's content are unchanged.
+    """
+    facts = facts_for([doc_file(index, doc) for doc in index.docs])
+    digest = hashlib.sha256()
+    for part in (str(index.path), str(srcdir), index.yaml.text if index.yaml is not None else repr(index.docs)):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    for doc_facts in facts:
+        digest.update(f"{doc_facts.path}\1{doc_facts.sha}\1{doc_facts.error is not None}\0".encode())
+    key = digest.hexdigest()
+    with _CACHE_LOCK:
+        graph = _GRAPHS.get(key)
+    if graph is None:
+        graph = RelationGraph(index, facts, srcdir)
+        with _CACHE_LOCK:
+            if len(_GRAPHS) >= _MAX_GRAPHS:
+                _GRAPHS.clear()
+            _GRAPHS[key] = graph
+    return graph

@@ -1,0 +1,301 @@
+"""The MCP server behind ``mdmark serve``: the low-level SDK server, the HTTP guard, uvicorn and stdio.
+
+The low-level server (not MCPServer) is used so that mdmark owns the ``tools/list`` schemas
+(``project_dir`` is accepted but hidden), the argument checks (every mistake is an ``isError``
+result with one Japanese sentence, never a JSON-RPC error) and the exact result shape.
+
+Each tool call runs in a worker thread, so a long ``build_site`` does not hold up a ``find_docs``
+of another session; the pipeline serialises the Sphinx work itself (``SPHINX_LOCK``) and keeps its
+parse results in the process-wide registry, so every call after the first is warm.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from mdmark import __version__
+from mdmark.errors import MdmarkError
+from mdmark.server.tools import TOOLS, TOOLS_BY_NAME, call_tool
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+#: Host header values (without the port) that reach the server; anything else is a DNS-rebinding attempt.
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+INSTRUCTIONS = (
+    "mdmark: Markdown の設計文書と YAML の索引を扱うツール。"
+    "read_guide 以外のツールは作業のフォルダで動く。使い方は read_guide で使い方集を読む。"
+)
+
+
+def tool_list() -> list[mcp_types.Tool]:
+    import mcp_types
+
+    return [
+        mcp_types.Tool.model_validate(
+            {
+                "name": spec.name,
+                "title": spec.title,
+                "description": spec.description,
+                "inputSchema": spec.input_schema(),
+                **({"outputSchema": spec.output_schema} if spec.output_schema is not None else {}),
+                "annotations": spec.annotations(),
+            }
+        )
+        for spec in TOOLS
+    ]
+
+
+def create_server() -> Server[Any]:
+    """The low-level MCP server with the seven tools."""
+    import anyio.to_thread
+    import mcp_types
+    from mcp.server.lowlevel import Server
+
+    tools = tool_list()
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListToolsResult:
+        return mcp_types.ListToolsResult(tools=tools)
+
+    async def call(ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+        # A worker thread per call: concurrent sessions never wait on each other's parsing.
+        outcome = await anyio.to_thread.run_sync(call_tool, params.name, params.arguments)
+        return mcp_types.CallToolResult(
+            content=[mcp_types.TextContent(text=text) for text in outcome.texts],
+            structured_content=outcome.structured,
+            is_error=outcome.is_error,
+        )
+
+    def input_schema(name: str) -> dict[str, Any] | None:
+        spec = TOOLS_BY_NAME.get(name)
+        return spec.input_schema() if spec is not None else None
+
+    return Server(
+        "mdmark",
+        version=__version__,
+        title="mdmark",
+        instructions=INSTRUCTIONS,
+        get_tool_input_schema=input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call,
+    )
+
+
+# -- HTTP -------------------------------------------------------------------------------------
+
+
+def host_name(header: str) -> str:
+    """The host of a ``Host`` header without its port (``[::1]:8782`` -> ``::1``), lower-cased."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        return value[1:end] if end > 0 else value
+    if value.count(":") == 1:
+        return value.split(":", 1)[0]
+    return value
+
+
+def _origin_key(origin: str) -> str:
+    return origin.strip().rstrip("/").lower()
+
+
+class Guard:
+    """ASGI middleware in front of the SDK app: 421 for a non-loopback Host, 403 for any Origin.
+
+    Claude Code sends no ``Origin``; every web page does. Refusing every Origin (not only foreign
+    ones, as the SDK's own check does) means no page, local or remote, can drive the tools.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: Iterable[str], origins: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(h.lower() for h in hosts)
+        self.origins = frozenset(_origin_key(o) for o in origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            from starlette.datastructures import Headers
+            from starlette.responses import PlainTextResponse
+
+            headers = Headers(scope=scope)
+            if host_name(headers.get("host", "")) not in self.hosts:
+                response = PlainTextResponse(
+                    "Host がループバック（127.0.0.1・localhost・[::1]）ではないので、mdmark serve には 127.0.0.1 でつないでください。\n",
+                    status_code=421,
+                )
+                await response(scope, receive, send)
+                return
+            origin = headers.get("origin")
+            if origin is not None and _origin_key(origin) not in self.origins:
+                response = PlainTextResponse(
+                    "Origin ヘッダーの付いた要求は受け付けないので、ブラウザから使うときは mdmark serve --allow-origin でそのオリジンを許してください。\n",
+                    status_code=403,
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = ()) -> ASGIApp:
+    """The ASGI app: the SDK's stateless Streamable HTTP endpoint at ``/mcp`` behind :class:`Guard`."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    origins = list(allow_origins)
+    server = create_server()
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        # The Guard does the Host/Origin checks: the SDK's defaults would accept localhost origins
+        # and refuse an origin the user allowed with --allow-origin.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        host=host,
+    )
+    if origins:
+        from starlette.middleware.cors import CORSMiddleware
+
+        app = CORSMiddleware(
+            app,
+            allow_origins=origins,
+            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+            allow_headers=["*"],
+            expose_headers=["Mcp-Session-Id", "MCP-Protocol-Version"],
+        )
+    hosts = set(LOOPBACK_HOSTS)
+    if host not in ("0.0.0.0", "::", ""):
+        # Bound to a specific address on purpose: requests naming that address are the user's own.
+        hosts.add(host_name(host if ":" not in host or host.startswith("[") else f"[{host}]"))
+    return Guard(app, hosts, origins)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, or one sentence: binding first makes "port in use" a clean exit 1."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise MdmarkError(f"待ち受けるアドレス `{host}` を引けない（{exc.strerror}）ので、--host を確かめてください。") from None
+    family, kind, proto, _name, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise MdmarkError(
+                f"ポート {port} はほかのプログラムが使っているので、動いている mdmark serve を止めるか、"
+                "--port か環境変数 MDMARK_PORT で別のポートを指定してください。"
+            ) from None
+        raise MdmarkError(
+            f"{host} のポート {port} で待ち受けられない（{exc.strerror}）ので、--host と --port を確かめてください。"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+class _ShutdownNoise(logging.Filter):
+    """Drops uvicorn's complaint about an open event stream (a client's GET /mcp) cut by a stop."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "returned without completing response" not in record.getMessage()
+
+
+def _setup_logging() -> None:
+    logging.getLogger("uvicorn.error").addFilter(_ShutdownNoise())
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("mdmark serve: %(levelname)s %(message)s"))
+    log = logging.getLogger("mdmark.server")
+    log.addHandler(handler)
+    log.setLevel(logging.WARNING)
+    log.propagate = False
+
+
+def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
+    """Run the HTTP server until SIGINT/SIGTERM; returns the exit code (0 after a signal)."""
+    import uvicorn
+
+    sock = bind(host, port)
+    actual_port = sock.getsockname()[1]
+    _setup_logging()
+    config = uvicorn.Config(
+        build_http_app(host, allow_origins),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=10,
+    )
+    server = uvicorn.Server(config)
+    stopped: list[int] = []
+
+    def note(signum: int, _frame: object) -> None:
+        # uvicorn restores these handlers after its graceful shutdown and re-raises the signal
+        # it caught; noting it here (instead of the default action) is what makes the exit 0.
+        stopped.append(signum)
+
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"mdmark serve: http://{shown}:{actual_port}/mcp で待ち受けています（止めるには Ctrl+C）。",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sock.close()
+    if not server.started:
+        raise MdmarkError("MCP サーバーを起動できなかったので、標準エラーに出た内容を確かめてください。")
+    print("mdmark serve: 止めました。", file=sys.stderr, flush=True)
+    return 0
+
+
+def serve_stdio() -> int:
+    """Serve the same tools over stdin/stdout until stdin closes or a signal arrives."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    _setup_logging()
+    server = create_server()
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+
+            async def stop_on_signal() -> None:
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _signum in signals:
+                        group.cancel_scope.cancel()
+                        # The SDK reads stdin in a thread that no cancellation reaches; when no
+                        # line or EOF comes to release it, leave without waiting for it.
+                        timer = threading.Timer(2.0, os._exit, (0,))
+                        timer.daemon = True
+                        timer.start()
+                        return
+
+            async def serve() -> None:
+                async with stdio_server() as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
+                group.cancel_scope.cancel()  # stdin closed: the client is gone
+
+            group.start_soon(stop_on_signal)
+            group.start_soon(serve)
+
+    anyio.run(main)
+    return 0

@@ -1,0 +1,550 @@
+"""The seven MCP tools: their schemas, their argument handling, and the library call behind each.
+
+Nothing here knows about MCP transports: :func:`call_tool` takes a tool name and the raw JSON
+arguments and returns a :class:`ToolOutcome` (texts, structured content, error flag), so the
+server module only wraps it in protocol types. Every failure, from a wrong argument type to a
+library :class:`~mdmark.errors.MdmarkError` or an unexpected exception, becomes an error outcome
+with one Japanese sentence; no exception leaves :func:`call_tool`.
+
+The tools add no logic of their own: value checks (ranges, enums of the queries) are the
+library's, so the CLI and the MCP tools say the same sentence for the same mistake. This module
+checks only what the CLI's argument parser would have made impossible: unknown keys, missing
+required keys, JSON types, and ``project_dir``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mdmark.diagnostics import DRIFT_KINDS
+from mdmark.errors import MdmarkError
+from mdmark.schema import type_name
+from mdmark.text import quote_list, suggestion
+
+logger = logging.getLogger("mdmark.server")
+
+#: The hidden argument the plugin's PreToolUse hook fills with CLAUDE_PROJECT_DIR.
+PROJECT_DIR = "project_dir"
+
+_FIELDS = ["path", "aliases", "related", "referenced_by"]
+_FORMATS = ["markdown", "json"]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool as ``tools/list`` shows it, plus how its arguments are read."""
+
+    name: str
+    title: str
+    description: str
+    properties: dict[str, dict[str, Any]]
+    required: tuple[str, ...] = ()
+    output_schema: dict[str, Any] | None = None
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    takes_project_dir: bool = True
+    #: What a required argument is, for the "missing argument" sentence.
+    required_what: dict[str, str] = field(default_factory=dict)
+    #: The library function checks the JSON types itself (the queries): its sentence is the
+    #: one the CLI says too, so the values go through untouched.
+    library_checks_types: bool = False
+
+    def input_schema(self) -> dict[str, Any]:
+        # No "additionalProperties": false: the hidden project_dir is accepted although it is not
+        # listed, and a client that enforced the flag would refuse the hook's input.
+        schema: dict[str, Any] = {"type": "object", "properties": self.properties}
+        if self.required:
+            schema["required"] = list(self.required)
+        return schema
+
+    def annotations(self) -> dict[str, Any]:
+        hints: dict[str, Any] = {"title": self.title, "readOnlyHint": self.read_only, "openWorldHint": False}
+        if not self.read_only:
+            hints["destructiveHint"] = self.destructive
+            hints["idempotentHint"] = self.idempotent
+        return hints
+
+
+def _string(description: str) -> dict[str, Any]:
+    return {"type": "string", "description": description}
+
+
+_CONFIG = _string("使う設定ファイルのパス（相対パスは作業のフォルダから）。省くと作業のフォルダから上のフォルダへ順に mdmark.config.yaml を探す")
+_FORMAT = {
+    "type": "string",
+    "enum": _FORMATS,
+    "default": "markdown",
+    "description": "結果の形式。markdown（既定）は Markdown のテキストだけを返し、json は structuredContent と text に同じ JSON を入れる",
+}
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+
+_OUT_AND_WARNINGS: dict[str, dict[str, Any]] = {
+    "out": {"type": "string", "description": "書き出した HTML の絶対パス"},
+    "warnings": {"type": "array", "items": {"type": "string"}, "description": "警告の文の並び。空なら警告は無い"},
+}
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="read_guide",
+        title="使い方集を読む",
+        description=(
+            "mdmark に同梱の使い方集を、索引の名前ごとに読む。"
+            "結果は、names に渡した名前 1 つにつきテキストを 1 つ、渡した順に並べたもの（重なりは 1 つにまとめる）。"
+            "各テキストは 1 行目が `# {名前}`、空行を挟んでその名前のページの本文（Markdown）。"
+            "索引に無い名前が 1 つでもあるときは、近い名前（3 件まで）を示すエラーで、本文は 1 件も返さない。"
+            "本文の合計が 50,000 文字を超えるときは、名前ごとの文字数を示すエラーで、本文は返さない（名前を分けて呼ぶ）。"
+        ),
+        properties={
+            "names": {
+                "type": "array",
+                "items": {"type": "string"},
+                "minItems": 1,
+                "description": "読む使い方集の名前の並び。1 件以上。重なりは 1 つにまとめる",
+            }
+        },
+        required=("names",),
+        takes_project_dir=False,
+        required_what={"names": "読む使い方集の名前の並び"},
+    ),
+    ToolSpec(
+        name="export_html",
+        title="文書を HTML に書き出す",
+        description=(
+            "mdmark export と同じ処理で、Markdown の文書を 1 つ、外へ何も要求しない 1 枚の HTML に書き出す"
+            "（出力のパスにある HTML は上書きする）。相対パスは作業のフォルダから。"
+            '結果は JSON の {"out": 書き出した HTML の絶対パス, "warnings": 警告の文の並び}。'
+            "warnings が空なら警告は無い。"
+            "file が無い、設定ファイルを読めない、書き出せないときはエラーで、HTML は書かない。"
+        ),
+        properties={
+            "file": _string("書き出す Markdown のパス"),
+            "out": _string("書き出す HTML のパス。省くと、文書と同じフォルダの拡張子を .html にしたパス"),
+            "config": _CONFIG,
+        },
+        required=("file",),
+        output_schema={
+            "type": "object",
+            "properties": _OUT_AND_WARNINGS,
+            "required": ["out", "warnings"],
+        },
+        read_only=False,
+        destructive=True,
+        required_what={"file": "書き出す Markdown のパス"},
+    ),
+    ToolSpec(
+        name="build_site",
+        title="複数の文書を 1 枚の HTML にまとめる",
+        description=(
+            "mdmark build と同じ処理で、設定の build に当たる文書を、目次から行き来できる 1 枚の HTML にまとめる"
+            "（build.out の HTML は上書きする）。"
+            '結果は JSON の {"out": 書き出した HTML の絶対パス, "docs": 入れた文書の数, "warnings": 切れた参照などの警告の文の並び}。'
+            "warnings が空なら警告は無い。"
+            "設定に build が無い、include に当たる文書が 0 件、設定ファイルを読めない、書き出せないときはエラーで、HTML は書かない。"
+        ),
+        properties={"config": _CONFIG},
+        output_schema={
+            "type": "object",
+            "properties": {
+                "out": _OUT_AND_WARNINGS["out"],
+                "docs": {"type": "integer", "description": "入れた文書の数"},
+                "warnings": _OUT_AND_WARNINGS["warnings"],
+            },
+            "required": ["out", "docs", "warnings"],
+        },
+        read_only=False,
+        destructive=True,
+    ),
+    ToolSpec(
+        name="check",
+        title="設定と索引を点検する",
+        description=(
+            "mdmark check と同じ点検をして、設定・索引・文書のずれの一覧を返す（何も書き換えない）。"
+            '結果は JSON の {"issues": [{"file", "where", "kind", "message"}]}。'
+            "file は設定ファイルのあるフォルダからの相対パス、where は行かキーのパス（無いときは空の文字列）、"
+            "kind はずれの種類、message は何が合わないかと直し方の 1 文で、並びは mdmark check の出力と同じ。"
+            "issues が空の並びなら、ずれは無い。ずれがあってもエラーにはしない。"
+            "base に git の ref を渡すと、change_together の組の片側だけが変わった組も missed_change_together で返す。"
+        ),
+        properties={
+            "config": _CONFIG,
+            "base": _string(
+                "直し忘れの検査に比べる基準の git の ref（mdmark check の --base と同じ）。"
+                "渡すと change_together の組のうち片方の文書だけが変わった組を missed_change_together で返す。省くと直し忘れを検査しない"
+            ),
+        },
+        output_schema={
+            "type": "object",
+            "properties": {
+                "issues": {
+                    "type": "array",
+                    "description": "ずれの一覧。空ならずれは無い",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "file": {"type": "string", "description": "ずれのあるファイル。設定ファイルのあるフォルダからの相対パス"},
+                            "where": {"type": "string", "description": "行かキーのパス。無いときは空の文字列"},
+                            "kind": {"type": "string", "enum": list(DRIFT_KINDS), "description": "ずれの種類"},
+                            "message": {"type": "string", "description": "何が合わないかと直し方の 1 文"},
+                        },
+                        "required": ["file", "where", "kind", "message"],
+                    },
+                }
+            },
+            "required": ["issues"],
+        },
+    ),
+    ToolSpec(
+        name="find_docs",
+        title="文書を探す",
+        description=(
+            "設定の index の索引から、題・別名・概要の語（text）、タグ（tags は全て・any_tags はどれか）、"
+            "関係する文書（related_to）で文書を引き、主題のタグが当たる文書を上にして limit 件（既定 20）ずつ返す（何も書き換えない）。"
+            "結果は、format が markdown（既定）のときは、総件数・返した件数・合計文字数・next_cursor の行と文書の表（ID・題・概要・タグ・文字数ほか）"
+            "のテキストだけを返す。format が json のときは total・returned・total_chars・next_cursor・hint・tag_counts・warnings・omitted・docs の JSON を返す。"
+            "条件を 1 つも渡さないと全ての文書が当たる。当たる文書が 0 件でもエラーにはせず、総件数 0 件の結果（json では total が 0 で docs が空の並び）を返す。"
+            "next_cursor が null なら続きは無く、値があれば cursor に渡して同じ条件で続きを引く。"
+            "語彙に無いタグを渡したときは、そのタグのまま引き、近いタグを示す警告を添える。"
+        ),
+        properties={
+            "text": _string("題・別名・概要のどれかに含まれる語。NFKC・英字の小文字化・前後の空白の除去で正規化して比べる"),
+            "tags": {
+                **_STRINGS,
+                "description": "全てを持つ文書に絞るタグ（AND）。語彙の別名は語彙の name として引く。空の配列は省いたときと同じ",
+            },
+            "any_tags": {
+                **_STRINGS,
+                "description": "どれかを持つ文書に絞るタグ（OR）。tags と一緒に渡すと両方を満たす文書に絞る。空の配列は省いたときと同じ",
+            },
+            "related_to": _string(
+                "この文書の ID から参照している文書と、この文書を参照している文書に絞る。各行に関係（relations）を添える"
+            ),
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "default": 20,
+                "description": "1 回に返す文書の件数。1 以上 100 以下の整数。既定は 20",
+            },
+            "cursor": _string(
+                "前の結果の next_cursor。続きの文書を返す。絞り込みの条件（text・tags・any_tags・related_to）は前の呼び出しと同じにする"
+            ),
+            "view": {
+                "type": "string",
+                "enum": ["brief", "standard", "full"],
+                "default": "brief",
+                "description": "各行に返す項目の組。brief（既定）は ID・題・概要・タグ・文字数、standard は brief にパス・別名を加え、"
+                "full は standard に関連する文書・被参照の数を加える",
+            },
+            "include": {
+                "type": "array",
+                "items": {"type": "string", "enum": _FIELDS},
+                "description": "view の組に加える項目。path・aliases・related・referenced_by の並び",
+            },
+            "exclude": {
+                "type": "array",
+                "items": {"type": "string", "enum": _FIELDS},
+                "description": "view の組から除く項目。include の後に当て、brief の項目は除けない",
+            },
+            "count_only": {
+                "type": "boolean",
+                "default": False,
+                "description": "true のとき、文書の行を返さず、総件数・合計文字数・タグごとの件数だけを返す。既定は false",
+            },
+            "format": _FORMAT,
+            "config": _CONFIG,
+        },
+        library_checks_types=True,
+    ),
+    ToolSpec(
+        name="list_tags",
+        title="タグの語彙を見る",
+        description=(
+            "設定の index の索引のタグの語彙を、名前・グループ・説明・別名・振り替え先（deprecated）と、"
+            "付いている文書の数つきで、語彙の並びで返す（何も書き換えない）。付いている文書が 0 件のタグも返す。"
+            "結果は、format が markdown（既定）のときはタグの表のテキストだけ、json のときは "
+            '{"tags": [{"name", "group", "description", "aliases", "deprecated", "docs"}]} の JSON を返す。'
+            "索引がタグの語彙を持たないときと、query に当たるタグが無いときは、タグの無い結果（json では空の tags）を返す。"
+        ),
+        properties={
+            "query": _string(
+                "タグの名前・別名・説明のどれかに含まれる語。NFKC・英字の小文字化・前後の空白の除去で正規化して比べる。省くと全てのタグを返す"
+            ),
+            "format": _FORMAT,
+            "config": _CONFIG,
+        },
+        library_checks_types=True,
+    ),
+    ToolSpec(
+        name="update_index",
+        title="索引を書き換える",
+        description=(
+            "設定の index の索引で、kind（doc・term・tag）の一覧の id（tag はタグの name）の項目を item で丸ごと置き換える。"
+            "その項目が無ければ一覧の末尾に足し、item が null なら消す。ほかの項目・コメント・キーの並びは書き換えない。"
+            '結果は JSON の {"action": "added"・"replaced"・"removed" のどれか, "index": 設定ファイルのあるフォルダからの索引のパス}。'
+            "書き換えた後の索引がスキーマに合わないときは、{場所}: {内容} の行を並べたエラーで、索引は書き換えない。"
+            "文書の related は to・type・when（と任意の paths）を持つオブジェクトの並びで渡す。"
+        ),
+        properties={
+            "kind": {
+                "type": "string",
+                "enum": ["doc", "term", "tag"],
+                "description": "書き換えるのが文書（doc）・用語（term）・タグの語彙（tag）のどれか",
+            },
+            "id": {
+                "type": "string",
+                "minLength": 1,
+                "description": "文書か用語の ID。kind が tag のときはタグの name。空にできない",
+            },
+            "item": {
+                "type": ["object", "null"],
+                "description": "その ID の項目の中身（文書・用語は id、タグは name を除くキー）。項目ごと置き換える。null なら項目を消す",
+            },
+            "config": _CONFIG,
+        },
+        required=("kind", "id", "item"),
+        output_schema={
+            "type": "object",
+            "properties": {
+                "action": {
+                    "type": "string",
+                    "enum": ["added", "replaced", "removed"],
+                    "description": "added（追加した）・replaced（置き換えた）・removed（消した）",
+                },
+                "index": {"type": "string", "description": "書き換えた索引のファイルのパス。設定ファイルのあるフォルダからの相対パス"},
+            },
+            "required": ["action", "index"],
+        },
+        read_only=False,
+        destructive=True,
+        library_checks_types=True,
+        required_what={
+            "kind": "doc・term・tag のどれか",
+            "id": "文書か用語の ID（tag はタグの name）",
+            "item": "項目の中身（消すときは null）",
+        },
+    ),
+)
+
+TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a tool call produced: one text per content block, the structured object or None."""
+
+    texts: list[str]
+    structured: dict[str, Any] | None = None
+    is_error: bool = False
+
+
+def error(message: str) -> ToolOutcome:
+    return ToolOutcome([message], None, True)
+
+
+class ArgumentError(Exception):
+    """An argument the tool cannot take; the message is the one sentence the caller sees."""
+
+
+# -- argument handling ------------------------------------------------------------------------
+
+
+def _expected(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type")
+    if kind == "string":
+        return "文字列"
+    if kind == "integer":
+        return "整数"
+    if kind == "boolean":
+        return "真偽値（true か false）"
+    if kind == "array":
+        return "文字列の並び"
+    if kind == ["object", "null"]:
+        return "キーと値の組か null"
+    return str(kind)
+
+
+def _is_integer(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
+def _coerce(name: str, value: Any, schema: Mapping[str, Any]) -> Any:
+    """The value with its JSON type checked (integral floats become ints); raises ArgumentError."""
+    kind = schema.get("type")
+    ok: bool
+    if kind == "string":
+        ok = isinstance(value, str)
+    elif kind == "integer":
+        ok = _is_integer(value)
+        if ok:
+            value = int(value)
+    elif kind == "boolean":
+        ok = isinstance(value, bool)
+    elif kind == "array":
+        if not isinstance(value, list):
+            ok = False
+        else:
+            for position, item in enumerate(value, start=1):
+                if not isinstance(item, str):
+                    raise ArgumentError(f"{name} の {position} 番目は文字列で渡してください（いまは{type_name(item)}です）。")
+            ok = True
+    elif kind == ["object", "null"]:
+        ok = value is None or isinstance(value, dict)
+    else:  # every schema of TOOLS names one of the kinds above
+        raise AssertionError(f"no type check for {kind!r}")
+    if not ok:
+        # The same sentence as the queries' own type checks (mdmark.query).
+        raise ArgumentError(f"{name} は{_expected(schema)}で渡してください（いまは{type_name(value)}です）。")
+    return value
+
+
+def _project_dir(tool: str, arguments: Mapping[str, Any]) -> Path:
+    if PROJECT_DIR not in arguments or arguments[PROJECT_DIR] is None:
+        raise ArgumentError(
+            f"{tool} に project_dir が無いので、作業のフォルダの絶対パスを project_dir に渡してください"
+            "（Claude Code ではプラグインのフックが CLAUDE_PROJECT_DIR を入れるので、CLAUDE_PROJECT_DIR があるか確かめてください）。"
+        )
+    value = arguments[PROJECT_DIR]
+    if not isinstance(value, str):
+        raise ArgumentError(f"project_dir は作業のフォルダの絶対パスの文字列で渡してください（いまは{type_name(value)}です）。")
+    if not value or not os.path.isabs(value):
+        raise ArgumentError(f"project_dir の `{value}` が絶対パスではないので、作業のフォルダの絶対パスを渡してください。")
+    path = Path(value)
+    if not path.exists():
+        raise ArgumentError(f"project_dir の `{value}` というフォルダが無いので、あるフォルダの絶対パスを渡してください。")
+    if not path.is_dir():
+        raise ArgumentError(f"project_dir の `{value}` がフォルダではないので、作業のフォルダの絶対パスを渡してください。")
+    return path
+
+
+def parse_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> tuple[Path | None, dict[str, Any]]:
+    """``(project_dir, arguments)`` for the library call; raises ArgumentError with one sentence.
+
+    An optional argument given as ``null`` counts as omitted (agents often send ``null`` for "not
+    given"), except ``item`` of update_index, where ``null`` means "remove".
+    """
+    given = dict(arguments or {})
+    known = list(spec.properties)
+    accepted = set(known) | ({PROJECT_DIR} if spec.takes_project_dir else set())
+    unknown = [key for key in given if key not in accepted]
+    if unknown:
+        named = "・".join(f"`{key}`" + suggestion(key, known) for key in unknown)
+        raise ArgumentError(
+            f"引数 {named} は {spec.name} に無いので、外して呼んでください（使える引数: {quote_list(known)}）。"
+        )
+    project_dir = _project_dir(spec.name, given) if spec.takes_project_dir else None
+    given.pop(PROJECT_DIR, None)
+    missing = [name for name in spec.required if name not in given]
+    if missing:
+        whats = "・".join(spec.required_what.get(name, name) for name in missing)
+        raise ArgumentError(f"{spec.name} の必須の引数 {quote_list(missing)} が無いので、{whats}を渡してください。")
+    values: dict[str, Any] = {}
+    for name, value in given.items():
+        schema = spec.properties[name]
+        if value is None and name not in spec.required:
+            continue
+        values[name] = value if spec.library_checks_types else _coerce(name, value, schema)
+    return project_dir, values
+
+
+# -- the library calls ------------------------------------------------------------------------
+
+
+def _json(result: Any) -> ToolOutcome:
+    return ToolOutcome([json.dumps(result, ensure_ascii=False)], result)
+
+
+def _text_or_json(result: str | dict[str, Any]) -> ToolOutcome:
+    if isinstance(result, str):
+        return ToolOutcome([result])
+    return _json(result)
+
+
+def _read_guide(_start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.guidebook import read_guide
+
+    return ToolOutcome(read_guide(args["names"]))
+
+
+def _export_html(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.export import export_html
+
+    assert start is not None
+    return _json(export_html(start, args["file"], args.get("out"), args.get("config")))
+
+
+def _build_site(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.build import build_site
+
+    assert start is not None
+    return _json(build_site(start, args.get("config")))
+
+
+def _check(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.check import check
+
+    assert start is not None
+    return _json(check(start, args.get("config"), args.get("base")))
+
+
+def _find_docs(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.query import find_docs
+
+    assert start is not None
+    return _text_or_json(find_docs(start, **args))
+
+
+def _list_tags(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.query import list_tags
+
+    assert start is not None
+    return _text_or_json(list_tags(start, **args))
+
+
+def _update_index(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.index_edit import update_index
+
+    assert start is not None
+    return _json(update_index(start, args["kind"], args["id"], args["item"], args.get("config")))
+
+
+_CALLS: dict[str, Callable[[Path | None, dict[str, Any]], ToolOutcome]] = {
+    "read_guide": _read_guide,
+    "export_html": _export_html,
+    "build_site": _build_site,
+    "check": _check,
+    "find_docs": _find_docs,
+    "list_tags": _list_tags,
+    "update_index": _update_index,
+}
+
+
+def call_tool(name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
+    """Run one tool call to completion (blocking: the server runs it in a worker thread)."""
+    spec = TOOLS_BY_NAME.get(name)
+    if spec is None:
+        return error(
+            f"ツール `{name}` は mdmark に無いので、{quote_list(TOOLS_BY_NAME)} のどれかを呼んでください"
+            f"{suggestion(name, TOOLS_BY_NAME)}。"
+        )
+    try:
+        start, args = parse_arguments(spec, arguments)
+        return _CALLS[name](start, args)
+    except ArgumentError as exc:
+        return error(str(exc))
+    except MdmarkError as exc:
+        return error(exc.message)
+    except Exception as exc:  # a traceback in front of an agent is a bug: log it, answer one sentence
+        logger.exception("tool %s failed", name)
+        return error(
+            f"mdmark の内部のエラー（{type(exc).__name__}: {exc}）で止まったので、"
+            "mdmark serve の標準エラーに出た内容を添えて報告してください。"
+        )

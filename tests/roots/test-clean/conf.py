@@ -1,0 +1,3 @@
+project = "clean"
+extensions = ["mdmark.sphinx_ext"]
+exclude_patterns = ["_build"]

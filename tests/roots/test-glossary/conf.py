@@ -1,0 +1,3 @@
+project = "glossary"
+extensions = ["mdmark.sphinx_ext"]
+exclude_patterns = ["_build"]

@@ -1,0 +1,3 @@
+project = "nested"
+extensions = ["mdmark.sphinx_ext"]
+exclude_patterns = ["_build"]

@@ -1,0 +1,3 @@
+project = "noconfig"
+extensions = ["mdmark.sphinx_ext"]
+exclude_patterns = ["_build"]

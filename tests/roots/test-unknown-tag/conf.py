@@ -1,0 +1,3 @@
+project = "unknown-tag"
+extensions = ["mdmark.sphinx_ext"]
+exclude_patterns = ["_build"]

@@ -1,0 +1,158 @@
+"""Real headless Chromium: the exported and built pages load nothing, tabs switch, links land.
+
+Skipped only when no ``chromium`` is installed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cdp import Browser, chromium
+from html_helpers import png
+from mdmark.build import build_site
+from mdmark.export import export_html
+from mdmark.html.links import doc_id
+
+EXECUTABLE = chromium()
+pytestmark = pytest.mark.skipif(EXECUTABLE is None, reason="chromium is not installed")
+
+DOC_A = """\
+# 文書 A
+
+[B の詳細へ](b.md#b-の詳細)
+
+![絵](pic.png)
+
+```python
+print("hello")
+```
+
+$$
+E = mc^2
+$$
+
+::::{tab-set}
+:::{tab-item} 一つ目
+最初のタブの中身
+:::
+:::{tab-item} 二つ目
+二つ目のタブの中身
+:::
+::::
+
+:::{dropdown} 開いてください
+隠れていた中身
+:::
+
+{octicon}`rocket` {bdg-primary}`バッジ`
+"""
+
+DOC_B = "# 文書 B\n\n" + "段落。\n\n" * 80 + "## B の詳細\n\nここに着く。\n\n" + "後の段落。\n\n" * 80
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert EXECUTABLE is not None
+    instance = Browser(EXECUTABLE)
+    instance.call("Network.enable")
+    instance.call("Page.enable")
+    instance.call("Runtime.enable")
+    instance.call("Log.enable")
+    yield instance
+    instance.close()
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("browser")
+    (root / "mdmark.config.yaml").write_text(
+        'build:\n  title: 閲覧の試験\n  include: ["docs/*.md"]\n  out: dist/site.html\n', encoding="utf-8"
+    )
+    (root / "docs").mkdir()
+    (root / "docs" / "a.md").write_text(DOC_A, encoding="utf-8")
+    (root / "docs" / "b.md").write_text(DOC_B, encoding="utf-8")
+    (root / "docs" / "pic.png").write_bytes(png(40, 20))
+    return root
+
+
+def _only_own_file(browser: Browser, since: int, page: Path) -> None:
+    urls = browser.requests()[since:]
+    others = [u for u in urls if u != page.as_uri() and not u.startswith("data:")]
+    assert others == [], f"the page made requests: {others}"
+    refused = [m for m in browser.console_messages() if "Content Security Policy" in m or "Refused" in m]
+    assert refused == []
+
+
+def _visible(browser: Browser, text: str) -> bool:
+    return bool(
+        browser.evaluate(
+            "(() => { const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);"
+            f" while (w.nextNode()) {{ if (w.currentNode.data.includes({json.dumps(text)})) {{"
+            " const e = w.currentNode.parentElement; return e.checkVisibility() && e.getClientRects().length > 0; } }"
+            " return false; })()"
+        )
+    )
+
+
+def test_exported_page(browser: Browser, project: Path, tmp_path: Path) -> None:
+    export_html(project, "docs/b.md")
+    out = Path(export_html(project, "docs/a.md")["out"])
+    mark = len(browser.requests())
+    browser.open(out.as_uri())
+    _only_own_file(browser, mark, out)
+    shot = browser.screenshot(tmp_path / "export.png")
+    assert shot.startswith(b"\x89PNG") and len(shot) > 5000
+    assert browser.evaluate("document.title") == "文書 A"
+    assert browser.evaluate("document.querySelector('img').naturalWidth") == 40
+    assert browser.evaluate("document.querySelector('math') !== null")
+    # tabs switch with CSS alone (no script in the page)
+    assert browser.evaluate("document.scripts.length") == 0
+    assert _visible(browser, "最初のタブの中身") and not _visible(browser, "二つ目のタブの中身")
+    browser.click(".sd-tab-set > label:nth-of-type(2)")
+    assert _visible(browser, "二つ目のタブの中身") and not _visible(browser, "最初のタブの中身")
+    # dropdowns open
+    assert not _visible(browser, "隠れていた中身")
+    browser.click("details.sd-dropdown > summary")
+    assert _visible(browser, "隠れていた中身")
+    # a link to another document goes to its sibling page, at the section
+    mark = len(browser.events)
+    browser.click("a.reference.internal")
+    browser.wait_event("Page.loadEventFired", mark)
+    assert browser.evaluate("location.pathname").endswith("/docs/b.html")
+    assert browser.evaluate("decodeURIComponent(location.hash)") == "#b-の詳細"
+    assert all(u.startswith(("file://", "data:")) for u in browser.requests()), browser.requests()
+
+
+def test_built_page(browser: Browser, project: Path, tmp_path: Path) -> None:
+    out = Path(build_site(project)["out"])
+    mark = len(browser.requests())
+    browser.open(out.as_uri())
+    _only_own_file(browser, mark, out)
+    shot = browser.screenshot(tmp_path / "build.png")
+    assert shot.startswith(b"\x89PNG") and len(shot) > 5000
+    assert browser.evaluate("document.title") == "閲覧の試験"
+    assert browser.evaluate("document.querySelectorAll('#mdmark-nav a').length") >= 3
+    # a tab in the built page
+    browser.click(".sd-tab-set > label:nth-of-type(2)")
+    assert _visible(browser, "二つ目のタブの中身")
+    # follow the in-page cross-document link: it lands on B's section, inside B
+    browser.evaluate("window.scrollTo(0, 0)")
+    browser.click(f'section[data-source="docs/a.md"] a.reference.internal')
+    expected = f"{doc_id('docs/b')}:b-の詳細"
+    assert browser.evaluate("decodeURIComponent(location.hash)") == f"#{expected}"
+    landing = browser.evaluate(
+        f"(() => {{ const e = document.getElementById({json.dumps(expected)});"
+        " const r = e.getBoundingClientRect();"
+        " return [e.closest('section.mdmark-doc').dataset.source, Math.round(r.top), window.innerHeight,"
+        " e.closest('section').querySelector('h1, h2, h3').textContent]; })()"
+    )
+    source, top, height, text = landing
+    assert source == "docs/b.md"
+    assert 0 <= top < height / 2, landing
+    assert "B の詳細" in text
+    # following the link loaded nothing: still only the page itself and its data: image
+    _only_own_file(browser, mark, out)

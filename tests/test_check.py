@@ -1,0 +1,268 @@
+"""``mdmark check``: one golden fixture project per drift kind, output formats, exit codes.
+
+Every folder under ``tests/fixtures/check/`` is a small project (config + index + documents) with
+an ``expected.txt`` holding the exact text output of ``mdmark check`` run in it. The projects are
+copied to a temporary folder first, so the parse cache never lands in the repository and the test
+can prove that check writes nothing but its cache.
+
+Regenerate the expected files after an intended change with ``MDMARK_REGEN_FIXTURES=1 pytest
+tests/test_check.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, run_mdmark
+from mdmark.check import check, collect
+from mdmark.diagnostics import DRIFT_KINDS
+from mdmark.errors import MdmarkError
+from mdmark.facts import DocFacts
+from mdmark.project import Project
+
+CHECK_FIXTURES = FIXTURES / "check"
+CASES = sorted(p.name for p in CHECK_FIXTURES.iterdir() if p.is_dir())
+REGEN = bool(os.environ.get("MDMARK_REGEN_FIXTURES"))
+
+
+def copy_fixture(name: str, dest: Path) -> Path:
+    target = dest / name
+    shutil.copytree(
+        CHECK_FIXTURES / name, target, ignore=shutil.ignore_patterns("expected.txt", ".mdmark_cache")
+    )
+    return target
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file but the parse cache, with its bytes."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and ".mdmark_cache" not in p.relative_to(folder).parts
+    }
+
+
+def count_line(n: int) -> str:
+    return f"ずれが {n} 件見つかりました。\n" if n else "ずれは見つかりませんでした。\n"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_fixture_text_output(name: str, tmp_path: Path) -> None:
+    project = copy_fixture(name, tmp_path)
+    before = snapshot(project)
+    result = run_mdmark("check", cwd=project)
+    expected_file = CHECK_FIXTURES / name / "expected.txt"
+    if REGEN:
+        expected_file.write_text(result.stdout, encoding="utf-8")
+    expected = expected_file.read_text(encoding="utf-8")
+    assert result.stdout == expected
+    lines = expected.splitlines()
+    assert result.returncode == (1 if lines else 0), result.stderr
+    assert result.stderr == count_line(len(lines))
+    # check writes nothing but its parse cache
+    assert snapshot(project) == before
+
+
+@pytest.mark.parametrize("kind", [k for k in DRIFT_KINDS if k != "missed_change_together"])
+def test_every_kind_has_a_fixture_that_shows_it(kind: str) -> None:
+    """The fixture named after a kind reports that kind (missed_change_together: test_check_base)."""
+    lines = (CHECK_FIXTURES / kind / "expected.txt").read_text(encoding="utf-8").splitlines()
+    assert any(f": {kind}: " in line for line in lines)
+
+
+LINE = re.compile(r"^(?P<file>[^:]+):(?P<where>[^:]*): (?P<kind>[a-z_]+): (?P<message>.+)$")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_every_message_is_one_japanese_sentence(name: str) -> None:
+    for line in (CHECK_FIXTURES / name / "expected.txt").read_text(encoding="utf-8").splitlines():
+        match = LINE.match(line)
+        assert match, line
+        assert match["kind"] in DRIFT_KINDS
+        message = match["message"]
+        assert message.endswith("。"), line
+        # one sentence: the only full stop is the last character (quoted text aside)
+        unquoted = re.sub(r"`[^`]*`|（[^）]*）", "", message)
+        assert unquoted.count("。") == 1, line
+
+
+def test_combined_ordering(tmp_path: Path) -> None:
+    """config (by line), then the index (file order), then documents (index order, then by path)."""
+    project = copy_fixture("combined", tmp_path)
+    result = run_mdmark("check", cwd=project)
+    rows = [LINE.match(line) for line in result.stdout.splitlines()]
+    assert all(rows)
+    files = [m["file"] for m in rows if m]
+    # the config first, then the index, then b.md and a.md (index order), n.md, then by path
+    order = ["mdmark.config.yaml", "docs/index.yaml", "docs/b.md", "docs/a.md", "docs/notes/extra.md", "docs/zz.md"]
+    assert [f for i, f in enumerate(files) if i == 0 or files[i - 1] != f] == order
+    kinds = {m["kind"] for m in rows if m}
+    assert len(kinds) >= 12
+    for file in set(files):
+        lines = [int(m["where"]) for m in rows if m and m["file"] == file and m["where"].isdigit()]
+        assert lines == sorted(lines)
+
+
+def test_json_format_is_the_mcp_shape(tmp_path: Path) -> None:
+    project = copy_fixture("combined", tmp_path)
+    result = run_mdmark("check", "--format", "json", cwd=project)
+    assert result.returncode == 1
+    assert result.stderr == ""
+    data = json.loads(result.stdout)
+    assert list(data) == ["issues"]
+    expected = (CHECK_FIXTURES / "combined" / "expected.txt").read_text(encoding="utf-8").splitlines()
+    assert [f"{i['file']}:{i['where']}: {i['kind']}: {i['message']}" for i in data["issues"]] == expected
+    for issue in data["issues"]:
+        assert list(issue) == ["file", "where", "kind", "message"]
+        assert all(isinstance(v, str) for v in issue.values())
+    # the library function the MCP tool calls returns the very same list
+    assert check(project) == data
+
+
+def test_json_format_without_drift(tmp_path: Path) -> None:
+    project = copy_fixture("unknown_tag-no-vocabulary", tmp_path)
+    result = run_mdmark("check", "--format", "json", cwd=project)
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {"issues": []}
+
+
+def test_github_format(tmp_path: Path) -> None:
+    project = copy_fixture("title_mismatch", tmp_path)
+    result = run_mdmark("check", "--format", "github", cwd=project)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "::warning file=index.yaml,line=4,title=mdmark title_mismatch::索引の title `アーキテクチャ` と文書 `docs/a.md` の最初の見出し `アーキテクチャの概要` が違うので、どちらかに合わせてください。",
+        "::warning file=index.yaml,line=7,title=mdmark title_mismatch::文書 `docs/b.md` に見出しが無いので、索引の title に合わせて先頭に `# 見出しの無い文書` を書いてください。",
+    ]
+    assert result.stderr == count_line(2)
+
+
+def test_github_format_paths_relative_to_workspace_and_escaped(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    project = copy_fixture("config_key", repo)
+    sub = project / "docs"
+    result = run_mdmark("check", "--format", "github", cwd=sub, env={"GITHUB_WORKSPACE": str(repo)})
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("::warning file=config_key/mdmark.config.yaml,line=2,title=mdmark config_key::")
+    # a message never breaks the annotation: no raw newline, % escaped
+    assert all(line.startswith("::warning file=config_key/mdmark.config.yaml,line=") for line in lines)
+
+
+def test_github_format_without_workspace_is_relative_to_cwd(tmp_path: Path) -> None:
+    project = copy_fixture("missing_image", tmp_path)
+    # run from the parent folder with an explicit config: paths are relative to where it ran
+    result = run_mdmark(
+        "check", "--format", "github", "--config", "missing_image/mdmark.config.yaml", cwd=tmp_path, env={"GITHUB_WORKSPACE": ""}
+    )
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0].startswith("::warning file=missing_image/docs/a.md,line=4,title=mdmark missing_image::")
+    assert project.is_dir()
+
+
+def test_github_escaping() -> None:
+    from mdmark.commands.check import github_line
+    from mdmark.diagnostics import Diagnostic
+
+    line = github_line(Diagnostic("a,b:c.md", "3", "syntax", "100% 誤り\n次", 3), Path("/w"), Path("/w"))
+    assert line == "::warning file=a%2Cb%3Ac.md,line=3,title=mdmark syntax::100%25 誤り%0A次"
+    no_line = github_line(Diagnostic("x.yaml", "docs[0]", "index_schema", "文。", None), Path("/w"), Path("/w"))
+    assert no_line == "::warning file=x.yaml,title=mdmark index_schema::docs[0]: 文。"
+
+
+def test_init_starter_checks_clean(tmp_path: Path) -> None:
+    assert run_mdmark("init", cwd=tmp_path).returncode == 0
+    result = run_mdmark("check", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", count_line(0))
+    result = run_mdmark("check", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {"issues": []}
+    assert check(tmp_path) == {"issues": []}
+
+
+def test_check_from_a_subfolder_finds_the_config(tmp_path: Path) -> None:
+    project = copy_fixture("missing_doc", tmp_path)
+    result = run_mdmark("check", cwd=project / "docs" / "guide")
+    assert result.stdout == (CHECK_FIXTURES / "missing_doc" / "expected.txt").read_text(encoding="utf-8")
+
+
+# -- could not check: exit 2, one sentence on stderr, nothing on stdout ---------------------------
+
+
+def test_no_config_anywhere(tmp_path: Path) -> None:
+    result = run_mdmark("check", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "mdmark.config.yaml" in result.stderr and "mdmark init" in result.stderr
+    assert str(tmp_path) in result.stderr
+    with pytest.raises(MdmarkError) as info:
+        check(tmp_path)
+    assert info.value.exit_code == 2
+
+
+def test_explicit_config_missing(tmp_path: Path) -> None:
+    result = run_mdmark("check", "--config", "nope.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "`nope.yaml`" in result.stderr and "mdmark init" in result.stderr
+
+
+def test_config_not_yaml_names_the_line(tmp_path: Path) -> None:
+    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\ndocs: [a\n  b: c\n", encoding="utf-8")
+    result = run_mdmark("check", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert re.search(r"`mdmark.config.yaml` の [\d〜]+ 行目", result.stderr)
+
+
+def test_index_not_yaml_is_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
+    (tmp_path / "index.yaml").write_text("docs:\n  - id: a\n    path: [\n", encoding="utf-8")
+    result = run_mdmark("check", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "`index.yaml` の" in result.stderr and "行目" in result.stderr
+
+
+def test_bad_format_is_usage_error(tmp_path: Path) -> None:
+    result = run_mdmark("check", "--format", "xml", cwd=tmp_path)
+    assert result.returncode == 2
+
+
+def test_help_lists_every_kind(tmp_path: Path) -> None:
+    result = run_mdmark("check", "--help", cwd=tmp_path)
+    assert result.returncode == 0
+    for kind in DRIFT_KINDS:
+        assert kind in result.stdout
+
+
+# -- the library: facts from the caller (the Sphinx extension) ----------------------------------
+
+
+def test_collect_uses_the_facts_it_is_given(tmp_path: Path) -> None:
+    project_dir = copy_fixture("title_mismatch", tmp_path)
+    project = Project.open(project_dir)
+    asked: list[list[Path]] = []
+
+    def facts(paths: list[Path]) -> list[DocFacts]:
+        asked.append(list(paths))
+        return [DocFacts(path=p.relative_to(project_dir).as_posix(), sha="x", title="アーキテクチャ") for p in paths]
+
+    diagnostics = collect(project, facts=facts)
+    assert all(p.is_absolute() for batch in asked for p in batch)
+    assert [p.name for p in asked[0]] == ["a.md", "b.md", "c.md", "d.md"]
+    # every document now "has" the heading アーキテクチャ: a matches, the others do not
+    assert [(d.where, d.kind) for d in diagnostics] == [
+        ("docs[1].title", "title_mismatch"),
+        ("docs[2].title", "title_mismatch"),
+        ("docs[3].title", "title_mismatch"),
+    ]
+    assert diagnostics[0].line == 7
+    # the default pipeline was not used
+    assert not (project_dir / ".mdmark_cache").exists()

@@ -1,0 +1,161 @@
+"""The command line's basics: help is instant (no heavy imports), `mdmark init` writes a starter
+project and never overwrites, and usage errors are one Japanese sentence (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mdmark.cli import build_parser, usage_error_sentence
+from mdmark.scaffold import FILES
+
+HEAVY = ("sphinx", "docutils", "mcp", "uvicorn", "myst_parser", "sphinx_design", "starlette", "pydantic")
+
+SUBCOMMANDS = [
+    ["init"],
+    ["check"],
+    ["export"],
+    ["build"],
+    ["find"],
+    ["tags"],
+    ["index"],
+    ["index", "set"],
+    ["index", "remove"],
+    ["serve"],
+    ["guide"],
+]
+
+
+def mdmark(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mdmark", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+
+
+def test_every_subcommand_is_declared() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert sorted(sub.choices) == sorted({c[0] for c in SUBCOMMANDS})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("args", [[], *SUBCOMMANDS], ids=lambda a: " ".join(a) or "mdmark")
+def test_help_exits_zero_without_heavy_imports(args: list[str], tmp_path: Path) -> None:
+    """Run the real entry point with --help and list what it imported."""
+    script = (
+        "import json, sys\n"
+        "from mdmark import cli\n"
+        "try:\n"
+        f"    cli.main({[*args, '--help']!r})\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        "else:\n"
+        "    code = 'no exit'\n"
+        "print(json.dumps({'code': code, 'modules': sorted(sys.modules)}), file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    report = json.loads(result.stderr.strip().splitlines()[-1])
+    assert report["code"] in (0, None)
+    assert "usage:" in result.stdout
+    heavy = [m for m in report["modules"] if m.split(".")[0] in HEAVY]
+    assert heavy == []
+
+
+def test_help_as_a_user_runs_it(tmp_path: Path) -> None:
+    result = mdmark("--help", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "使い方集" in result.stdout
+    for name in ("init", "check", "export", "build", "find", "tags", "index", "serve", "guide"):
+        assert name in result.stdout
+    assert mdmark(cwd=tmp_path).returncode == 0  # no command: the help, exit 0
+    version = mdmark("--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("mdmark ")
+
+
+def test_init_writes_the_three_files(tmp_path: Path) -> None:
+    target = tmp_path / "new"
+    result = mdmark("init", str(target), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    written = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file())
+    assert written == sorted(rel for rel, _ in FILES) == ["docs/welcome.md", "index.yaml", "mdmark.config.yaml"]
+    for rel, text in FILES:
+        assert (target / rel).read_text(encoding="utf-8") == text
+    assert result.stderr == ""
+
+
+def test_init_in_the_current_folder(tmp_path: Path) -> None:
+    assert mdmark("init", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "mdmark.config.yaml").is_file()
+
+
+def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("existing", [rel for rel, _ in FILES])
+def test_init_never_overwrites(tmp_path: Path, existing: str) -> None:
+    path = tmp_path / existing
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("mine\n", encoding="utf-8")
+    before = _snapshot(tmp_path)
+    result = mdmark("init", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == f"`{Path('.') / existing}` がすでにあって上書きしないので、別のフォルダを指定するか、そのファイルを移してください。\n"
+    assert _snapshot(tmp_path) == before  # nothing written, nothing changed
+
+
+def test_init_twice(tmp_path: Path) -> None:
+    assert mdmark("init", "p", cwd=tmp_path).returncode == 0
+    before = _snapshot(tmp_path)
+    again = mdmark("init", "p", cwd=tmp_path)
+    assert again.returncode == 1
+    assert "p/mdmark.config.yaml" in again.stderr and "上書きしない" in again.stderr
+    assert _snapshot(tmp_path) == before
+
+
+def test_init_into_a_file(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    result = mdmark("init", "afile", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == "`afile` はフォルダではないので、フォルダのパスを指定してください。\n"
+    assert (tmp_path / "afile").read_text(encoding="utf-8") == "x"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["nosuch"], "mdmark: `nosuch` というコマンドは無い（`init`・`check`・`export`・`build`・`find`・`tags`・`index`・`serve`・`guide` のどれか）ので、`mdmark --help` で使い方を確かめてください。"),
+        (["check", "--format", "xml"], "mdmark check: `--format` に `xml` は使えない（`text`・`json`・`github` のどれか）ので、`mdmark check --help` で使い方を確かめてください。"),
+        (["find", "--limit", "abc"], "mdmark find: `--limit` の値 `abc` が整数ではないので、`mdmark find --help` で使い方を確かめてください。"),
+        (["export"], "mdmark export: 必須の引数 `FILE` が無いので、`mdmark export --help` で使い方を確かめてください。"),
+        (["index", "set", "doc", "a"], "mdmark index set: 必須の引数 `--item` が無いので、`mdmark index set --help` で使い方を確かめてください。"),
+        (["index", "nope"], "mdmark index: `nope` というコマンドは無い（`set`・`remove` のどれか）ので、`mdmark index --help` で使い方を確かめてください。"),
+        (["check", "--config"], "mdmark check: `--config` に値が無いので、`mdmark check --help` で使い方を確かめてください。"),
+        (["init", "a", "b"], "mdmark: 知らない引数 `b` があるので、`mdmark --help` で使い方を確かめてください。"),
+    ],
+)
+def test_usage_errors_are_one_japanese_sentence(args: list[str], expected: str, tmp_path: Path) -> None:
+    result = mdmark(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == expected + "\n"
+    assert list(tmp_path.iterdir()) == []  # a usage error changes nothing
+
+
+def test_unknown_argparse_wording_still_gives_one_sentence() -> None:
+    assert usage_error_sentence("mdmark", "something new") == (
+        "mdmark: 引数が合わない（something new）ので、`mdmark --help` で使い方を確かめてください。"
+    )
+
+
+def test_missing_config_is_exit_2(tmp_path: Path) -> None:
+    result = mdmark("check", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "mdmark.config.yaml が無いので" in result.stderr
+    assert "Traceback" not in result.stderr

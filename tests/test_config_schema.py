@@ -1,0 +1,114 @@
+"""Golden config fixtures: ``tests/fixtures/config/<case>.yaml`` → ``<case>.expected.txt``.
+
+Each case is copied to a fresh folder as ``mdmark.config.yaml`` and loaded the way every command
+loads it (searched from the folder). The expected file lists every diagnostic as
+``{kind} {where} (line N): {message}`` and then the effective settings (a broken key falls back to
+its default), or ``error (exit N): {message}`` when the file cannot be read at all. Rewrite the
+expectations after checking a diff by hand with ``MDMARK_REGEN=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mdmark.config import CONFIG_NAME, Config, load_config
+from mdmark.errors import MdmarkError
+
+CASES_DIR = Path(__file__).resolve().parent / "fixtures" / "config"
+CASES = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))
+REGEN = bool(os.environ.get("MDMARK_REGEN"))
+
+
+def dump_config(config: Config) -> list[str]:
+    out = [f"{d.kind} {d.where or '-'} (line {d.line}): {d.message}" for d in config.diagnostics]
+    for d in config.diagnostics:
+        assert d.file == CONFIG_NAME
+    out.append("--")
+    out.append(f"index: {config.index}")
+    out.append(f"docs: {config.docs}")
+    out.append(f"build: {config.build}")
+    out.append(f"markdown: {config.markdown}")
+    out.append(f"html: {config.html}")
+    out.append(f"disabled: {sorted(config.disabled)}")
+    return out
+
+
+def load_case(name: str, folder: Path) -> str:
+    shutil.copyfile(CASES_DIR / f"{name}.yaml", folder / CONFIG_NAME)
+    before = sorted(p.name for p in folder.iterdir())
+    try:
+        lines = dump_config(load_config(folder))
+    except MdmarkError as exc:
+        lines = [f"error (exit {exc.exit_code}): {exc.message}"]
+    # Loading a config never writes anything.
+    assert sorted(p.name for p in folder.iterdir()) == before
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_config_fixture(name: str, tmp_path: Path) -> None:
+    got = load_case(name, tmp_path)
+    expected_file = CASES_DIR / f"{name}.expected.txt"
+    if REGEN or not expected_file.is_file():
+        expected_file.write_text(got, encoding="utf-8")
+        if not REGEN:
+            pytest.fail(f"wrote missing {expected_file}; check it by hand")
+    assert got == expected_file.read_text(encoding="utf-8")
+
+
+def test_enough_broken_cases() -> None:
+    assert len([n for n in CASES if not n.startswith("valid")]) >= 15
+
+
+def test_valid_cases_have_no_diagnostics(tmp_path: Path) -> None:
+    for name in CASES:
+        if name.startswith("valid"):
+            folder = tmp_path / name
+            folder.mkdir()
+            shutil.copyfile(CASES_DIR / f"{name}.yaml", folder / CONFIG_NAME)
+            assert load_config(folder).diagnostics == []
+
+
+def test_search_goes_upward_and_explicit_must_exist(tmp_path: Path) -> None:
+    (tmp_path / CONFIG_NAME).write_text("index: index.yaml\n", encoding="utf-8")
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    config = load_config(deep)
+    assert config.root == tmp_path.resolve()
+    assert config.index_path == tmp_path.resolve() / "index.yaml"
+    with pytest.raises(MdmarkError) as info:
+        load_config(deep, "nope.yaml")
+    assert info.value.exit_code == 2
+    assert info.value.message == "設定ファイル `nope.yaml` が見つからないので、パスを直すか `mdmark init` で置いてください。"
+
+
+def test_no_config_anywhere(tmp_path: Path) -> None:
+    with pytest.raises(MdmarkError) as info:
+        load_config(tmp_path)
+    assert info.value.exit_code == 2
+    assert CONFIG_NAME in info.value.message and "mdmark init" in info.value.message
+
+
+def test_require_refuses_with_the_diagnostic_sentence(tmp_path: Path) -> None:
+    (tmp_path / CONFIG_NAME).write_text("index: 3\nbuild: yes\n", encoding="utf-8")
+    config = load_config(tmp_path)
+    with pytest.raises(MdmarkError) as info:
+        config.require_index()
+    assert info.value.message == f"{CONFIG_NAME} の `index`: 文字列で書いてください（いまは整数です）。"
+    with pytest.raises(MdmarkError):
+        config.require("build")
+    config.require("html")  # a key without a problem does not refuse
+
+
+def test_require_index_without_index(tmp_path: Path) -> None:
+    (tmp_path / CONFIG_NAME).write_text("docs:\n  include: ['*.md']\n", encoding="utf-8")
+    with pytest.raises(MdmarkError) as info:
+        load_config(tmp_path).require_index()
+    assert info.value.exit_code == 1
+    assert info.value.message == (
+        f"設定 `{CONFIG_NAME}` に index がありませんので、index に索引のファイルのパス（例: `index: index.yaml`）を書いてください。"
+    )

@@ -1,0 +1,245 @@
+"""The pipeline with a real Sphinx 9 application: re-reading, several source folders in one
+process, warnings landing in the right document, unreadable input, the process-wide registry."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from mdmark.config import MarkdownSettings
+from mdmark.errors import MdmarkError
+from mdmark.pipeline import CACHE_DIR_NAME, Pipeline, get_pipeline
+from mdmark.project import Project
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_rereading_a_changed_document_in_the_same_process(tmp_path: Path) -> None:
+    doc = write(tmp_path / "a.md", "# 一\n\n## 節\n\n```{nodir}\n```\n\n[b](b.md#x)\n")
+    write(tmp_path / "b.md", "# B\n")
+    pipe = Pipeline(tmp_path, MarkdownSettings())
+    first = pipe.facts(doc)
+    assert [h.title for h in first.headings] == ["一", "節"]
+    assert [(w.line, w.type) for w in first.warnings] == [(5, "myst.directive_unknown")]
+    write(doc, "# 二\n\n本文。\n\n{norole}`x`\n")
+    second = pipe.facts(doc)
+    assert [h.title for h in second.headings] == ["二"]
+    # nothing of the first version survives: no old anchors, links or warnings
+    assert second.anchors == ["二", "id1"]
+    assert second.links == []
+    assert [(w.line, w.type) for w in second.warnings] == [(5, "myst.role_unknown")]
+    # and the first version again (still cached in the disk-less pipeline? no: evicted) parses cleanly
+    write(doc, "# 一\n\n## 節\n\n```{nodir}\n```\n\n[b](b.md#x)\n")
+    third = pipe.facts(doc)
+    assert third == first
+    assert pipe.parse_count == 3
+
+
+def test_two_source_folders_in_one_process_keep_their_warnings(tmp_path: Path) -> None:
+    """Sphinx's logging is global to the process; each read must still report into its own document."""
+    a = Pipeline(tmp_path / "a", MarkdownSettings())
+    b = Pipeline(tmp_path / "b", MarkdownSettings())
+    doc_a = write(tmp_path / "a" / "x.md", "# A\n\n```{only_in_a}\n```\n")
+    doc_b = write(tmp_path / "b" / "x.md", "# B\n\ntext\n\n{only_in_b}`r`\n")
+    for _ in range(2):  # interleaved, and again after both apps exist
+        fa = a.facts(doc_a)
+        fb = b.facts(doc_b)
+        assert [(w.line, w.message) for w in fa.warnings] == [(3, "Unknown directive type: 'only_in_a'")]
+        assert [(w.line, w.message) for w in fb.warnings] == [(5, 'Unknown interpreted text role "only_in_b".')]
+        write(doc_a, doc_a.read_text(encoding="utf-8") + "\n")
+        write(doc_b, doc_b.read_text(encoding="utf-8") + "\n")
+    assert a.app is not b.app
+
+
+def test_threads_share_one_pipeline(tmp_path: Path) -> None:
+    """The MCP server calls the pipeline from several threads; SPHINX_LOCK serialises the reads."""
+    docs = [write(tmp_path / f"d{i}.md", f"# 題 {i}\n\n```{{bad{i}}}\n```\n") for i in range(6)]
+    pipe = Pipeline(tmp_path, MarkdownSettings())
+    results: dict[int, list[str]] = {}
+
+    def work(i: int) -> None:
+        facts = pipe.facts(docs[i])
+        results[i] = [facts.title or "", *(w.message for w in facts.warnings)]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {i: [f"題 {i}", f"Unknown directive type: 'bad{i}'"] for i in range(6)}
+
+
+def test_collect_warnings_of_later_sphinx_work(tmp_path: Path) -> None:
+    doc = write(tmp_path / "a.md", "# A\n\n[b](b.md)\n")
+    write(tmp_path / "b.md", "# B\n")
+    other = Pipeline(tmp_path / "other", MarkdownSettings())
+    write(tmp_path / "other" / "o.md", "# O\n")
+    pipe = Pipeline(tmp_path, MarkdownSettings())
+    tree = pipe.doctree(doc)
+    other.facts(tmp_path / "other" / "o.md")  # the last app to set up logging is another one
+    with pipe.collect_warnings() as warnings:
+        from sphinx.util import logging as sphinx_logging
+
+        sphinx_logging.getLogger("mdmark.test").warning("probe", location=("a", 3))
+        pipe.app.env.apply_post_transforms(tree, "a")
+    # b.md was never read, so the post-transform cannot resolve the link: that warning lands here too.
+    assert [(w.line, w.message) for w in warnings] == [(3, "probe"), (3, "Unknown source document 'b'")]
+
+
+def test_parse_uses_the_hashed_text_not_a_later_version_on_disk(tmp_path: Path) -> None:
+    """Sphinx reads the file itself; the pipeline hands it the text it hashed (an editor may save
+    in between), so a cache entry always matches its key."""
+    write(tmp_path / "a.md", "# On disk\n")
+    pipe = Pipeline(tmp_path, MarkdownSettings())
+    tree, _ = pipe._get_app().read("a", "# Hashed\n")
+    assert tree.astext() == "Hashed"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bin.md", b"# a\x00b\n", "`bin.md` はテキストではなくバイナリのファイルなので、Markdown か YAML のテキストのファイルを指定してください。"),
+        ("bad.md", b"# ok\n\n\xff\xfe\n", "`bad.md` の 3 行目が UTF-8 として読めないので、ファイルを UTF-8 で保存し直してください。"),
+        ("notes.txt", b"# text\n", "`notes.txt` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。"),
+    ],
+)
+def test_unreadable_documents_come_back_with_an_error(tmp_path: Path, name: str, content: bytes, message: str) -> None:
+    (tmp_path / name).write_bytes(content)
+    good = write(tmp_path / "good.md", "# Good\n")
+    pipe = Pipeline(tmp_path, MarkdownSettings())
+    facts = pipe.facts_many([tmp_path / name, good])
+    assert facts[0].error == message
+    assert facts[1].title == "Good" and facts[1].error is None
+    with pytest.raises(MdmarkError) as info:
+        pipe.facts(tmp_path / name)
+    assert info.value.message == message
+
+
+def test_missing_and_outside_documents(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    write(tmp_path / "outside.md", "# O\n")
+    pipe = Pipeline(src, MarkdownSettings())
+    missing, outside = pipe.facts_many([src / "gone.md", tmp_path / "outside.md"])
+    assert missing.error == "`gone.md` が見つからないので、パスを確かめてください。"
+    assert outside.error is not None and "の外にあるので" in outside.error
+
+
+def test_bom_and_crlf_keep_lines(tmp_path: Path) -> None:
+    doc = tmp_path / "a.md"
+    doc.write_bytes("\ufeff# 題\r\n\r\n本文の[リンク](b.md)。\r\n".encode())
+    facts = Pipeline(tmp_path, MarkdownSettings()).facts(doc)
+    assert facts.title == "題" and facts.title_line == 1
+    assert [(link.line, link.target) for link in facts.links] == [(3, "b.md")]
+
+
+def test_get_pipeline_is_process_wide(tmp_path: Path) -> None:
+    one = get_pipeline(tmp_path, MarkdownSettings())
+    assert get_pipeline(tmp_path / "." , MarkdownSettings()) is one
+    assert get_pipeline(tmp_path, MarkdownSettings(heading_anchors=2)) is not one
+
+
+def test_project_caches_under_the_config_folder(tmp_path: Path) -> None:
+    write(tmp_path / "mdmark.config.yaml", "index: index.yaml\n")
+    doc = write(tmp_path / "docs" / "a.md", "# A\n")
+    project = Project.open(tmp_path / "docs")
+    assert project.root == tmp_path.resolve()
+    [facts] = project.facts_for([doc])
+    assert facts.path == "docs/a.md"
+    assert (tmp_path / CACHE_DIR_NAME / ".gitignore").is_file()
+
+
+def test_scratch_folders_are_removed_when_the_process_ends(tmp_path: Path) -> None:
+    """Sphinx writes doctree pickles into a scratch folder; a CLI run must not leave them in /tmp,
+    nor must the parallel workers (which end without running finalizers)."""
+    for i in range(30):
+        write(tmp_path / f"d{i}.md", f"# {i}\n")
+    script = (
+        "import sys, os\n"
+        "from pathlib import Path\n"
+        "from mdmark import pipeline as m\n"
+        "from mdmark.config import MarkdownSettings\n"
+        "os.cpu_count = lambda: 2\n"
+        "p = m.Pipeline(Path(sys.argv[1]), MarkdownSettings())\n"
+        "p.facts_many(sorted(Path(sys.argv[1]).glob('*.md')))\n"
+        "(Path(sys.argv[1]) / 'late.md').write_text('# late')\n"
+        "p.facts(Path(sys.argv[1]) / 'late.md')\n"
+        "print(p._app.workdir if p._app else '')\n"
+    )
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().startswith(str(scratch))
+    assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("rel", "pattern", "matches"),
+    [
+        ("docs/a.md", "docs/**/*.md", True),
+        ("docs/x/y/a.md", "docs/**/*.md", True),
+        ("a.md", "**/*.md", True),
+        ("docs/a.md", "docs/*", True),
+        ("docs/x/a.md", "docs/*", False),
+        ("docs/a.md", "./docs/*.md", True),
+        (".github/a.md", "./.github/*.md", True),
+        ("github/a.md", "./.github/*.md", False),
+        ("docs/drafts/a.md", "docs/drafts/**", True),
+        ("docs/a1.md", "docs/a[0-9].md", True),
+        ("docs/ab.md", "docs/a?.md", True),
+        ("設計/概要.md", "設計/*.md", True),
+    ],
+)
+def test_glob_match(rel: str, pattern: str, matches: bool) -> None:
+    from mdmark.project import glob_match
+
+    assert glob_match(rel, pattern) is matches
+
+
+def test_match_files_skips_caches_and_vcs(tmp_path: Path) -> None:
+    from mdmark.project import match_files
+
+    for rel in ("docs/a.md", "docs/drafts/b.md", ".git/c.md", f"{CACHE_DIR_NAME}/d.md", "node_modules/e.md", "docs/f.txt"):
+        write(tmp_path / rel, "# x\n")
+    found = match_files(tmp_path, ("**/*.md",), ("docs/drafts/**",))
+    assert [p.relative_to(tmp_path).as_posix() for p in found] == ["docs/a.md"]
+    assert match_files(tmp_path, (), ()) == []
+
+
+def test_a_document_that_breaks_the_parser_does_not_stop_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdmark import extract as extract_module
+
+    docs = [write(tmp_path / f"d{i}.md", f"# 題 {i}\n") for i in range(3)]
+    real = extract_module.extract
+
+    def failing(doctree, docname, metadata, source):  # type: ignore[no-untyped-def]
+        if docname == "d1":
+            raise RuntimeError("extension bug")
+        return real(doctree, docname, metadata, source)
+
+    monkeypatch.setattr(extract_module, "extract", failing)
+    pipe = Pipeline(tmp_path, MarkdownSettings())
+    facts = pipe.facts_many(docs)
+    assert [f.title for f in facts] == ["題 0", None, "題 2"]
+    assert facts[1].error == "`d1.md` を読む途中で MyST・Sphinx が止まった（RuntimeError: extension bug）ので、この文書の記法を確かめてください。"
+    with pytest.raises(MdmarkError):
+        pipe.doctree(docs[1])
+    monkeypatch.setattr(extract_module, "extract", real)
+    # the failure was not cached: once the cause is gone, the document reads
+    assert pipe.facts(docs[1]).title == "題 1"

@@ -1,0 +1,424 @@
+"""The Claude Code plugin: its manifests, its hooks as programs, and the real ``claude`` CLI.
+
+The hooks are run the way Claude Code runs them: a separate ``python3`` process, the event as
+JSON on stdin, the answer as JSON on stdout. The ``claude`` tests use a temporary HOME, no login
+and no network; they skip only when the ``claude`` command is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PLUGIN = REPO / "plugin"
+HOOKS = PLUGIN / "hooks"
+PRE_TOOL_USE = HOOKS / "project_dir.py"
+SESSION_START = HOOKS / "session_start.py"
+PREFIX = "mcp__plugin_mdmark_mdmark__"
+#: The python3 Claude Code finds on PATH, not the venv's: the hooks must run on the standard library.
+SYSTEM_PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or sys.executable
+VENV_BIN = str(Path(sys.executable).parent)
+
+
+def _base_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"CLAUDE_PROJECT_DIR", "MDMARK_PORT", "VIRTUAL_ENV"}}
+    env.update(extra)
+    return env
+
+
+def run_hook(script: Path, event: object | str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run a hook as Claude Code does; the working folder is one without an ``mdmark`` package in it."""
+    stdin = event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
+    return subprocess.run(
+        [SYSTEM_PYTHON, str(script)], input=stdin, capture_output=True, text=True, env=env, timeout=60, cwd="/"
+    )
+
+
+def pre_tool_use(tool: str, tool_input: object, project_dir: str | None) -> subprocess.CompletedProcess[str]:
+    env = _base_env() if project_dir is None else _base_env(CLAUDE_PROJECT_DIR=project_dir)
+    event = {
+        "session_id": "s1",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "cwd": "/somewhere/else",
+    }
+    return run_hook(PRE_TOOL_USE, event, env)
+
+
+# --- manifests -------------------------------------------------------------------------------
+
+
+def test_plugin_manifest_names_the_plugin() -> None:
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    assert manifest["name"] == "mdmark"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", manifest["version"])
+    assert manifest["description"]
+
+
+def test_mcp_json_declares_the_http_server() -> None:
+    data = json.loads((PLUGIN / ".mcp.json").read_text(encoding="utf-8"))
+    assert data == {"mcpServers": {"mdmark": {"type": "http", "url": "http://127.0.0.1:${MDMARK_PORT:-8782}/mcp"}}}
+
+
+def test_marketplace_lists_the_plugin() -> None:
+    data = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
+    assert data["owner"]["name"]
+    assert [(p["name"], p["source"]) for p in data["plugins"]] == [("mdmark", "./plugin")]
+    assert data["plugins"][0]["description"]
+    assert (REPO / data["plugins"][0]["source"] / ".claude-plugin" / "plugin.json").is_file()
+
+
+def test_hooks_json_runs_the_scripts_with_python3() -> None:
+    data = json.loads((HOOKS / "hooks.json").read_text(encoding="utf-8"))
+    (pre,) = data["hooks"]["PreToolUse"]
+    (start,) = data["hooks"]["SessionStart"]
+    matcher = re.compile(pre["matcher"])
+    for tool in ("read_guide", "export_html", "build_site", "check", "find_docs", "list_tags", "update_index"):
+        assert matcher.search(PREFIX + tool)
+    for other in ("Bash", "Read", "mcp__other__check", "mcp__plugin_other_mdmark__check"):
+        assert not matcher.search(other)
+    for group, script in ((pre, PRE_TOOL_USE), (start, SESSION_START)):
+        (hook,) = group["hooks"]
+        assert hook["type"] == "command"
+        assert hook["command"] == f'python3 "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script.name}"'
+        assert script.is_file()
+
+
+def test_hooks_import_only_the_standard_library() -> None:
+    for script in (PRE_TOOL_USE, SESSION_START):
+        imported = set(re.findall(r"^(?:from|import) (\w+)", script.read_text(encoding="utf-8"), re.M))
+        assert imported <= set(sys.stdlib_module_names) | {"__future__"}, script.name
+
+
+# --- PreToolUse: project_dir -----------------------------------------------------------------
+
+
+def _updated(done: subprocess.CompletedProcess[str]) -> object:
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    out = json.loads(done.stdout)
+    assert list(out) == ["hookSpecificOutput"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+    assert set(out["hookSpecificOutput"]) == {"hookEventName", "updatedInput"}
+    return out["hookSpecificOutput"]["updatedInput"]
+
+
+@pytest.mark.parametrize("tool", ["export_html", "build_site", "check", "find_docs", "list_tags", "update_index"])
+def test_project_dir_is_added(tool: str, tmp_path: Path) -> None:
+    done = pre_tool_use(PREFIX + tool, {"config": "a/mdmark.config.yaml"}, str(tmp_path))
+    assert _updated(done) == {"config": "a/mdmark.config.yaml", "project_dir": str(tmp_path)}
+
+
+def test_agents_project_dir_is_replaced(tmp_path: Path) -> None:
+    tool_input = {"kind": "doc", "id": "b", "item": {"path": "b.md", "title": "文書 B"}, "project_dir": "/tmp/agent"}
+    done = pre_tool_use(PREFIX + "update_index", tool_input, str(tmp_path))
+    assert _updated(done) == {**tool_input, "project_dir": str(tmp_path)}
+
+
+def test_empty_input_gets_project_dir(tmp_path: Path) -> None:
+    assert _updated(pre_tool_use(PREFIX + "build_site", {}, str(tmp_path))) == {"project_dir": str(tmp_path)}
+
+
+def test_missing_tool_input_gets_project_dir(tmp_path: Path) -> None:
+    event = {"hook_event_name": "PreToolUse", "tool_name": PREFIX + "check"}
+    done = run_hook(PRE_TOOL_USE, event, _base_env(CLAUDE_PROJECT_DIR=str(tmp_path)))
+    assert _updated(done) == {"project_dir": str(tmp_path)}
+
+
+def _untouched(done: subprocess.CompletedProcess[str]) -> None:
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_read_guide_is_left_alone(tmp_path: Path) -> None:
+    _untouched(pre_tool_use(PREFIX + "read_guide", {"names": ["install"]}, str(tmp_path)))
+
+
+def test_read_guide_keeps_the_agents_project_dir(tmp_path: Path) -> None:
+    # The server rejects project_dir on read_guide; the hook neither adds nor removes it.
+    _untouched(pre_tool_use(PREFIX + "read_guide", {"names": ["cli"], "project_dir": "/x"}, str(tmp_path)))
+
+
+@pytest.mark.parametrize("tool_input", [{"file": "a.md"}, {"file": "a.md", "project_dir": "/tmp/agent"}, {}])
+def test_without_claude_project_dir_the_input_is_left_alone(tool_input: dict[str, str]) -> None:
+    _untouched(pre_tool_use(PREFIX + "export_html", tool_input, None))
+
+
+def test_empty_claude_project_dir_counts_as_missing() -> None:
+    _untouched(pre_tool_use(PREFIX + "check", {}, ""))
+
+
+@pytest.mark.parametrize("tool", ["Bash", "mcp__other__check", "mcp__plugin_other_other__find_docs"])
+def test_other_tools_are_left_alone(tool: str, tmp_path: Path) -> None:
+    _untouched(pre_tool_use(tool, {"command": "ls", "project_dir": "/x"}, str(tmp_path)))
+
+
+@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"tool_name": 3}'])
+def test_unreadable_events_are_left_alone(stdin: str, tmp_path: Path) -> None:
+    _untouched(run_hook(PRE_TOOL_USE, stdin, _base_env(CLAUDE_PROJECT_DIR=str(tmp_path))))
+
+
+def test_non_object_tool_input_is_left_alone(tmp_path: Path) -> None:
+    _untouched(pre_tool_use(PREFIX + "check", ["x"], str(tmp_path)))
+
+
+def test_non_ascii_project_dir_and_values_survive(tmp_path: Path) -> None:
+    folder = tmp_path / "設計 文書"
+    folder.mkdir()
+    done = pre_tool_use(PREFIX + "find_docs", {"text": "アーキテクチャ", "tags": ["設計"]}, str(folder))
+    assert _updated(done) == {"text": "アーキテクチャ", "tags": ["設計"], "project_dir": str(folder)}
+
+
+# --- SessionStart: the guide index and the server line ------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def session_start(env: dict[str, str]) -> str:
+    event = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup", "cwd": "/"}
+    done = run_hook(SESSION_START, event, env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    out = json.loads(done.stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    context: str = out["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
+def _guide_lines() -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "mdmark", "guide"], capture_output=True, text=True, timeout=60, check=True
+    )
+    rows = [line.split("\t") for line in done.stdout.splitlines()]
+    return [f"- {name}: {title} — {description}" for name, title, description in rows]
+
+
+def test_session_start_lists_the_guide_and_how_to_start_the_server() -> None:
+    port = _free_port()
+    env = _base_env(MDMARK_PORT=str(port), PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    context = session_start(env)
+    lines = context.splitlines()
+    assert lines[0].startswith("mdmark の使い方集の索引")
+    guide = _guide_lines()
+    assert lines[1 : 1 + len(guide)] == guide
+    names = [line.split(":", 1)[0][2:] for line in guide]
+    for name in ("install", "mcp-tools", "serve", "config", "index", "cli", "notation", "extension"):
+        assert name in names
+    assert lines[-1] == (
+        f"mdmark の MCP サーバーが http://127.0.0.1:{port}/mcp で応答しないので、ツールを使う前に、ターミナルで "
+        f"`MDMARK_PORT={port} mdmark serve` を起動するよう利用者に頼んでください（常駐させる手順は使い方集の serve）。"
+    )
+
+
+def test_session_start_says_when_the_server_is_up() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        env = _base_env(MDMARK_PORT=str(port), PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+        context = session_start(env)
+    assert context.splitlines()[-1] == f"mdmark の MCP サーバーは http://127.0.0.1:{port}/mcp で動いています。"
+
+
+def test_session_start_default_port_line_says_mdmark_serve(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Run the function in-process to see the default-port sentence without depending on port 8782.
+    sys.path.insert(0, str(HOOKS))
+    try:
+        import session_start as hook
+    finally:
+        sys.path.remove(str(HOOKS))
+    monkeypatch.setattr(hook, "server_running", lambda port: False)
+    monkeypatch.setattr(hook, "guide_entries", lambda: [("install", "プラグインを入れる", "入れ方")])
+    assert hook.context({}).splitlines() == [
+        "mdmark の使い方集の索引（MCP のツール read_guide の names に名前を渡すと本文を読めます。シェルでは `mdmark guide 名前`）:",
+        "- install: プラグインを入れる — 入れ方",
+        "mdmark の MCP サーバーが http://127.0.0.1:8782/mcp で応答しないので、ツールを使う前に、ターミナルで `mdmark serve` "
+        "を起動するよう利用者に頼んでください（常駐させる手順は使い方集の serve）。",
+    ]
+    assert hook.context({"MDMARK_PORT": "http"}).splitlines()[-2] == (
+        "環境変数 MDMARK_PORT の値 `http` はポートの番号ではないので、1 から 65535 の整数にしてください。"
+    )
+
+
+def test_session_start_without_mdmark_says_how_to_install(tmp_path: Path) -> None:
+    # A PATH with python3 but no mdmark command, and a python3 that cannot import mdmark.
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "python3").symlink_to(SYSTEM_PYTHON)
+    probe = subprocess.run(
+        [SYSTEM_PYTHON, "-c", "import mdmark"], capture_output=True, env=_base_env(PATH=str(bare)), cwd="/"
+    )
+    if probe.returncode == 0:
+        pytest.skip("the system python3 can import mdmark, so the no-mdmark case cannot be staged")
+    port = _free_port()
+    context = session_start(_base_env(PATH=str(bare), MDMARK_PORT=str(port), PYTHONPATH=""))
+    assert context.splitlines() == [
+        "mdmark が見つからないので（PATH に mdmark のコマンドが無く、python3 から import もできません）、"
+        "mdmark のリポジトリのフォルダで `pipx install .`（または `python3 -m pip install .`）を実行して入れてください。",
+        f"mdmark の MCP サーバーが http://127.0.0.1:{port}/mcp で応答しないので、ツールを使う前に、ターミナルで "
+        f"`MDMARK_PORT={port} mdmark serve` を起動するよう利用者に頼んでください（常駐させる手順は使い方集の serve）。",
+    ]
+
+
+# --- the real claude CLI ---------------------------------------------------------------------
+
+CLAUDE = shutil.which("claude")
+needs_claude = pytest.mark.skipif(CLAUDE is None, reason="the claude CLI (npm @anthropic-ai/claude-code) is not installed")
+
+
+@pytest.fixture
+def claude_env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = _base_env(
+        HOME=str(home),
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
+    for key in ("ANTHROPIC_API_KEY", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"):
+        env.pop(key, None)
+    return env
+
+
+def claude(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    assert CLAUDE is not None
+    return subprocess.run(
+        [CLAUDE, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=180, stdin=subprocess.DEVNULL
+    )
+
+
+@pytest.fixture
+def marketplace(tmp_path: Path) -> Path:
+    """A copy of the repository's marketplace and plugin, as a user's clone holds them."""
+    root = tmp_path / "mdmark-repo"
+    shutil.copytree(REPO / ".claude-plugin", root / ".claude-plugin")
+    shutil.copytree(PLUGIN, root / "plugin", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@needs_claude
+def test_claude_validates_the_plugin_and_the_marketplace(claude_env: dict[str, str], tmp_path: Path) -> None:
+    done = claude("plugin", "validate", "--strict", str(PLUGIN / ".claude-plugin" / "plugin.json"), env=claude_env, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Validation passed" in done.stdout
+    done = claude("plugin", "validate", "--strict", str(REPO / ".claude-plugin" / "marketplace.json"), env=claude_env, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Validation passed" in done.stdout
+
+
+INSTALL_PAGE = REPO / "mdmark" / "guide" / "install.md"
+ADDED = "✔ Successfully added marketplace: mdmark (declared in user settings)"
+INSTALLED = "✔ Successfully installed plugin: mdmark@mdmark (scope: user)"
+
+
+def test_install_page_shows_the_claude_output() -> None:
+    page = INSTALL_PAGE.read_text(encoding="utf-8")
+    assert ADDED in page
+    assert INSTALLED in page
+    assert "plugin:mdmark:mdmark: http://127.0.0.1:8782/mcp (HTTP) - ✔ Connected" in page
+
+
+@pytest.fixture
+def installed(claude_env: dict[str, str], marketplace: Path, tmp_path: Path) -> dict[str, str]:
+    done = claude("plugin", "marketplace", "add", str(marketplace), env=claude_env, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "mdmark" in done.stdout
+    # The install page shows these lines; they must stay what claude prints.
+    assert ADDED in done.stdout, done.stdout
+    done = claude("plugin", "install", "mdmark@mdmark", env=claude_env, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert INSTALLED in done.stdout, done.stdout
+    done = claude("plugin", "list", env=claude_env, cwd=tmp_path)
+    assert "mdmark@mdmark" in done.stdout, done.stdout + done.stderr
+    return claude_env
+
+
+@pytest.fixture
+def mdmark_server(tmp_path: Path) -> Iterator[int]:
+    """A real ``mdmark serve`` on a free port, stopped with SIGTERM afterwards."""
+    port = _free_port()
+    work = tmp_path / "serve"
+    work.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mdmark", "serve", "--port", str(port)],
+        cwd=work,
+        env=_base_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                out, err = proc.communicate()
+                pytest.fail(f"mdmark serve exited with {proc.returncode}: {out}{err}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail("mdmark serve did not start listening")
+                time.sleep(0.1)
+        yield port
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _mcp_line(stdout: str) -> str:
+    lines = [line for line in stdout.splitlines() if line.startswith("plugin:mdmark:mdmark:")]
+    assert len(lines) == 1, stdout
+    return lines[0]
+
+
+@needs_claude
+def test_claude_sees_the_hooks_and_the_server(installed: dict[str, str], tmp_path: Path) -> None:
+    done = claude("plugin", "details", "mdmark@mdmark", env=installed, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"Hooks \(2\)\s+PreToolUse, SessionStart", done.stdout), done.stdout
+    assert re.search(r"MCP servers \(1\)\s+mdmark\b", done.stdout), done.stdout
+
+
+@needs_claude
+def test_claude_connects_to_mdmark_serve(installed: dict[str, str], mdmark_server: int, tmp_path: Path) -> None:
+    env = {**installed, "MDMARK_PORT": str(mdmark_server)}
+    done = claude("mcp", "list", env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = _mcp_line(done.stdout)
+    assert f"http://127.0.0.1:{mdmark_server}/mcp (HTTP)" in line
+    assert line.endswith("✔ Connected"), line
+    # The line the install page tells a newcomer to look for.
+    assert line.replace(str(mdmark_server), "8782") in INSTALL_PAGE.read_text(encoding="utf-8")
+
+
+@needs_claude
+def test_claude_reports_a_stopped_server(installed: dict[str, str], tmp_path: Path) -> None:
+    env = {**installed, "MDMARK_PORT": str(_free_port())}
+    done = claude("mcp", "list", env=env, cwd=tmp_path)
+    line = _mcp_line(done.stdout)
+    assert line.endswith("✘ Failed to connect"), line
