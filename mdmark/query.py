@@ -107,7 +107,7 @@ def _fields(name: str, value: Any) -> list[str]:
         if field not in OPTIONAL_FIELDS:
             if name == "exclude" and field in BRIEF_FIELDS:
                 raise MdmarkError(
-                    f"exclude の `{field}` は brief の項目なので除けません。{quote_list(OPTIONAL_FIELDS)} のどれかにしてください。"
+                    f"exclude の `{field}` は brief の項目で除けないので、{quote_list(OPTIONAL_FIELDS)} のどれかにしてください。"
                 )
             close = close_names(field, OPTIONAL_FIELDS, 1)
             hint = f"近い `{close[0]}` か、" if close else ""
@@ -266,7 +266,7 @@ def _unknown_tag_warning(index: Index, name: str) -> str:
         if canonical not in names:
             names.append(canonical)
     tail = f"近いタグは {quote_list(names)} です" if names else "近いタグはありません"
-    return f"タグ `{name}` は索引のタグの語彙に無いので、そのまま引きました（{tail}）。list_tags で語彙を確かめてください。"
+    return f"タグ `{name}` は索引のタグの語彙に無いので、そのまま引いたので（{tail}）、list_tags で語彙を確かめてください。"
 
 
 def find_docs(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,5 +28,5 @@ def run_mdmark(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout
 
 
 @pytest.fixture
-def mdmark_cli():
+def mdmark_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     return run_mdmark

@@ -381,7 +381,7 @@ class _Pass:
         text = node.astext()
         cleaned, removed = clean_raw_html(text, local)
         for url in removed:
-            self.note(node, f"HTML の中の `{url}` は外へ読みに行くので外しました。ファイルを保存して文書からの相対パスで指してください。")
+            self.note(node, f"HTML の中の `{url}` は外へ読みに行くので外したため、ファイルを保存して文書からの相対パスで指してください。")
         if cleaned != text:
             node.children = [nodes.Text(cleaned)]
 
