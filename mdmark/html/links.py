@@ -115,7 +115,59 @@ def _label_problem(label: str) -> str:
     return f"参照先のラベル `{label}` がどの文書にも無いので、ラベルの名前を直すか `({label})=` を置いてください。"
 
 
-class ExportLinks:
+class _Links:
+    """What export and build resolve alike: dispatch on the reference kind, local files, labels."""
+
+    def __init__(self, docname: str, srcdir: Path, out: Path) -> None:
+        self.docname = docname
+        self.docdir = posixpath.dirname(docname)
+        self.srcdir = srcdir
+        self.out_dir = out.parent
+
+    def _rel(self, srcpath: str) -> str:
+        rel = os.path.relpath(self.srcdir / srcpath, self.out_dir)
+        return urllib.parse.quote(Path(rel).as_posix())
+
+    def _doc(self, docname: str, anchor: str | None, written: str) -> Target:
+        raise NotImplementedError
+
+    def _own_anchor(self, anchor: str) -> Target | None:
+        raise NotImplementedError
+
+    def _label(self, label: str) -> Target | None:
+        return None
+
+    def _term(self, term: str) -> Target:
+        raise NotImplementedError
+
+    def _path(self, path: str, anchor: str | None, written: str) -> Target:
+        if path.endswith(".md"):
+            return self._doc(path[: -len(".md")], anchor, written)
+        if (self.srcdir / path).exists():
+            return Target(self._rel(path) + (f"#{anchor}" if anchor else ""))
+        return Target(None, None, _missing_problem(written))
+
+    def __call__(self, xref: Xref) -> Target:
+        if xref.kind == "doc":
+            return self._doc(xref.target, xref.anchor, xref.written)
+        if xref.kind == "path":
+            return self._path(xref.target, xref.anchor, xref.written)
+        if xref.kind == "any":
+            if not xref.target and xref.anchor:
+                return self._doc(self.docname, xref.anchor, xref.written)
+            found = self._own_anchor(xref.target) or self._label(xref.target)
+            if found is not None:
+                return found
+            if _looks_like_label(xref.target):
+                return Target(None, None, _label_problem(xref.target))
+            return self._path(_join(self.docdir, xref.target), xref.anchor, xref.written)
+        if xref.kind == "term":
+            return self._term(xref.target)
+        found = self._own_anchor(xref.target) or self._label(xref.target)
+        return found or Target(None, None, _label_problem(xref.target))
+
+
+class ExportLinks(_Links):
     """Links of one exported document: other documents become their sibling ``.html``."""
 
     def __init__(
@@ -126,16 +178,9 @@ class ExportLinks:
         own: DocTargets,
         targets_of: Callable[[str], DocTargets | None],
     ) -> None:
-        self.docname = docname
-        self.docdir = posixpath.dirname(docname)
-        self.srcdir = srcdir
-        self.out_dir = out.parent
+        super().__init__(docname, srcdir, out)
         self.own = own
         self.targets_of = targets_of
-
-    def _rel(self, srcpath: str) -> str:
-        rel = os.path.relpath(self.srcdir / srcpath, self.out_dir)
-        return urllib.parse.quote(Path(rel).as_posix())
 
     def _doc(self, docname: str, anchor: str | None, written: str) -> Target:
         if docname == self.docname:
@@ -153,33 +198,15 @@ class ExportLinks:
             return Target(f"{href}#{anchor}", info.titles.get(anchor, title) if info else title)
         return Target(href or "#", title)
 
-    def _path(self, path: str, anchor: str | None, written: str) -> Target:
-        if path.endswith(".md"):
-            return self._doc(path[: -len(".md")], anchor, written)
-        if (self.srcdir / path).exists():
-            return Target(self._rel(path) + (f"#{anchor}" if anchor else ""))
-        return Target(None, None, _missing_problem(written))
+    def _own_anchor(self, anchor: str) -> Target | None:
+        # Only this document's labels are known without reading the others.
+        if anchor in self.own.anchors:
+            return Target(f"#{anchor}", self.own.titles.get(anchor))
+        return None
 
-    def __call__(self, xref: Xref) -> Target:
-        if xref.kind == "doc":
-            return self._doc(xref.target, xref.anchor, xref.written)
-        if xref.kind == "path":
-            return self._path(xref.target, xref.anchor, xref.written)
-        if xref.kind == "any":
-            if not xref.target and xref.anchor:
-                return self._doc(self.docname, xref.anchor, xref.written)
-            if xref.target in self.own.anchors:
-                return Target(f"#{xref.target}", self.own.titles.get(xref.target))
-            if _looks_like_label(xref.target):
-                return Target(None, None, _label_problem(xref.target))
-            return self._path(_join(self.docdir, xref.target), xref.anchor, xref.written)
-        if xref.kind == "term":
-            ident = self.own.terms.get(term_key(xref.target))
-            return Target(f"#{ident}") if ident else Target(None, None, _term_problem(xref.target))
-        # label: only this document's labels are known without reading the others.
-        if xref.target in self.own.anchors:
-            return Target(f"#{xref.target}", self.own.titles.get(xref.target))
-        return Target(None, None, _label_problem(xref.target))
+    def _term(self, term: str) -> Target:
+        ident = self.own.terms.get(term_key(term))
+        return Target(f"#{ident}") if ident else Target(None, None, _term_problem(term))
 
 
 def _looks_like_label(target: str) -> bool:
@@ -209,7 +236,7 @@ def prefix_ids(html: str, prefix: str) -> str:
     return _LOCAL_HREF.sub(lambda m: f"{m.group(1)}{escaped}:{m.group(2)}{m.group(3)}", out)
 
 
-class BuildLinks:
+class BuildLinks(_Links):
     """Links of one document in the single-page build: every document is an anchor in the page."""
 
     def __init__(
@@ -221,10 +248,7 @@ class BuildLinks:
         labels: dict[str, str],
         terms: dict[str, tuple[str, str]] | None = None,
     ) -> None:
-        self.docname = docname
-        self.docdir = posixpath.dirname(docname)
-        self.srcdir = srcdir
-        self.out_dir = out.parent
+        super().__init__(docname, srcdir, out)
         self.docs = docs
         self.labels = labels
         #: Glossary term → (document, id), the first document that defines it.
@@ -247,14 +271,6 @@ class BuildLinks:
             return Target(f"#{wrapper}:{anchor}", info.titles.get(anchor, info.title))
         return Target(f"#{wrapper}", info.title)
 
-    def _path(self, path: str, anchor: str | None, written: str) -> Target:
-        if path.endswith(".md"):
-            return self._doc(path[: -len(".md")], anchor, written)
-        if (self.srcdir / path).exists():
-            rel = os.path.relpath(self.srcdir / path, self.out_dir)
-            return Target(urllib.parse.quote(Path(rel).as_posix()) + (f"#{anchor}" if anchor else ""))
-        return Target(None, None, _missing_problem(written))
-
     def _label(self, label: str) -> Target | None:
         owner = self.labels.get(label)
         if owner is None:
@@ -262,33 +278,18 @@ class BuildLinks:
         info = self.docs[owner]
         return Target(f"#{doc_id(owner)}:{label}", info.titles.get(label))
 
-    def __call__(self, xref: Xref) -> Target:
-        if xref.kind == "doc":
-            return self._doc(xref.target, xref.anchor, xref.written)
-        if xref.kind == "path":
-            return self._path(xref.target, xref.anchor, xref.written)
-        if xref.kind == "any":
-            if not xref.target and xref.anchor:
-                return self._doc(self.docname, xref.anchor, xref.written)
-            own = self.docs.get(self.docname)
-            if own is not None and xref.target in own.anchors:
-                return Target(f"#{doc_id(self.docname)}:{xref.target}", own.titles.get(xref.target))
-            found = self._label(xref.target)
-            if found is not None:
-                return found
-            if _looks_like_label(xref.target):
-                return Target(None, None, _label_problem(xref.target))
-            return self._path(_join(self.docdir, xref.target), xref.anchor, xref.written)
-        if xref.kind == "term":
-            own_terms = self.docs[self.docname].terms if self.docname in self.docs else {}
-            key = term_key(xref.target)
-            if key in own_terms:
-                return Target(f"#{doc_id(self.docname)}:{own_terms[key]}")
-            if key in self.terms:
-                owner, ident = self.terms[key]
-                return Target(f"#{doc_id(owner)}:{ident}")
-            return Target(None, None, _term_problem(xref.target))
+    def _own_anchor(self, anchor: str) -> Target | None:
         own = self.docs.get(self.docname)
-        if own is not None and xref.target in own.anchors:
-            return Target(f"#{doc_id(self.docname)}:{xref.target}", own.titles.get(xref.target))
-        return self._label(xref.target) or Target(None, None, _label_problem(xref.target))
+        if own is not None and anchor in own.anchors:
+            return Target(f"#{doc_id(self.docname)}:{anchor}", own.titles.get(anchor))
+        return None
+
+    def _term(self, term: str) -> Target:
+        own_terms = self.docs[self.docname].terms if self.docname in self.docs else {}
+        key = term_key(term)
+        if key in own_terms:
+            return Target(f"#{doc_id(self.docname)}:{own_terms[key]}")
+        if key in self.terms:
+            owner, ident = self.terms[key]
+            return Target(f"#{doc_id(owner)}:{ident}")
+        return Target(None, None, _term_problem(term))
