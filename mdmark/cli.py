@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tag", dest="tags", action="append", metavar="TAG", help="全てを持つ文書に絞るタグ（繰り返せる、AND）")
     p.add_argument("--any-tag", dest="any_tags", action="append", metavar="TAG", help="どれかを持つ文書に絞るタグ（繰り返せる、OR）")
     p.add_argument("--related-to", metavar="ID", help="この ID の文書と参照し合う文書に絞る")
-    p.add_argument("--limit", type=_int, help="1 回に返す件数（1〜100、既定 20）")
+    p.add_argument("--limit", type=_int_or_text, help="1 回に返す件数（1〜100、既定 20）")
     p.add_argument("--cursor", help="前の結果の next_cursor")
     p.add_argument("--view", help="brief（既定）・standard・full")
     p.add_argument("--include", action="append", metavar="FIELD", help="加える項目（path・aliases・related・referenced_by）")
@@ -146,6 +146,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
     p.add_argument("names", nargs="*", metavar="NAME", help="読むページの名前")
     return parser
+
+
+def _int_or_text(value: str) -> int | str:
+    """An integer when it reads as one; otherwise the text, so find_docs says its own sentence (as over MCP)."""
+    try:
+        return int(value)
+    except ValueError:
+        return value
 
 
 def _int(value: str) -> int:

@@ -127,12 +127,20 @@ def test_init_into_a_file(tmp_path: Path) -> None:
     assert (tmp_path / "afile").read_text(encoding="utf-8") == "x"
 
 
+def test_find_limit_text_gets_the_tool_sentence() -> None:
+    # `--limit abc` is left to find_docs, so the shell and the MCP tool say the same sentence.
+    project = Path(__file__).parent / "fixtures" / "query" / "project"
+    result = mdmark("find", "--limit", "abc", cwd=project)
+    assert result.returncode == 1
+    assert result.stderr == "limit は 1 以上 100 以下の整数で渡してください（いまは文字列です）。\n"
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
         (["nosuch"], "mdmark: `nosuch` というコマンドは無い（`init`・`check`・`export`・`build`・`find`・`tags`・`index`・`serve`・`guide` のどれか）ので、`mdmark --help` で使い方を確かめてください。"),
         (["check", "--format", "xml"], "mdmark check: `--format` に `xml` は使えない（`text`・`json`・`github` のどれか）ので、`mdmark check --help` で使い方を確かめてください。"),
-        (["find", "--limit", "abc"], "mdmark find: `--limit` の値 `abc` が整数ではないので、`mdmark find --help` で使い方を確かめてください。"),
+        (["serve", "--port", "abc"], "mdmark serve: `--port` の値 `abc` が整数ではないので、`mdmark serve --help` で使い方を確かめてください。"),
         (["export"], "mdmark export: 必須の引数 `FILE` が無いので、`mdmark export --help` で使い方を確かめてください。"),
         (["index", "set", "doc", "a"], "mdmark index set: 必須の引数 `--item` が無いので、`mdmark index set --help` で使い方を確かめてください。"),
         (["index", "nope"], "mdmark index: `nope` というコマンドは無い（`set`・`remove` のどれか）ので、`mdmark index --help` で使い方を確かめてください。"),
