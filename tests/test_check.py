@@ -5,7 +5,7 @@ an ``expected.txt`` holding the exact text output of ``mdmark check`` run in it.
 copied to a temporary folder first, so the parse cache never lands in the repository and the test
 can prove that check writes nothing but its cache.
 
-Regenerate the expected files after an intended change with ``MDMARK_REGEN_FIXTURES=1 pytest
+Regenerate the expected files after an intended change with ``MDMARK_REGEN=1 pytest
 tests/test_check.py`` and review the diff.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, run_mdmark
+from conftest import FIXTURES, assert_golden, run_mdmark
 from mdmark.check import check, collect
 from mdmark.diagnostics import DRIFT_KINDS
 from mdmark.errors import MdmarkError
@@ -28,7 +28,6 @@ from mdmark.project import Project
 
 CHECK_FIXTURES = FIXTURES / "check"
 CASES = sorted(p.name for p in CHECK_FIXTURES.iterdir() if p.is_dir())
-REGEN = bool(os.environ.get("MDMARK_REGEN_FIXTURES"))
 
 
 def copy_fixture(name: str, dest: Path) -> Path:
@@ -58,10 +57,8 @@ def test_fixture_text_output(name: str, tmp_path: Path) -> None:
     before = snapshot(project)
     result = run_mdmark("check", cwd=project)
     expected_file = CHECK_FIXTURES / name / "expected.txt"
-    if REGEN:
-        expected_file.write_text(result.stdout, encoding="utf-8")
+    assert_golden(result.stdout, expected_file)
     expected = expected_file.read_text(encoding="utf-8")
-    assert result.stdout == expected
     lines = expected.splitlines()
     assert result.returncode == (1 if lines else 0), result.stderr
     assert result.stderr == count_line(len(lines))

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import REGEN
 
 from html_helpers import FIXTURES, Case, article, normalise, page_problems, png, read_cases, write_cases
 from mdmark.errors import MdmarkError
@@ -13,7 +14,6 @@ from mdmark.export import export_html
 
 NOTATION = FIXTURES / "notation.md"
 CASES = read_cases(NOTATION)
-UPDATE = os.environ.get("MDMARK_UPDATE_GOLDEN") == "1"
 _ACTUAL: dict[str, str] = {}
 
 OTHER = "# 他の文書\n\n## 他の節\n\n本文。\n"
@@ -25,7 +25,7 @@ def notation_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "other.md").write_text(OTHER, encoding="utf-8")
     (root / "pic.png").write_bytes(png())
     yield root
-    if UPDATE and len(_ACTUAL) == len(CASES):
+    if REGEN and len(_ACTUAL) == len(CASES):
         write_cases(NOTATION, [Case(c.name, c.source, _ACTUAL[c.name]) for c in CASES])
 
 
@@ -46,7 +46,7 @@ def test_notation_golden(case: Case, notation_dir: Path) -> None:
     actual = _expected_text(article(page), result["warnings"])
     _ACTUAL[case.name] = actual
     assert page_problems(page) == []
-    if not UPDATE:
+    if not REGEN:
         assert actual == case.expected.strip()
 
 

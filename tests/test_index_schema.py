@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import assert_golden
 
 from mdmark.errors import MdmarkError
 from mdmark.index import Index, format_problem, index_problems, load_index
@@ -22,7 +23,6 @@ from mdmark.yamlio import parse_yaml
 
 CASES_DIR = Path(__file__).resolve().parent / "fixtures" / "index"
 CASES = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))
-REGEN = bool(os.environ.get("MDMARK_REGEN"))
 
 
 def dump_index(index: Index, root: Path) -> list[str]:
@@ -60,11 +60,7 @@ def load_case(name: str, folder: Path) -> str:
 def test_index_fixture(name: str, tmp_path: Path) -> None:
     got = load_case(name, tmp_path)
     expected_file = CASES_DIR / f"{name}.expected.txt"
-    if REGEN or not expected_file.is_file():
-        expected_file.write_text(got, encoding="utf-8")
-        if not REGEN:
-            pytest.fail(f"wrote missing {expected_file}; check it by hand")
-    assert got == expected_file.read_text(encoding="utf-8")
+    assert_golden(got, expected_file)
 
 
 def test_enough_broken_cases() -> None:

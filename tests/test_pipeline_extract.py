@@ -20,6 +20,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import assert_golden
 
 from mdmark.config import MarkdownSettings
 from mdmark.facts import DocFacts
@@ -28,7 +29,6 @@ from mdmark.pipeline import Pipeline
 
 CASES_DIR = Path(__file__).resolve().parent / "fixtures" / "extract"
 CASES = sorted(p.name for p in CASES_DIR.iterdir() if p.is_dir())
-REGEN = bool(os.environ.get("MDMARK_REGEN"))
 
 
 def _q(text: str) -> str:
@@ -98,11 +98,7 @@ def test_extract_fixture(name: str, tmp_path: Path) -> None:
     case = CASES_DIR / name
     got = extract_case(case, tmp_path)
     expected_file = case / "expected.txt"
-    if REGEN or not expected_file.is_file():
-        expected_file.write_text(got, encoding="utf-8")
-        if not REGEN:
-            pytest.fail(f"wrote missing {expected_file}; check it by hand")
-    assert got == expected_file.read_text(encoding="utf-8")
+    assert_golden(got, expected_file)
 
 
 def test_facts_round_trip_through_json(tmp_path: Path) -> None:

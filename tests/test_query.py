@@ -14,13 +14,12 @@ import yaml
 
 from mdmark.errors import MdmarkError
 from mdmark.query import find_docs, list_tags
-from conftest import FIXTURES, run_mdmark
+from conftest import FIXTURES, assert_golden, run_mdmark
 
 HERE = FIXTURES / "query"
 EXPECTED = HERE / "expected"
 CASES: list[dict[str, Any]] = yaml.safe_load((HERE / "cases.yaml").read_text(encoding="utf-8"))
 BY_NAME = {case["name"]: case for case in CASES}
-REGEN = bool(os.environ.get("MDMARK_REGEN"))
 TOOLS: dict[str, Callable[..., Any]] = {"find_docs": find_docs, "list_tags": list_tags}
 
 
@@ -57,10 +56,7 @@ def _call(project: Path, name: str, fmt: str) -> Any:
 
 
 def _compare(path: Path, actual: str) -> None:
-    if REGEN:
-        path.write_text(actual, encoding="utf-8")
-    assert path.exists(), f"missing expected output {path.name} (run with MDMARK_REGEN=1)"
-    assert actual == path.read_text(encoding="utf-8")
+    assert_golden(actual, path)
 
 
 def _foundation_sentence(project: Path, config: str) -> str:

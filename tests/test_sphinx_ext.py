@@ -3,7 +3,7 @@
 In-process builds use Sphinx's own testing fixtures (``make_app`` → ``SphinxTestApp``) on a fresh
 copy of a root per test; ``-W``, ``-j`` and the guide's example run the real ``sphinx-build``.
 Expected drift warnings are golden files next to their root (``expected-warnings.txt``), with the
-source folder written as ``<src>``; set ``MDMARK_UPDATE_GOLDEN=1`` to rewrite them.
+source folder written as ``<src>``; set ``MDMARK_REGEN=1`` to rewrite them.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import assert_golden as assert_text_golden
 
 pytest_plugins = ("sphinx.testing.fixtures",)
 
 ROOTS = Path(__file__).resolve().parent / "roots"
-UPDATE = os.environ.get("MDMARK_UPDATE_GOLDEN") == "1"
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -58,10 +58,7 @@ def mdmark_lines(text: str, root: Path) -> list[str]:
 
 
 def assert_golden(lines: list[str], golden: Path) -> None:
-    text = "\n".join(lines) + "\n"
-    if UPDATE or not golden.exists():
-        golden.write_text(text, encoding="utf-8")
-    assert text == golden.read_text(encoding="utf-8")
+    assert_text_golden("\n".join(lines) + "\n", golden)
 
 
 def sphinx_build(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
