@@ -121,12 +121,10 @@ def on_env_updated(app: Sphinx, env: BuildEnvironment) -> None:
         anonlabels.pop(label, None)
     registered: dict[str, list[Any]] = {"objects": [], "terms": [], "labels": []}
     setattr(env, _REGISTERED, registered)
-    prefix = pages_prefix(app)
-    if prefix is None or not writes_pages(app.builder):
+    context = _pages_context(app)
+    if context is None:
         return
-    index = get_state(app).index_or_none()
-    if index is None:
-        return
+    prefix, index = context
     wanted = [f"{prefix}/tags/index", *tag_pages(index, prefix).values()] if index.has_tags else []
     wanted += [glossary_page(prefix)] if index.terms else []
     for taken in [p for p in wanted if p in env.all_docs]:
@@ -286,13 +284,20 @@ def _glossary(app: Sphinx, index: Index, pagename: str) -> dict[str, Any]:
     return {"title": "用語集", "body": "".join(parts)}
 
 
-def on_html_collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+def _pages_context(app: Sphinx) -> tuple[str, Index] | None:
+    """The pages folder and the index, when this build generates mdmark's pages at all."""
     prefix = pages_prefix(app)
     if prefix is None or not writes_pages(app.builder):
-        return
+        return None
     index = get_state(app).index_or_none()
-    if index is None:
+    return None if index is None else (prefix, index)
+
+
+def on_html_collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+    context = _pages_context(app)
+    if context is None:
         return
+    prefix, index = context
 
     def free(page: str) -> bool:
         return page not in app.env.all_docs  # on_env_updated has said so
