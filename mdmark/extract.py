@@ -105,7 +105,7 @@ def _first_words_at(block: nodes.Node) -> tuple[str, int]:
     return "", 0
 
 
-class _LineCounter:
+class LineCounter:
     """Exact source lines: the block's line, corrected against the source, + soft breaks before.
 
     MyST reports one line too many for content inside some nested sphinx-design items (a colon
@@ -204,7 +204,7 @@ def _resolve(docdir: str, path: str) -> str:
 
 
 def _links(
-    doctree: nodes.document, docname: str, counter: _LineCounter, slugs: dict[str, Any] | None = None
+    doctree: nodes.document, docname: str, counter: LineCounter, slugs: dict[str, Any] | None = None
 ) -> Iterator[Link]:
     docdir = posixpath.dirname(docname)
     slug_of_id: dict[str, str] = {}
@@ -260,7 +260,7 @@ def _links(
                 yield Link(uri, _resolve(docdir, file_part), anchor, counter.line(node), text)
 
 
-def _images(doctree: nodes.document, counter: _LineCounter) -> Iterator[Image]:
+def _images(doctree: nodes.document, counter: LineCounter) -> Iterator[Image]:
     for node in doctree.findall(nodes.image):
         uri = str(node.get("original_uri") or node.get("uri") or "")
         resolved = str(node.get("uri") or "")
@@ -268,7 +268,7 @@ def _images(doctree: nodes.document, counter: _LineCounter) -> Iterator[Image]:
         yield Image(uri, None if remote else posixpath.normpath(resolved), counter.line(node), remote)
 
 
-def _text(doctree: nodes.document, counter: _LineCounter) -> list[TextRun]:
+def _text(doctree: nodes.document, counter: LineCounter) -> list[TextRun]:
     runs: list[TextRun] = []
 
     def visit(node: nodes.Node) -> None:
@@ -287,7 +287,7 @@ def _text(doctree: nodes.document, counter: _LineCounter) -> list[TextRun]:
     return runs
 
 
-def _headings(doctree: nodes.document, slugs: dict[str, Any], counter: _LineCounter) -> list[Heading]:
+def _headings(doctree: nodes.document, slugs: dict[str, Any], counter: LineCounter) -> list[Heading]:
     by_line = {int(v[0]): k for k, v in slugs.items()}
     found: list[Heading] = []
 
@@ -326,7 +326,7 @@ def _json_value(value: Any) -> Any:
 
 def extract(doctree: nodes.document, docname: str, metadata: dict[str, Any], source: str) -> dict[str, Any]:
     """The parsed parts of :class:`~mdmark.facts.DocFacts` (everything but path, sha, chars, warnings)."""
-    counter = _LineCounter(source.splitlines())
+    counter = LineCounter(source.splitlines())
     slugs = dict(metadata.get("myst_slugs") or {})
     headings = _headings(doctree, slugs, counter)
     anchors: list[str] = list(slugs)

@@ -157,7 +157,7 @@ class _App:
         return found
 
 
-def _cache_key(relpath: str, data: bytes, settings: MarkdownSettings) -> str:
+def cache_key(relpath: str, data: bytes, settings: MarkdownSettings) -> str:
     digest = hashlib.sha256()
     for part in (__version__, settings.key(), relpath):
         digest.update(part.encode())
@@ -348,7 +348,7 @@ class Pipeline:
             except MdmarkError as exc:
                 results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                 continue
-            key = _cache_key(rel, data, self.settings)
+            key = cache_key(rel, data, self.settings)
             if key in first_of:
                 repeats.append((i, first_of[key]))
                 continue
@@ -441,7 +441,7 @@ class Pipeline:
 
         rel = self.relpath(path)
         data, text = self._read_input(path, rel)
-        key = _cache_key(rel, data, self.settings)
+        key = cache_key(rel, data, self.settings)
         hit = self._load_cached(key, want_tree=True)
         if hit is None or hit[1] is None:
             hit = self._parse_full(key, rel, text)

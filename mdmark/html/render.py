@@ -289,13 +289,13 @@ class _Pass:
     """Takes references, images, icons and raw HTML out of Sphinx's hands (see the module docstring)."""
 
     def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str) -> None:
-        from mdmark.extract import _LineCounter
+        from mdmark.extract import LineCounter
 
         self.tree = tree
         self.docname = docname
         self.docdir = posixpath.dirname(docname)
         self.srcdir = srcdir
-        self.lines = _LineCounter(source.splitlines())
+        self.lines = LineCounter(source.splitlines())
         self.xrefs: list[Xref] = []
         self.notes: list[Note] = []
         self.deps: dict[str, tuple[int, int]] = {}
