@@ -47,7 +47,7 @@ def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
     for path in paths:
         try:
             rel = pipeline.relpath(path)
-            key = cache_key(rel, path.read_bytes(), pipeline.settings)
+            key = cache_key(rel, path.read_bytes(), pipeline.settings, pipeline.conf_key)
         except (MdmarkError, OSError):
             missing.append(path)
             continue

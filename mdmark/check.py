@@ -42,29 +42,6 @@ from mdmark.text import close_names, normalize, quote_list
 
 FactsFn = Callable[[list[Path]], list[DocFacts]]
 
-#: Sphinx/MyST warning types with a fix more precise than "correct the notation on that line".
-_SYNTAX_FIXES: dict[str, str] = {
-    "myst.directive_unknown": "ディレクティブの名前を直すか、その拡張を有効にしてください",
-    "myst.directive_parse": "ディレクティブの引数・オプション・本文の書き方を直してください",
-    "myst.directive_option": "ディレクティブのオプションを直してください",
-    "myst.directive_body": "ディレクティブの本文を直してください",
-    "myst.role_unknown": "ロールの名前を直してください",
-    "myst.header": "見出しのレベルを 1 段ずつ下げてください",
-    "myst.substitution": "設定の markdown.substitutions に置き換えを足すか、参照の名前を直してください",
-    "myst.duplicate_def": "重なっている定義を 1 つにしてください",
-    "myst.ref": "参照の書き方を直してください",
-    "myst.footnote": "脚注の参照と定義を合わせてください",
-    "myst.strikethrough": "取り消し線の書き方を直してください",
-    "myst.html": "HTML の書き方を直してください",
-}
-
-
-def _one_line(text: str) -> str:
-    """A message fragment quoted inside a Japanese sentence: one line, no trailing full stop."""
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    return first.rstrip("。")
-
-
 @dataclass
 class _Out:
     """Diagnostics of one file, sorted by line when the file is done."""
@@ -476,94 +453,41 @@ class _Check:
         return paths, unindexed
 
     def document_diagnostics(self) -> list[Diagnostic]:
+        from mdmark.refs import document_problems
+
         paths, unindexed = self._document_paths()
         known: dict[Path, DocFacts] = dict(self.doc_facts)
-        todo = [p for p in paths if p not in known]
-        if todo:
-            known.update(zip(todo, self.facts_fn(todo), strict=True))
-        # Anchors of link targets that are not among the checked documents.
-        extra: dict[Path, None] = {}
-        for path in paths:
-            facts = known[path]
-            for link in facts.links:
-                target = self._link_file(link)
-                if (
-                    target is not None
-                    and link.anchor
-                    and target.suffix == ".md"
-                    and target not in known
-                    and target not in extra
-                    and target.is_file()
-                ):
-                    extra[target] = None
-        if extra:
-            known.update(zip(extra, self.facts_fn(list(extra)), strict=True))
-        labels: set[str] = set()
-        for path in paths:
-            labels.update(known[path].anchors)
+        model = self.project.reference_model(self.facts_fn, known, paths)
         result: list[Diagnostic] = []
         for path in paths:
-            result.extend(self._document(path, known[path], path in unindexed, known, labels))
+            facts = known[path]
+            file = display(path, self.root)
+            out = _Out()
+            if path in unindexed:
+                out.add(
+                    file,
+                    "",
+                    "unindexed_doc",
+                    f"`{file}` は設定の docs に当たるのに索引に無いので、索引の docs に足すか、設定の docs.exclude に足してください。",
+                    None,
+                )
+            if facts.error is not None:
+                out.add(file, "", "syntax", facts.error, None)
+                result.extend(out.sorted())
+                continue
+            docname = facts.path[: -len(".md")]
+            for line, problem in document_problems(facts, model, docname):
+                out.add(file, str(line) if line else "", problem.kind, problem.message, line)
+            self._images(file, facts, out)
+            result.extend(out.sorted())
         return result
 
-    def _link_file(self, link: Link) -> Path | None:
-        if link.external or link.path is None:
-            return None
-        return Path(os.path.normpath(self.root / link.path))
-
-    def _document(
-        self, path: Path, facts: DocFacts, is_unindexed: bool, known: dict[Path, DocFacts], labels: set[str]
-    ) -> list[Diagnostic]:
-        file = display(path, self.root)
-        out = _Out()
-        if is_unindexed:
-            out.add(
-                file,
-                "",
-                "unindexed_doc",
-                f"`{file}` は設定の docs に当たるのに索引に無いので、索引の docs に足すか、設定の docs.exclude に足してください。",
-                None,
-            )
-        if facts.error is not None:
-            out.add(file, "", "syntax", facts.error, None)
-            return out.sorted()
-        own_anchors = facts.anchors
-
-        def at(line: int | None) -> str:
-            return str(line) if line else ""
-
-        for link in facts.links:
-            target = self._link_file(link)
-            if link.external:
-                continue
-            if target is None:
-                # An in-page anchor (`#name`); MyST also resolves it to a label of another document.
-                if link.anchor and _unquote(link.anchor) not in own_anchors and _unquote(link.anchor) not in labels:
-                    out.add(file, at(link.line), "broken_anchor", self._anchor_message(link.target, _unquote(link.anchor), file, own_anchors), link.line)
-                continue
-            if target.exists():
-                if link.anchor and target.suffix == ".md":
-                    target_facts = known.get(target)
-                    if target_facts is None or target_facts.error is not None:
-                        continue  # the target's own problem, reported where it is checked
-                    anchor = _unquote(link.anchor)
-                    if anchor not in target_facts.anchors:
-                        shown = display(target, self.root)
-                        out.add(file, at(link.line), "broken_anchor", self._anchor_message(link.target, anchor, shown, target_facts.anchors), link.line)
-                continue
-            written = link.target.split("#", 1)[0]
-            if link.anchor is None and "/" not in written and "." not in posixpath.basename(link.path or written):
-                # MyST reads `[x](name)` and an unresolved `[x](#name)` as a reference to a label.
-                if written in own_anchors or written in labels:
-                    continue
-                message = self._anchor_message(written, written, file, sorted(labels | set(own_anchors)))
-                out.add(file, at(link.line), "broken_anchor", message, link.line)
-                continue
-            out.add(file, at(link.line), "broken_link", self._link_message(link, path, target), link.line)
+    def _images(self, file: str, facts: DocFacts, out: _Out) -> None:
+        srcdir = self.project.source_dir
         for image in facts.images:
             if image.remote or image.path is None:
                 continue
-            image_file = Path(os.path.normpath(self.root / image.path))
+            image_file = Path(os.path.normpath(srcdir / image.path))
             if not image_file.is_file():
                 folder = image_file.parent
                 candidate = close_file(image_file.name, [p.name for p in folder.iterdir() if p.is_file()] if folder.is_dir() else [])
@@ -574,42 +498,11 @@ class _Check:
                     fix = "パスを直すか、"
                 out.add(
                     file,
-                    at(image.line),
+                    str(image.line) if image.line else "",
                     "missing_image",
                     f"画像 `{image.uri}` のファイルが無いので、{fix}画像のファイルを置いてください。",
                     image.line,
                 )
-        for warning in facts.syntax_warnings:
-            fix = _SYNTAX_FIXES.get(warning.type, "その行の MyST の書き方を直してください")
-            out.add(
-                file,
-                at(warning.line),
-                "syntax",
-                f"記法の誤り（{_one_line(warning.message)}）があるので、{fix}。",
-                warning.line,
-            )
-        return out.sorted()
-
-    def _link_message(self, link: Link, source: Path, target: Path) -> str:
-        folder = target.parent
-        names = [p.name for p in folder.iterdir() if not p.name.startswith(".")] if folder.is_dir() else []
-        candidate = close_file(target.name, names)
-        if candidate is not None:
-            suggested = Path(os.path.relpath(folder / candidate, source.parent)).as_posix()
-            fix = f"近い `{suggested}` に直すか、"
-        else:
-            fix = "パスを直すか、"
-        written = link.target.split("#", 1)[0]
-        return f"リンク先のファイル `{written}` が無いので、{fix}リンクを消してください。"
-
-    @staticmethod
-    def _anchor_message(written: str, anchor: str, shown: str, anchors: Iterable[str]) -> str:
-        # Names with spaces are section names docutils also records; slugs and labels are what people write.
-        pool = [a for a in anchors if a and not any(ch.isspace() for ch in a)]
-        close = close_names(anchor, pool, 1)
-        fix = f"近い `{close[0]}` に直すか、" if close else "見出しかラベルを足すか、"
-        what = f"リンク先 `{anchor}`" if written == anchor else f"リンク `{written}` の `{anchor}`"
-        return f"{what} に当たる見出し・ラベルが `{shown}` に無いので、{fix}リンクを直してください。"
 
 
 def close_file(wanted: str, candidates: Iterable[str]) -> str | None:
@@ -630,10 +523,6 @@ def close_file(wanted: str, candidates: Iterable[str]) -> str | None:
     # Stricter than close_names: file names share many letters by chance.
     close = difflib.get_close_matches(wanted_stem, list(pool), n=1, cutoff=0.6)
     return pool[close[0]] if close else None
-
-
-def _unquote(anchor: str) -> str:
-    return urllib.parse.unquote(anchor) if "%" in anchor else anchor
 
 
 def collect(project: Project, *, base: str | None = None, facts: FactsFn | None = None) -> list[Diagnostic]:

@@ -87,6 +87,10 @@ CONFIG_SCHEMA = Record(
             Record(keys={"disable": Key(ListOf(Choice(choices=DRIFT_KINDS, what="ずれの種類")))}),
             help="点検の設定",
         ),
+        "sphinx": Key(
+            Record(keys={"conf": Key(Str(non_empty=True))}),
+            help="既にある Sphinx のプロジェクト: conf に conf.py のパス",
+        ),
     }
 )
 
@@ -136,6 +140,8 @@ class Config:
     markdown: MarkdownSettings = field(default_factory=MarkdownSettings)
     html: HtmlSettings = field(default_factory=HtmlSettings)
     disabled: frozenset[str] = frozenset()
+    #: ``sphinx.conf``: the project's conf.py (absolute), None when the config names none or it is unusable.
+    sphinx_conf: Path | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     yaml: YamlDoc | None = None
 
@@ -245,11 +251,33 @@ def build_config(doc: YamlDoc, path: Path) -> Config:
         lang=html["lang"] if ok("html.lang") and isinstance(html.get("lang"), str) else HtmlSettings.lang,
         css=_tuple(html.get("css"), ()) if ok("html.css") else (),
     )
+    _sphinx_conf(config, _section(data, "sphinx"), ok("sphinx.conf"))
     check = _section(data, "check")
     disable = check.get("disable")
     if isinstance(disable, list):
         config.disabled = frozenset(k for k in disable if isinstance(k, str) and k in DRIFT_KINDS)
     return config
+
+
+def _sphinx_conf(config: Config, section: dict[str, Any], valid: bool) -> None:
+    """``sphinx.conf``: a ``conf.py`` inside the config folder; anything else is a ``config_value`` drift."""
+    value = section.get("conf")
+    if not valid or not isinstance(value, str) or not value.strip():
+        return
+    path = (config.root / value).absolute()
+    problem = None
+    if not path.resolve().is_relative_to(config.root):
+        problem = f"sphinx.conf の `{value}` は設定のフォルダの外を指しているので、設定のフォルダの中の conf.py を指定してください。"
+    elif not path.is_file():
+        problem = f"sphinx.conf の conf.py `{value}` が見つからないので、パスを直すか sphinx.conf を消してください。"
+    elif path.suffix != ".py":
+        problem = f"sphinx.conf の `{value}` は Python のファイル（.py）ではないので、Sphinx の conf.py を指定してください。"
+    if problem is None:
+        config.sphinx_conf = path.resolve()
+        return
+    line = config.yaml.line_of("sphinx.conf") if config.yaml is not None else None
+    config.diagnostics.append(Diagnostic(config.shown, "sphinx.conf", "config_value", problem, line))
+    config.diagnostics.sort(key=lambda d: d.line or 0)
 
 
 def load_config(start: Path, explicit: str | Path | None = None) -> Config:

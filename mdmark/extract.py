@@ -14,7 +14,7 @@ from typing import Any
 
 from docutils import nodes
 
-from mdmark.facts import Heading, Image, Link, TermRef, TextRun
+from mdmark.facts import Heading, Image, Label, Link, Target, TermRef, TextRun, TocEntry, Toctree
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
@@ -173,6 +173,19 @@ class LineCounter:
         value = self._base[key]
         return value if value > 0 else None
 
+    def lines_of(self, entries: list[str], start: int) -> list[int]:
+        """The lines of ``entries`` (a directive's content lines, in order) from line ``start`` on."""
+        found: list[int] = []
+        probe = max(1, start)
+        for entry in entries:
+            line = next((n for n in range(probe, len(self._source) + 1) if self._source[n - 1].strip() == entry), None)
+            if line is None:
+                found.append(start)
+            else:
+                found.append(line)
+                probe = line + 1
+        return found
+
     def line(self, node: nodes.Node) -> int:
         block = _lined_block(node)
         if block is None:
@@ -203,10 +216,67 @@ def _resolve(docdir: str, path: str) -> str:
     return posixpath.normpath(posixpath.join(docdir, path)) if docdir else posixpath.normpath(path)
 
 
+def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str, str] | None = None) -> Link | None:
+    """What a reference node of a doctree (before post-transforms) refers to, as a :class:`Link`.
+
+    The one place that decides the kind of a reference: check (through the facts), export and
+    build (through :mod:`mdmark.html.render`) all see references through it. None for nodes that
+    are not references (or in-page references already resolved to nothing to check).
+    """
+    docdir = posixpath.dirname(docname)
+    name = type(node).__name__
+    text = node.astext()
+    explicit = bool(node.get("refexplicit", True))
+    if name == "pending_xref":
+        reftype = str(node.get("reftype") or "")
+        domain = node.get("refdomain")
+        target = str(node.get("reftarget") or "")
+        if reftype == "myst":
+            if domain == "doc":
+                anchor = node.get("reftargetid") or None
+                path = target + ".md"
+                written = posixpath.relpath(path, docdir or ".") + (f"#{anchor}" if anchor else "")
+                return Link(written, path, anchor, line, text, role="myst-doc", doc=target, explicit=explicit)
+            local = node.get("reflocalid") or None
+            if domain is None and node.line is None and node.source is None:
+                # `[t](#name)` that MyST could not resolve in the page: its transform turns the
+                # link into a pending_xref without a source position (a written link has one).
+                return Link(f"#{target}", None, target or None, line, text, role="myst", explicit=explicit, local_id=local)
+            file_part, anchor = _split_target(target)
+            file_path = _resolve(docdir, file_part) if file_part else None
+            return Link(target, file_path, anchor, line, text, role="myst", explicit=explicit, local_id=local)
+        role = reftype if domain in (None, "", "std") else f"{domain}:{reftype}"
+        if reftype == "doc" and domain == "std":
+            # {doc} or a card with :link-type: doc — docnames without suffix, relative to the document.
+            doc = _resolve(docdir, target)
+            return Link(target, doc + ".md", None, line, text, role="doc", doc=doc, explicit=explicit)
+        return Link(target, None, None, line, text, role=role, explicit=explicit)
+    if name == "download_reference":
+        target = str(node.get("reftarget") or "")
+        file_part, anchor = _split_target(target)
+        return Link(target, _resolve(docdir, file_part), anchor, line, text, role="download", explicit=explicit)
+    if isinstance(node, nodes.reference) and node.get("id_link") and node.get("refid"):
+        # `[t](#name)` resolved by MyST to an id of this page: name it as written when it
+        # was a heading slug (the id may be a generated one such as ``id2``).
+        refid = str(node["refid"])
+        anchor = (slug_of_id or {}).get(refid, refid)
+        return Link(f"#{anchor}", None, anchor, line, text, role="local", local_id=refid)
+    if isinstance(node, nodes.reference) and "refuri" in node and not node.get("internal"):
+        uri = str(node["refuri"])
+        if _SCHEME.match(uri) or uri.startswith("//") or "external" in node.get("classes", ()):
+            # `{.external}` makes MyST treat any destination as a URL, unchecked.
+            return Link(uri, None, None, line, text, external=True)
+        if uri.startswith("#"):
+            return Link(uri, None, uri[1:] or None, line, text, role="local")
+        if uri:
+            file_part, anchor = _split_target(uri)
+            return Link(uri, _resolve(docdir, file_part), anchor, line, text)
+    return None
+
+
 def _links(
     doctree: nodes.document, docname: str, counter: LineCounter, slugs: dict[str, Any] | None = None
 ) -> Iterator[Link]:
-    docdir = posixpath.dirname(docname)
     slug_of_id: dict[str, str] = {}
     for slug, value in (slugs or {}).items():
         if isinstance(value, list | tuple) and len(value) > 1:
@@ -216,48 +286,29 @@ def _links(
         if ident and doctree.nametypes.get(name):
             slug_of_id.setdefault(str(ident), str(name))
     for node in doctree.findall(nodes.Element):
-        name = type(node).__name__
-        text = node.astext()
-        if name == "pending_xref":
-            reftype = node.get("reftype")
-            target = str(node.get("reftarget") or "")
-            if reftype == "myst":
-                if node.get("refdomain") is None and node.line is None and node.source is None:
-                    # `[t](#name)` that MyST could not resolve in the page: its transform turns the
-                    # link into a pending_xref without a source position (a written link has one).
-                    yield Link(f"#{target}", None, target or None, counter.line(node), text)
-                elif node.get("refdomain") == "doc":
-                    anchor = node.get("reftargetid") or None
-                    path = target + ".md"
-                    written = posixpath.relpath(path, docdir or ".") + (f"#{anchor}" if anchor else "")
-                    yield Link(written, path, anchor, counter.line(node), text)
-                else:
-                    file_part, anchor = _split_target(target)
-                    file_path = _resolve(docdir, file_part) if file_part else None
-                    yield Link(target, file_path, anchor, counter.line(node), text)
-            elif reftype == "doc" and node.get("refdomain") == "std":
-                # {doc} role or a card with :link-type: doc — targets are docnames without suffix.
-                path = _resolve(docdir, target) + ".md"
-                yield Link(target, path, None, counter.line(node), text)
-        elif name == "download_reference" and node.get("reftype") == "myst":
-            target = str(node.get("reftarget") or "")
-            file_part, anchor = _split_target(target)
-            yield Link(target, _resolve(docdir, file_part), anchor, counter.line(node), text)
-        elif isinstance(node, nodes.reference) and node.get("id_link") and node.get("refid"):
-            # `[t](#name)` resolved by MyST to an id of this page: name it as written when it
-            # was a heading slug (the id may be a generated one such as ``id2``).
-            refid = str(node["refid"])
-            anchor = slug_of_id.get(refid, refid)
-            yield Link(f"#{anchor}", None, anchor, counter.line(node), text)
-        elif isinstance(node, nodes.reference) and "refuri" in node and not node.get("internal"):
-            uri = str(node["refuri"])
-            if _SCHEME.match(uri) or uri.startswith("//"):
-                yield Link(uri, None, None, counter.line(node), text, external=True)
-            elif uri.startswith("#"):
-                yield Link(uri, None, uri[1:] or None, counter.line(node), text)
-            elif uri:
-                file_part, anchor = _split_target(uri)
-                yield Link(uri, _resolve(docdir, file_part), anchor, counter.line(node), text)
+        if not _is_reference(node):
+            continue
+        link = classify(node, docname, reference_line(node, counter), slug_of_id)
+        if link is not None:
+            yield link
+
+
+def reference_line(node: nodes.Element, counter: LineCounter) -> int:
+    """The line a reference is reported at: where Sphinx reports it, so check, build and
+    ``sphinx-build`` agree. A role's reference carries its paragraph's line (Sphinx's location for
+    it); a Markdown link the exact line of its text."""
+    if type(node).__name__ == "pending_xref" and node.get("reftype") != "myst":
+        probe: nodes.Node | None = node
+        while probe is not None:
+            if getattr(probe, "line", None):
+                return int(probe.line)  # type: ignore[union-attr]
+            probe = probe.parent
+    return counter.line(node)
+
+
+def _is_reference(node: nodes.Element) -> bool:
+    name = type(node).__name__
+    return name in ("pending_xref", "download_reference") or isinstance(node, nodes.reference)
 
 
 def _images(doctree: nodes.document, counter: LineCounter) -> Iterator[Image]:
@@ -324,8 +375,120 @@ def _json_value(value: Any) -> Any:
     return str(value)
 
 
-def extract(doctree: nodes.document, docname: str, metadata: dict[str, Any], source: str) -> dict[str, Any]:
-    """The parsed parts of :class:`~mdmark.facts.DocFacts` (everything but path, sha, chars, warnings)."""
+_URL = re.compile(r"(?P<schema>.+)://.*")
+_EXPLICIT_TITLE = re.compile(r"^(.+?)\s*(?<!\x00)<(.*?)>$", re.DOTALL)
+_GLOB = re.compile(r".*[*?\[].*")
+
+
+def _docname_join(base: str, name: str) -> str:
+    """Sphinx's ``docname_join``: a docname written in ``base``, relative to the source folder."""
+    if name.startswith("/"):
+        return posixpath.normpath(name.lstrip("/"))
+    return posixpath.normpath(posixpath.join(posixpath.dirname(base), name))
+
+
+def _toctrees(doctree: nodes.document, docname: str, counter: LineCounter, suffixes: tuple[str, ...]) -> list[Toctree]:
+    """Every toctree with its entries as written (``mdmark_entries``, recorded by
+    :class:`mdmark.toctree_directive.RecordingTocTree`; else the entries Sphinx kept)."""
+    found: list[Toctree] = []
+    for node in doctree.findall(nodes.Element):
+        if type(node).__name__ != "toctree":
+            continue
+        line = counter.line(node)
+        recorded = node.get("mdmark_entries")
+        if recorded is None:
+            recorded = [ref if title is None else f"{title} <{ref}>" for title, ref in node.get("entries", ())]
+        written = list(zip(counter.lines_of(recorded, line), recorded, strict=True))
+        entries: list[TocEntry] = []
+        for entry_line, text in written:
+            explicit = _EXPLICIT_TITLE.match(text)
+            is_url = _URL.match(text) is not None
+            if node.get("glob") and _GLOB.match(text) and not explicit and not is_url:
+                entries.append(TocEntry(entry_line, text, "glob", _docname_join(docname, text)))
+                continue
+            title, ref = (explicit.group(1), explicit.group(2)) if explicit else (None, text)
+            if is_url or ref == "self":
+                entries.append(TocEntry(entry_line, text, "url" if is_url else "self", ref, title))
+                continue
+            target = ref
+            for suffix in suffixes:
+                if target.endswith(suffix):
+                    target = target.removesuffix(suffix)
+                    break
+            entries.append(TocEntry(entry_line, text, "doc", _docname_join(docname, target), title))
+        if node.get("mdmark_reversed"):
+            entries.reverse()
+        wrapper = node.parent
+        names = wrapper.get("names", []) if wrapper is not None else []
+        found.append(
+            Toctree(
+                line=line,
+                entries=tuple(entries),
+                caption=node.get("caption"),
+                maxdepth=int(node.get("maxdepth", -1)),
+                hidden=bool(node.get("hidden")),
+                numbered=int(node.get("numbered") or 0),
+                titlesonly=bool(node.get("titlesonly")),
+                name=node.get("mdmark_name") or (str(names[0]) if names else None),
+            )
+        )
+    return found
+
+
+def _targets(doctree: nodes.document, docname: str, env: Any) -> tuple[list[Label], list[Target], list[tuple[str, str]]]:
+    """Labels, other targets and numbered things of the document, as Sphinx's domains recorded them
+    while reading it (the std domain decides what a label's title is and what is numbered)."""
+    std = env.get_domain("std")
+    labels: list[Label] = []
+    for name, explicit in doctree.nametypes.items():
+        if not explicit:
+            continue
+        anon = std.anonlabels.get(name)
+        if anon is None or anon[0] != docname:
+            continue
+        named = std.labels.get(name)
+        title = str(named[2]) if named is not None and named[0] == docname else ""
+        node = doctree.ids.get(str(anon[1]))
+        figtype = std.get_enumerable_node_type(node) if node is not None else None
+        labels.append(Label(str(name), str(anon[1]), title, figtype))
+    targets: list[Target] = []
+    for node in doctree.findall(nodes.term):
+        if node.get("ids"):
+            targets.append(Target("std", "term", node.astext(), str(node["ids"][0])))
+    for node in doctree.findall(nodes.math_block):
+        label = node.get("label")
+        if label:
+            number = node.get("number")
+            targets.append(Target("math", "eq", str(label), f"equation-{label}", str(number) if number else None))
+    for domain in env.domains.values():
+        if domain.name in ("std", "math", "citation", "changeset", "index"):
+            continue
+        for obj in domain.get_objects():
+            if obj[3] == docname:
+                targets.append(Target(domain.name, str(obj[2]), str(obj[0]), str(obj[4])))
+    figures: list[tuple[str, str]] = []
+    for node in doctree.findall(nodes.Element):
+        if isinstance(node, nodes.section) or not node.get("ids"):
+            continue
+        if std.is_enumerable_node(node):
+            figtype = std.get_enumerable_node_type(node)
+            if figtype:
+                figures.append((str(figtype), str(node["ids"][0])))
+    return labels, targets, figures
+
+
+def extract(
+    doctree: nodes.document,
+    docname: str,
+    metadata: dict[str, Any],
+    source: str,
+    env: Any = None,
+    suffixes: tuple[str, ...] = (".md",),
+) -> dict[str, Any]:
+    """The parsed parts of :class:`~mdmark.facts.DocFacts` (everything but path, sha, chars, warnings).
+
+    ``env`` is the Sphinx environment that just read the document (for its labels and targets).
+    """
     counter = LineCounter(source.splitlines())
     slugs = dict(metadata.get("myst_slugs") or {})
     headings = _headings(doctree, slugs, counter)
@@ -341,7 +504,12 @@ def extract(doctree: nodes.document, docname: str, metadata: dict[str, Any], sou
     ]
     clean_meta = {k: _json_value(v) for k, v in metadata.items() if k != "myst_slugs" and k != "wordcount"}
     first = headings[0] if headings else None
+    labels, targets, figures = _targets(doctree, docname, env) if env is not None else ([], [], [])
     return {
+        "labels": labels,
+        "targets": targets,
+        "figures": figures,
+        "toctrees": _toctrees(doctree, docname, counter, suffixes),
         "title": first.title if first else None,
         "title_line": first.line if first else None,
         "headings": headings,

@@ -17,9 +17,24 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-#: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``.
+#: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
+FACTS_VERSION = "2"
+
+#: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
+#: resolves references and toctree entries itself, against the documents that exist when the
+#: parse is used (a cached parse does not know the documents added since).
 COVERED_WARNING_TYPES: frozenset[str] = frozenset(
-    {"image.not_readable", "myst.xref_missing", "ref.doc", "ref.myst", "download.not_readable"}
+    {
+        "image.not_readable",
+        "myst.xref_missing",
+        "ref.doc",
+        "ref.myst",
+        "download.not_readable",
+        "toc.not_readable",
+        "toc.excluded",
+        "toc.empty_glob",
+        "toc.duplicate_entry",
+    }
 )
 
 
@@ -35,8 +50,14 @@ class Heading:
 
 @dataclass(frozen=True)
 class Link:
-    """A link as written. ``path`` is the target file relative to the source folder (POSIX, may start
-    with ``..``), None for an in-page anchor or a URL; ``anchor`` is the part after ``#``."""
+    """A reference as written. ``path`` is the target file relative to the source folder (POSIX, may
+    start with ``..``), None for an in-page anchor, a label or a URL; ``anchor`` is the part after ``#``.
+
+    ``role`` says how it is resolved (:mod:`mdmark.refs`): ``link`` (a file or URL), ``myst-doc``
+    (a Markdown link MyST read as a document: ``doc`` is its docname), ``myst`` (a Markdown link to
+    a label, a document or an object), ``download``, or a Sphinx role (``ref``, ``numref``, ``doc``,
+    ``term``, ``eq``, ``any``, ``keyword``, ``py:class``…) with ``target`` as the role received it.
+    """
 
     target: str
     path: str | None
@@ -44,6 +65,61 @@ class Link:
     line: int
     text: str
     external: bool = False
+    role: str = "link"
+    doc: str | None = None
+    #: Whether the reference has text of its own (else the target's title or number is shown).
+    explicit: bool = True
+    #: An id of this very page that MyST fell back on (``[t](#x)`` with ``x`` a heading too deep
+    #: for ``heading_anchors`` but present as an id).
+    local_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Label:
+    """A label other documents can reference: ``(name)=``, a named directive, a heading with a label."""
+
+    name: str
+    id: str
+    #: The section title or caption ("" for a label of something without one: ``{ref}`` needs text).
+    title: str
+    #: ``{numref}`` type of what it labels (figure, table, code-block, section), None when not numbered.
+    figtype: str | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """Something else references land on: a glossary term (``domain`` std, ``type`` term), an equation
+    (math), or a domain object (``py:function``…)."""
+
+    domain: str
+    type: str
+    name: str
+    id: str
+    number: str | None = None
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    """One line of a toctree as written. ``kind``: ``doc`` (``target`` is a docname), ``glob``
+    (``target`` is a docname pattern), ``url`` or ``self``."""
+
+    line: int
+    written: str
+    kind: str
+    target: str
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class Toctree:
+    line: int
+    entries: tuple[TocEntry, ...]
+    caption: str | None = None
+    maxdepth: int = -1
+    hidden: bool = False
+    numbered: int = 0
+    titlesonly: bool = False
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -93,6 +169,11 @@ class DocFacts:
     images: list[Image] = field(default_factory=list)
     text: list[TextRun] = field(default_factory=list)
     term_refs: list[TermRef] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    toctrees: list[Toctree] = field(default_factory=list)
+    #: Numbered things (figures, tables, code blocks) in document order: (figtype, id).
+    figures: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[Warning] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
@@ -114,6 +195,12 @@ class DocFacts:
             images=[Image(**x) for x in data["images"]],
             text=[TextRun(**x) for x in data["text"]],
             term_refs=[TermRef(**x) for x in data["term_refs"]],
+            labels=[Label(**x) for x in data["labels"]],
+            targets=[Target(**x) for x in data["targets"]],
+            toctrees=[
+                Toctree(**{**t, "entries": tuple(TocEntry(**e) for e in t["entries"])}) for t in data["toctrees"]
+            ],
+            figures=[(str(a), str(b)) for a, b in data["figures"]],
             warnings=[Warning(**x) for x in data["warnings"]],
             metadata=dict(data["metadata"]),
             error=data["error"],

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any
 from mdmark import __version__
 from mdmark.config import MarkdownSettings
 from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts, Warning
+from mdmark.facts import FACTS_VERSION, DocFacts, Warning
 from mdmark.files import MAX_FILE_BYTES, decode_text
+from mdmark.sphinx_host import ConfInfo
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -51,47 +52,20 @@ _WARNING_LINE = re.compile(
 )
 
 
-def sphinx_overrides(settings: MarkdownSettings) -> dict[str, Any]:
-    """The Sphinx configuration mdmark reads documents with (no conf.py)."""
-    return {
-        "extensions": ["myst_parser", "sphinx_design"],
-        "source_suffix": {".md": "markdown"},
-        # Nothing is discovered up front: mdmark names the documents it reads.
-        "exclude_patterns": ["**"],
-        "myst_enable_extensions": list(settings.extensions),
-        "myst_heading_anchors": settings.heading_anchors,
-        "myst_substitutions": dict(settings.substitutions),
-        # Keeps Text nodes verbatim (alias matching needs that) and reads faster.
-        "smartquotes": False,
-        "language": "en",
-        "html_theme": "basic",
-    }
-
-
 class _App:
     """A Sphinx application bound to one source folder, with its warning stream."""
 
-    def __init__(self, srcdir: Path, settings: MarkdownSettings, workdir_base: Path | None = None) -> None:
-        from sphinx.application import Sphinx
-        from sphinx.util import console
+    def __init__(
+        self, srcdir: Path, settings: MarkdownSettings, workdir_base: Path | None = None, conf: Path | None = None
+    ) -> None:
+        from mdmark.sphinx_host import create_app
 
-        console.nocolor()
         self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
         # The scratch folder (Sphinx's doctree pickles) goes when the app goes or the process ends.
         weakref.finalize(self, shutil.rmtree, self.workdir, True)
         self.status = io.StringIO()
         self.warning = io.StringIO()
-        self.sphinx: Sphinx = Sphinx(
-            str(srcdir),
-            None,
-            str(self.workdir / "out"),
-            str(self.workdir / "doctrees"),
-            "html",
-            confoverrides=sphinx_overrides(settings),
-            status=self.status,
-            warning=self.warning,
-            freshenv=True,
-        )
+        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, self.status, self.warning)
         self.srcdir = srcdir
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
@@ -113,6 +87,8 @@ class _App:
         sphinx_logging.setup(self.sphinx, self.status, self.warning)
 
     def read(self, docname: str, text: str | None = None) -> tuple[nodes.document, list[Warning]]:
+        from mdmark.sphinx_host import ensure_known
+
         """Read one document (re-reading it cleanly if read before); returns its doctree and warnings.
 
         ``text`` is the document's content as the caller hashed it (default: the file as Sphinx reads it).
@@ -126,6 +102,7 @@ class _App:
             env.clear_doc(docname)
         if text is not None:
             self._texts[docname] = text
+        ensure_known(app, docname)
         try:
             app.builder.read_doc(docname)
         finally:
@@ -157,9 +134,10 @@ class _App:
         return found
 
 
-def cache_key(relpath: str, data: bytes, settings: MarkdownSettings) -> str:
+def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str = "") -> str:
+    """The key of one document's parse: its bytes, the settings and the conf.py (``conf``: its digest)."""
     digest = hashlib.sha256()
-    for part in (__version__, settings.key(), relpath):
+    for part in (__version__, FACTS_VERSION, settings.key(), conf, relpath):
         digest.update(part.encode())
         digest.update(b"\0")
     digest.update(data)
@@ -170,10 +148,12 @@ def cache_key(relpath: str, data: bytes, settings: MarkdownSettings) -> str:
 _WORKER: _App | None = None
 
 
-def _worker_init(srcdir: str, settings: MarkdownSettings, workdir_base: str | None = None) -> None:
+def _worker_init(
+    srcdir: str, settings: MarkdownSettings, workdir_base: str | None = None, conf: str | None = None
+) -> None:
     global _WORKER
     # Workers end without running finalizers; the parent removes ``workdir_base`` afterwards.
-    _WORKER = _App(Path(srcdir), settings, Path(workdir_base) if workdir_base else None)
+    _WORKER = _App(Path(srcdir), settings, Path(workdir_base) if workdir_base else None, Path(conf) if conf else None)
 
 
 def _worker_parse(job: tuple[str, str, str]) -> tuple[str, dict[str, Any], bytes]:
@@ -208,7 +188,7 @@ def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts,
     docname = relpath[: -len(".md")]
     doctree, warnings = app.read(docname, text)
     metadata = dict(app.sphinx.env.metadata.get(docname, {}))
-    parts = extract(doctree, docname, metadata, text)
+    parts = extract(doctree, docname, metadata, text, app.sphinx.env, app.info.source_suffixes)
     facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, **parts)
     # Keep the doctree without its environment so it pickles and can be re-attached later.
     doctree.settings.env = None
@@ -220,11 +200,19 @@ def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts,
 class Pipeline:
     """Parses the Markdown documents under one source folder with one set of MyST settings."""
 
-    def __init__(self, srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None) -> None:
-        self.srcdir = srcdir.resolve()
+    def __init__(
+        self, srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
+    ) -> None:
+        from mdmark.sphinx_host import conf_digest
+
+        #: With a conf.py, its folder is the source folder, as for ``sphinx-build``.
+        self.conf = conf.resolve() if conf is not None else None
+        self.srcdir = self.conf.parent if self.conf is not None else srcdir.resolve()
         self.settings = settings
         self.cache_dir = cache_dir
+        self.conf_key = conf_digest(self.conf)
         self._app: _App | None = None
+        self._info: ConfInfo | None = None
         self._memory: dict[str, tuple[DocFacts, bytes | None]] = {}
         #: The cache key held in memory per document: a new version evicts the old one, so a
         #: long-running server keeps one parse per document, not one per edit.
@@ -242,8 +230,40 @@ class Pipeline:
     def _get_app(self) -> _App:
         with SPHINX_LOCK:
             if self._app is None:
-                self._app = _App(self.srcdir, self.settings)
+                self._app = _App(self.srcdir, self.settings, conf=self.conf)
+                self._info = self._app.info
+                self._store_info(self._app.info)
             return self._app
+
+    def conf_info(self) -> ConfInfo:
+        """What check, export and build need of the Sphinx configuration, without running conf.py
+        again when an earlier run already did (cached by the digest of conf.py)."""
+        from mdmark.sphinx_host import info_for_settings
+
+        if self._info is not None:
+            return self._info
+        if self.conf is None:
+            self._info = info_for_settings(self.settings)
+            return self._info
+        file = self._info_file()
+        if file is not None:
+            try:
+                self._info = ConfInfo.from_json(json.loads(file.read_text(encoding="utf-8")))
+                return self._info
+            except (OSError, ValueError, KeyError, TypeError):
+                pass
+        return self._get_app().info
+
+    def _info_file(self) -> Path | None:
+        if self.conf is None:
+            return None
+        key = hashlib.sha256(f"conf\0{__version__}\0{self.conf_key}\0{self.settings.key()}".encode()).hexdigest()
+        return self._disk(key, ".conf.json")
+
+    def _store_info(self, info: ConfInfo) -> None:
+        file = self._info_file()
+        if file is not None:
+            self._write_cache(file, json.dumps(info.to_json(), ensure_ascii=False).encode())
 
     # -- paths and raw input -----------------------------------------------------------------
 
@@ -309,16 +329,20 @@ class Pipeline:
         tree_file = self._disk(key, ".doctree")
         if facts_file is None or tree_file is None:
             return
+        # The tree first: a facts file is only ever found beside its tree.
+        if self._write_cache(tree_file, tree):
+            self._write_cache(facts_file, json.dumps(facts.to_json(), ensure_ascii=False).encode())
+
+    def _write_cache(self, file: Path, data: bytes) -> bool:
         try:
             _ensure_cache_dir(self.cache_dir)  # type: ignore[arg-type]
-            facts_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = facts_file.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_bytes(tree)
-            os.replace(tmp, tree_file)
-            tmp.write_text(json.dumps(facts.to_json(), ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, facts_file)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = file.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, file)
+            return True
         except OSError:
-            pass  # the cache is an optimisation; a read-only folder still works
+            return False  # the cache is an optimisation; a read-only folder still works
 
     # -- parsing ----------------------------------------------------------------------------------
 
@@ -348,7 +372,7 @@ class Pipeline:
             except MdmarkError as exc:
                 results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                 continue
-            key = cache_key(rel, data, self.settings)
+            key = cache_key(rel, data, self.settings, self.conf_key)
             if key in first_of:
                 repeats.append((i, first_of[key]))
                 continue
@@ -422,7 +446,7 @@ class Pipeline:
             max_workers=workers,
             mp_context=ctx,
             initializer=_worker_init,
-            initargs=(str(self.srcdir), self.settings, workdir_base),
+            initargs=(str(self.srcdir), self.settings, workdir_base, str(self.conf) if self.conf else None),
         ) as pool:
             for key, facts_json, tree in pool.map(_worker_parse, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
                 facts = DocFacts.from_json(facts_json)
@@ -441,7 +465,7 @@ class Pipeline:
 
         rel = self.relpath(path)
         data, text = self._read_input(path, rel)
-        key = cache_key(rel, data, self.settings)
+        key = cache_key(rel, data, self.settings, self.conf_key)
         hit = self._load_cached(key, want_tree=True)
         if hit is None or hit[1] is None:
             hit = self._parse_full(key, rel, text)
@@ -469,11 +493,16 @@ _PIPELINES: dict[tuple[str, str, str], Pipeline] = {}
 _PIPELINES_LOCK = threading.Lock()
 
 
-def get_pipeline(srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None) -> Pipeline:
-    """The process-wide pipeline for a source folder and settings (created once, then reused)."""
-    key = (str(srcdir.resolve()), settings.key(), str(cache_dir))
+def get_pipeline(
+    srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
+) -> Pipeline:
+    """The process-wide pipeline for a source folder, settings and conf.py (created once, then reused;
+    an edited conf.py makes a new one)."""
+    from mdmark.sphinx_host import conf_digest
+
+    key = (str(srcdir.resolve()), settings.key(), str(cache_dir), str(conf), conf_digest(conf))
     with _PIPELINES_LOCK:
         pipeline = _PIPELINES.get(key)
         if pipeline is None:
-            pipeline = _PIPELINES[key] = Pipeline(srcdir, settings, cache_dir)
+            pipeline = _PIPELINES[key] = Pipeline(srcdir, settings, cache_dir, conf)
         return pipeline

@@ -9,14 +9,19 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mdmark.config import Config, config_for_export, load_config
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.index import Index, load_index
 from mdmark.pipeline import CACHE_DIR_NAME, Pipeline, get_pipeline
+
+if TYPE_CHECKING:
+    from mdmark.refs import Model
 
 #: Folders never searched for documents.
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", CACHE_DIR_NAME, ".venv", "venv", ".tox"}
@@ -110,9 +115,40 @@ class Project:
 
     @property
     def pipeline(self) -> Pipeline:
-        return get_pipeline(self.root, self.config.markdown, self.cache_dir)
+        return get_pipeline(self.root, self.config.markdown, self.cache_dir, self.config.sphinx_conf)
 
-    def index(self) -> Index:
+    @property
+    def source_dir(self) -> Path:
+        """The folder documents' paths are relative to: conf.py's folder with ``sphinx.conf``, else the config folder."""
+        conf = self.config.sphinx_conf
+        return conf.parent if conf is not None else self.root
+
+    def reference_model(
+        self, facts_fn: Callable[[list[Path]], list[DocFacts]], known: dict[Path, DocFacts], paths: Iterable[Path]
+    ) -> Model:
+        """The project-wide reference model: every document Sphinx would read (plus ``paths``), their
+        facts fetched with ``facts_fn`` into ``known`` (absolute path → facts) where missing."""
+        from mdmark.refs import Model
+        from mdmark.sphinx_host import found_documents
+
+        srcdir = self.source_dir
+        info = self.pipeline.conf_info()
+        extra = []
+        for path in paths:
+            try:
+                rel = path.relative_to(srcdir).as_posix()
+            except ValueError:
+                continue
+            if rel.endswith(".md"):
+                extra.append(rel[: -len(".md")])
+        found = found_documents(srcdir, info, extra)
+        files = {name: srcdir / f"{name}.md" for name in found}
+        todo = [f for f in files.values() if f not in known]
+        if todo:
+            known.update(zip(todo, facts_fn(todo), strict=True))
+        by_name = {name: known.get(file) for name, file in files.items()}
+        return Model(by_name.get, found, info, exists=lambda rel: (srcdir / rel).exists())
+
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""
         if self._index is None:
             path = self.config.require_index()

@@ -593,12 +593,12 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
 
 # -- parallel rendering (cold builds) ---------------------------------------------------------------
 
-_WORKER_ARGS: tuple[str, MarkdownSettings, str | None, str] | None = None
+_WORKER_ARGS: tuple[str, MarkdownSettings, str | None, str, str | None] | None = None
 
 
-def _worker_init(srcdir: str, settings: MarkdownSettings, cache_dir: str | None, lang: str) -> None:
+def _worker_init(srcdir: str, settings: MarkdownSettings, cache_dir: str | None, lang: str, conf: str | None) -> None:
     global _WORKER_ARGS
-    _WORKER_ARGS = (srcdir, settings, cache_dir, lang)
+    _WORKER_ARGS = (srcdir, settings, cache_dir, lang, conf)
 
 
 def _worker_render(job: tuple[int, str]) -> tuple[int, dict[str, Any], dict[str, Any] | None]:
@@ -606,9 +606,11 @@ def _worker_render(job: tuple[int, str]) -> tuple[int, dict[str, Any], dict[str,
     from mdmark.pipeline import get_pipeline
 
     assert _WORKER_ARGS is not None
-    srcdir, settings, cache_dir, lang = _WORKER_ARGS
+    srcdir, settings, cache_dir, lang, conf = _WORKER_ARGS
     number, path_text = job
-    pipeline = get_pipeline(Path(srcdir), settings, Path(cache_dir) if cache_dir else None)
+    pipeline = get_pipeline(
+        Path(srcdir), settings, Path(cache_dir) if cache_dir else None, Path(conf) if conf else None
+    )
     path = Path(path_text)
     facts = pipeline.facts_many([path], want_trees=True)[0]
     if facts.error is not None:
@@ -643,6 +645,7 @@ def render_parallel(
             pipeline.settings,
             str(pipeline.cache_dir) if pipeline.cache_dir else None,
             lang,
+            str(pipeline.conf) if pipeline.conf else None,
         ),
     ) as pool:
         for _number, facts_json, fragment_json in pool.map(
