@@ -24,21 +24,19 @@ Decisions the spec leaves open, also stated in ``mdmark check --help``:
 
 from __future__ import annotations
 
-import difflib
 import os
 import posixpath
-import urllib.parse
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mdmark.diagnostics import Diagnostic
-from mdmark.facts import DocFacts, Link
+from mdmark.facts import DocFacts
 from mdmark.files import display
 from mdmark.index import Doc, Index, Relation, load_index
 from mdmark.project import Project, glob_match, match_files
-from mdmark.text import close_names, normalize, quote_list
+from mdmark.text import close_file, close_names, normalize, quote_list
 
 FactsFn = Callable[[list[Path]], list[DocFacts]]
 
@@ -503,26 +501,6 @@ class _Check:
                     f"画像 `{image.uri}` のファイルが無いので、{fix}画像のファイルを置いてください。",
                     image.line,
                 )
-
-
-def close_file(wanted: str, candidates: Iterable[str]) -> str | None:
-    """The candidate path that looks most like ``wanted``: same suffix, then the closest file stem.
-
-    Whole paths share folders and suffixes and would make any two files look alike, so only
-    the stems (``old`` of ``docs/old.md``) are compared.
-    """
-    suffix = posixpath.splitext(wanted)[1].lower()
-    by_stem: dict[str, str] = {}
-    for cand in candidates:
-        name = posixpath.basename(cand)
-        stem, ext = posixpath.splitext(name)
-        if ext.lower() == suffix and cand != wanted:
-            by_stem.setdefault(stem, cand)
-    wanted_stem = normalize(posixpath.splitext(posixpath.basename(wanted))[0])
-    pool = {normalize(stem): cand for stem, cand in by_stem.items()}
-    # Stricter than close_names: file names share many letters by chance.
-    close = difflib.get_close_matches(wanted_stem, list(pool), n=1, cutoff=0.6)
-    return pool[close[0]] if close else None
 
 
 def collect(project: Project, *, base: str | None = None, facts: FactsFn | None = None) -> list[Diagnostic]:

@@ -301,7 +301,7 @@ def reference_line(node: nodes.Element, counter: LineCounter) -> int:
         probe: nodes.Node | None = node
         while probe is not None:
             if getattr(probe, "line", None):
-                return int(probe.line)  # type: ignore[union-attr]
+                return int(getattr(probe, "line"))
             probe = probe.parent
     return counter.line(node)
 

@@ -489,7 +489,7 @@ def _ensure_cache_dir(cache_dir: Path) -> None:
         )
 
 
-_PIPELINES: dict[tuple[str, str, str], Pipeline] = {}
+_PIPELINES: dict[tuple[str, ...], Pipeline] = {}
 _PIPELINES_LOCK = threading.Lock()
 
 

@@ -149,6 +149,7 @@ class Project:
         by_name = {name: known.get(file) for name, file in files.items()}
         return Model(by_name.get, found, info, exists=lambda rel: (srcdir / rel).exists())
 
+    def index(self) -> Index:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""
         if self._index is None:
             path = self.config.require_index()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mdmark.facts import DocFacts, Label, Link, Toctree, Warning
-from mdmark.text import close_names
+from mdmark.text import close_file, close_names
 
 if TYPE_CHECKING:
     from mdmark.sphinx_host import ConfInfo
@@ -187,7 +187,7 @@ class Model:
         return any(h.slug is None and (anchor in h.ids or _slugify(h.title) == anchor) for h in facts.headings)
 
     def _anchor_problem(self, written: str, anchor: str, facts: DocFacts, own: bool) -> Problem:
-        where = "この文書" if own else f"`{facts.path}`"
+        where = "この文書" if own else f" `{facts.path}` "
         if self._too_deep(facts, anchor):
             message = (
                 f"リンク `{written}` の見出し `{anchor}` は heading_anchors（{self.info.heading_anchors}）より深く"
@@ -237,8 +237,8 @@ class Model:
             wanted = posixpath.relpath(target, posixpath.dirname(docname) or ".")
             close = close_names(wanted, pool, 1)
             fix = f"近い `{close[0]}` に直すか、" if close else "パスを直すか、"
-            kind = "文書" if type_ != "ref.doc" else "文書（{doc}）"
-            message = f"リンク先の{kind} `{written.split('#', 1)[0]}` が無いので、{fix}リンクを消してください。"
+            what = "リンク先の文書" if type_ != "ref.doc" else "{doc} の参照先の文書"
+            message = f"{what} `{written.split('#', 1)[0]}` が無いので、{fix}リンクを消してください。"
             return Resolved(problem=Problem("broken_link", type_, message))
         if not anchor:
             return Resolved(doc=target, text=facts.title)
@@ -318,8 +318,8 @@ class Model:
 
     def _missing_file(self, written: str, path: str) -> str:
         folder, name = posixpath.split(path)
-        close = close_names(name, [n for n in self._names_in(folder) if n != name], 1)
-        fix = f"近い `{posixpath.join(posixpath.dirname(written), close[0])}` に直すか、" if close else "パスを直すか、"
+        close = close_file(name, self._names_in(folder))
+        fix = f"近い `{posixpath.join(posixpath.dirname(written), close)}` に直すか、" if close else "パスを直すか、"
         return f"リンク先のファイル `{written}` が無いので、{fix}リンクを消してください。"
 
     def _names_in(self, folder: str) -> list[str]:

@@ -138,8 +138,9 @@ def _own_overrides(settings: MarkdownSettings) -> dict[str, Any]:
 
 def _conf_extensions(conf: Path) -> list[str]:
     from sphinx.config import Config as SphinxConfig
+    from sphinx.util.tags import Tags
 
-    return [str(e) for e in SphinxConfig.read(conf.parent, overrides={}).extensions]
+    return [str(e) for e in SphinxConfig.read(conf.parent, overrides={}, tags=Tags()).extensions]
 
 
 def _conf_problem(conf: Path, exc: BaseException) -> MdmarkError:
@@ -232,7 +233,7 @@ def _fill_in(app: Sphinx, settings: MarkdownSettings) -> None:
     if changed:
         from myst_parser.sphinx_ext.main import create_myst_config
 
-        create_myst_config(app)
+        create_myst_config(app)  # type: ignore[no-untyped-call]
 
 
 def _prepare(app: Sphinx) -> None:

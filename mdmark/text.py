@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import posixpath
 import unicodedata
 from collections.abc import Iterable
 
@@ -39,3 +40,23 @@ def suggestion(word: str, candidates: Iterable[str], n: int = 3) -> str:
     if not close:
         return ""
     return f"（近い名前: {quote_list(close)}）"
+
+
+def close_file(wanted: str, candidates: Iterable[str]) -> str | None:
+    """The candidate path that looks most like ``wanted``: same suffix, then the closest file stem.
+
+    Whole paths share folders and suffixes and would make any two files look alike, so only
+    the stems (``old`` of ``docs/old.md``) are compared.
+    """
+    suffix = posixpath.splitext(wanted)[1].lower()
+    by_stem: dict[str, str] = {}
+    for cand in candidates:
+        name = posixpath.basename(cand)
+        stem, ext = posixpath.splitext(name)
+        if ext.lower() == suffix and cand != wanted:
+            by_stem.setdefault(stem, cand)
+    wanted_stem = normalize(posixpath.splitext(posixpath.basename(wanted))[0])
+    pool = {normalize(stem): cand for stem, cand in by_stem.items()}
+    # Stricter than close_names: file names share many letters by chance.
+    close = difflib.get_close_matches(wanted_stem, list(pool), n=1, cutoff=0.6)
+    return pool[close[0]] if close else None
