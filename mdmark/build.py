@@ -13,29 +13,45 @@ import html as htmllib
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mdmark.errors import MdmarkError
+from mdmark.facts import DocFacts
 from mdmark.export import document_warnings
 from mdmark.files import display
 from mdmark.pipeline import PARALLEL_THRESHOLD, Pipeline, cache_key
 from mdmark.project import Project, match_files
 from mdmark.text import quote_list
 
+if TYPE_CHECKING:
+    from mdmark.refs import Model
 
-def _ordered(project: Project, files: list[Path]) -> list[Path]:
-    """Documents of the index in index order, then the other matches by path."""
+
+def _ordered(project: Project, files: list[Path], model: Model) -> list[Path]:
+    """The page's order (design.md §2): when the root document (conf.py ``root_doc``, else
+    ``index.md``) is among the files and holds a toctree, the toctree tree depth-first as Sphinx's
+    ``singlehtml``; then the documents of the index in index order, then the other files by path."""
+    srcdir = project.source_dir
+    by_doc: dict[str, Path] = {}
+    for f in files:
+        try:
+            by_doc[f.resolve().relative_to(srcdir).as_posix().removesuffix(".md")] = f
+        except ValueError:
+            continue
     ordered: list[Path] = []
+    root = model.info.root_doc
+    root_facts = model.facts(root) if root in by_doc else None
+    if root_facts is not None and root_facts.toctrees:
+        ordered = [by_doc[d] for d in model.toctree_order(root) if d in by_doc]
+    taken = {f.resolve() for f in ordered}
+    wanted = {f.resolve(): f for f in files if f.resolve() not in taken}
     if project.config.index is not None:
         index = project.index()
-        wanted = {f.resolve(): f for f in files}
         for doc in index.docs:
-            path = index.doc_file(doc)
-            match = wanted.pop(path, None)
+            match = wanted.pop(index.doc_file(doc), None)
             if match is not None:
                 ordered.append(match)
-        return ordered + [f for f in files if f.resolve() in wanted]
-    return files
+    return ordered + [f for f in files if f.resolve() in wanted]
 
 
 def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
@@ -61,7 +77,7 @@ def build_site(
     start: Path, config: str | None = None, progress: Callable[[int, int], None] | None = None
 ) -> dict[str, Any]:
     """Build the single page; returns ``{"out", "docs", "warnings"}``."""
-    from mdmark.html.links import BuildLinks, DocTargets, doc_id, fill, prefix_ids
+    from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
     from mdmark.html.page import NavEntry, check_out_path, page, stylesheet, write_page
     from mdmark.html.render import render_document, render_parallel
 
@@ -83,10 +99,9 @@ def build_site(
         raise MdmarkError(
             f"build の include {patterns} に当たる Markdown の文書が無いので、include のパターンを直してください。"
         )
-    ordered = _ordered(project, files)
     pipeline = project.pipeline
     lang = cfg.html.lang
-    total = len(ordered)
+    total = len(files)
     ready = 0
 
     def advance(count: int) -> None:
@@ -97,15 +112,20 @@ def build_site(
 
     # A cold build parses and renders in worker processes (both cores for all of the work);
     # what is cached is only read, so a rebuild with one document changed renders one document.
-    cold = _uncached(pipeline, ordered, lang)
+    cold = _uncached(pipeline, files, lang)
     advance(total - len(cold))
     if len(cold) >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
         render_parallel(pipeline, cold, lang, advance)
         cold = []
-    all_facts = pipeline.facts_many(ordered)
+    known: dict[Path, DocFacts] = {}
+    model = project.reference_model(project.facts_for, known, files)
+    ordered = _ordered(project, files, model)
+    by_path = {path.resolve(): facts for path, facts in known.items()}
+    all_facts = [by_path.get(p.resolve()) or pipeline.facts_many([p])[0] for p in ordered]
     broken = [f for f in all_facts if f.error]
     if broken:
         raise MdmarkError(broken[0].error or "")
+    model = model.with_order([f.path.removesuffix(".md") for f in all_facts])
 
     index = project.index() if cfg.index is not None else None
     index_titles = {index.doc_file(d): d.title for d in index.docs} if index is not None else {}
@@ -116,17 +136,7 @@ def build_site(
         if path.resolve() in waiting:
             advance(1)
 
-    targets: dict[str, DocTargets] = {}
-    labels: dict[str, str] = {}
-    terms: dict[str, tuple[str, str]] = {}
-    for facts, fragment in zip(all_facts, fragments, strict=True):
-        info = DocTargets.from_facts(fragment.docname, facts, fragment.html)
-        targets[fragment.docname] = info
-        for anchor in sorted(info.anchors):
-            labels.setdefault(anchor, fragment.docname)
-        for term, ident in info.terms.items():
-            terms.setdefault(term, (fragment.docname, ident))
-
+    in_page = {fragment.docname for fragment in fragments}
     body: list[str] = []
     nav: list[NavEntry] = []
     warnings: list[str] = []
@@ -135,7 +145,8 @@ def build_site(
         prefix = doc_id(docname)
         html, notes = fill(
             dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)),
-            BuildLinks(docname, pipeline.srcdir, out, targets, labels, terms),
+            BuildLinks(model, docname, pipeline.srcdir, out, in_page),
+            facts.toctrees,
         )
         rel = display(path, project.root)
         body.append(
@@ -152,7 +163,7 @@ def build_site(
             else:
                 entry.children[-1].children.append(child)
         nav.append(entry)
-        warnings += document_warnings(display(path, project.start), facts, [*fragment.notes, *notes])
+        warnings += document_warnings(display(path, project.start), facts, [*fragment.notes, *notes], model)
 
     text = page(
         mode="build",

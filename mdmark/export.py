@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mdmark.errors import MdmarkError
 from mdmark.files import decode_text, display
 from mdmark.project import Project
+
+if TYPE_CHECKING:
+    from mdmark.facts import DocFacts
+    from mdmark.html.render import Note
+    from mdmark.refs import Model
 
 
 def _shown(path: Path, project: Project) -> str:
@@ -19,12 +24,13 @@ def format_note(file: str, line: int | None, message: str) -> str:
     return f"{file}:{line}: {message}" if line else f"{file}: {message}"
 
 
-def document_warnings(file: str, facts: Any, notes: list[Any]) -> list[str]:
-    """A document's warnings in line order: MyST/docutils ones and the writer's ``notes``."""
-    found: list[tuple[int, str]] = [
-        (w.line or 0, f"記法の警告（{w.message.rstrip('.')}）が出たので、その行の書き方を直してください。")
-        for w in facts.syntax_warnings
-    ]
+def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
+    """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
+    warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
+    from mdmark.refs import document_problems
+
+    docname = facts.path[: -len(".md")]
+    found: list[tuple[int, str]] = [(line or 0, p.message) for line, p in document_problems(facts, model, docname)]
     found += [(n.line or 0, n.message) for n in notes]
     found.sort(key=lambda item: item[0])
     return [format_note(file, line or None, message) for line, message in found]
@@ -32,7 +38,7 @@ def document_warnings(file: str, facts: Any, notes: list[Any]) -> list[str]:
 
 def export_html(start: Path, file: str, out: str | None = None, config: str | None = None) -> dict[str, Any]:
     """Write ``file`` as one HTML page that loads nothing; returns ``{"out", "warnings"}``."""
-    from mdmark.html.links import DocTargets, ExportLinks, fill
+    from mdmark.html.links import ExportLinks, fill
     from mdmark.html.page import check_out_path, page, stylesheet, write_page
     from mdmark.html.render import render_document
 
@@ -63,17 +69,9 @@ def export_html(start: Path, file: str, out: str | None = None, config: str | No
     docname = rel[: -len(".md")]
     lang = project.config.html.lang
     fragment = render_document(pipeline, source, facts.sha, lang)
-    own = DocTargets.from_facts(docname, facts, fragment.html)
-    known: dict[str, DocTargets | None] = {}
-
-    def targets_of(other: str) -> DocTargets | None:
-        if other not in known:
-            found = pipeline.facts_many([pipeline.srcdir / f"{other}.md"])[0]
-            known[other] = None if found.error else DocTargets.from_facts(other, found)
-        return known[other]
-
-    body, link_notes = fill(fragment, ExportLinks(docname, pipeline.srcdir, target, own, targets_of))
-    warnings = document_warnings(shown_source, facts, [*fragment.notes, *link_notes])
+    model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
+    body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
+    warnings = document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
     title = facts.title or source.stem
     html = page(
         mode="export",

@@ -124,10 +124,18 @@ class Project:
         return conf.parent if conf is not None else self.root
 
     def reference_model(
-        self, facts_fn: Callable[[list[Path]], list[DocFacts]], known: dict[Path, DocFacts], paths: Iterable[Path]
+        self,
+        facts_fn: Callable[[list[Path]], list[DocFacts]],
+        known: dict[Path, DocFacts],
+        paths: Iterable[Path],
+        whole: bool = True,
     ) -> Model:
         """The project-wide reference model: every document Sphinx would read (plus ``paths``), their
-        facts fetched with ``facts_fn`` into ``known`` (absolute path → facts) where missing."""
+        facts fetched with ``facts_fn`` into ``known`` (absolute path → facts) where missing.
+
+        ``whole=False`` (a file exported with no config: no project to speak of) limits it to
+        ``paths`` and the documents they link to, so nothing walks the folder tree around a file.
+        """
         from mdmark.refs import Model
         from mdmark.sphinx_host import found_documents
 
@@ -141,7 +149,16 @@ class Project:
                 continue
             if rel.endswith(".md"):
                 extra.append(rel[: -len(".md")])
-        found = found_documents(srcdir, info, extra)
+        if whole:
+            found = found_documents(srcdir, info, extra)
+        else:
+            found = list(extra)
+            for name in extra:
+                own = known.get(srcdir / f"{name}.md")
+                for link in own.links if own is not None else []:
+                    target = link.doc or (link.path[: -len(".md")] if link.path and link.path.endswith(".md") else None)
+                    if target and (srcdir / f"{target}.md").is_file():
+                        found.append(target)
         files = {name: srcdir / f"{name}.md" for name in found}
         todo = [f for f in files.values() if f not in known]
         if todo:

@@ -156,6 +156,12 @@ class Model:
         visit(start)
         return order
 
+    def with_order(self, order: Iterable[str]) -> Model:
+        """This model, numbering figures in ``order`` (the built page's) instead of the toctree's."""
+        self._order = list(order)
+        self._numbers = None
+        return self
+
     # -- what one document offers ------------------------------------------------------------
 
     def facts(self, docname: str) -> DocFacts | None:

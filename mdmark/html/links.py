@@ -1,12 +1,15 @@
-"""Filling in a fragment's reference placeholders, and prefixing ids for the single-page build.
+"""Filling in a fragment's references and toctrees, and prefixing ids for the single-page build.
 
-Export (:class:`ExportLinks`): a link to another Markdown document points at its sibling
-``.html`` (the file ``mdmark export`` of that document writes), relative to the output file.
-Build (:class:`BuildLinks`): every document's ids get the document's prefix, and links between
-documents become in-page anchors that land in the right document.
+Every reference is resolved by the one resolver (:class:`mdmark.refs.Model`); this module only
+turns where it lands into an ``href``:
 
-A reference that resolves to nothing keeps its text, loses its ``href`` and becomes a warning
-with the file and line.
+* export (:class:`ExportLinks`): another document is its sibling ``.html`` (the file ``mdmark
+  export`` of that document writes), relative to the output file;
+* build (:class:`BuildLinks`): every document's ids get the document's prefix, and a reference to
+  another document lands on that document's section of the page.
+
+A reference that resolves to nothing keeps its text, loses its ``href`` and becomes a warning with
+the file, the line and the sentence ``check`` reports for it.
 """
 
 from __future__ import annotations
@@ -16,111 +19,25 @@ import os
 import posixpath
 import re
 import urllib.parse
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from mdmark.facts import DocFacts
-from mdmark.html.render import TEXT_MARK_CLOSE, TEXT_MARK_OPEN, XREF_PREFIX, Fragment, Note, Xref
+from mdmark.facts import Link, Toctree
+from mdmark.html.render import TEXT_MARK_CLOSE, TEXT_MARK_OPEN, TOCTREE_MARK, XREF_PREFIX, Fragment, Note
+from mdmark.refs import Model, Resolved
 
 _PLACEHOLDER = re.compile(r' href="' + re.escape(XREF_PREFIX) + r'(\d+)"')
 _TEXT_MARK = re.compile(TEXT_MARK_OPEN + r"(\d+)" + TEXT_MARK_CLOSE)
+_TOCTREE = re.compile(re.escape(TOCTREE_MARK) + r"(\d+)-->")
 _ID_ATTR = re.compile(r'(\s(?:id|for|aria-controls|aria-labelledby|aria-describedby|name)=")([^"]*)(")')
 _LOCAL_HREF = re.compile(r'(\shref="#)([^"]+)(")')
-_IDS = re.compile(r'\sid="([^"]*)"')
-#: A numbered equation in a fragment: its id and number (the text of an {eq} reference).
-EQUATION = re.compile(r'\sid="([^"]*)">\s*<span class="eqno">(\([^<]*\))</span>')
-
-
-#: A glossary term in a fragment: its id and its text (up to the permalink).
-TERM = re.compile(r'<dt\b[^>]*\sid="([^"]+)"[^>]*>(.*?)<a class="headerlink"', re.S)
-_TAG = re.compile(r"<[^>]+>")
-
-
-def term_key(text: str) -> str:
-    """How a {term} reference is matched to a glossary entry (Sphinx: case-insensitive)."""
-    return " ".join(text.split()).lower()
-
-
-@dataclass
-class Target:
-    """What a reference landed on: an href (None when broken), the title for implicit text, a warning."""
-
-    href: str | None
-    title: str | None = None
-    problem: str | None = None
-
-
-@dataclass
-class DocTargets:
-    """What other documents' references may land on in one document."""
-
-    docname: str
-    title: str | None
-    anchors: set[str] = field(default_factory=set)
-    #: Section id → heading title (the text of a ``{ref}`` to a section label).
-    titles: dict[str, str] = field(default_factory=dict)
-    #: Glossary term (:func:`term_key`) → its id.
-    terms: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def from_facts(cls, docname: str, facts: DocFacts, fragment_html: str | None = None) -> DocTargets:
-        anchors = set(facts.anchors)
-        if fragment_html is not None:
-            anchors |= {htmllib.unescape(m) for m in _IDS.findall(fragment_html)}
-        titles: dict[str, str] = {}
-        terms: dict[str, str] = {}
-        if fragment_html is not None:
-            titles.update((htmllib.unescape(i), n) for i, n in EQUATION.findall(fragment_html))
-            for ident, text in TERM.findall(fragment_html):
-                terms.setdefault(term_key(htmllib.unescape(_TAG.sub("", text))), htmllib.unescape(ident))
-        for heading in facts.headings:
-            for ident in (*heading.ids, *([heading.slug] if heading.slug else [])):
-                titles.setdefault(ident, heading.title)
-        return cls(docname, facts.title, anchors, titles, terms)
-
-
-def fill(fragment: Fragment, resolve: Callable[[Xref], Target]) -> tuple[str, list[Note]]:
-    """Replace the placeholders of ``fragment`` using ``resolve``; return the HTML and the problems."""
-    targets = [resolve(x) for x in fragment.xrefs]
-    notes = [Note(x.line, t.problem) for x, t in zip(fragment.xrefs, targets, strict=True) if t.problem]
-
-    def href(match: re.Match[str]) -> str:
-        target = targets[int(match.group(1))]
-        return "" if target.href is None else f' href="{htmllib.escape(target.href)}"'
-
-    def text(match: re.Match[str]) -> str:
-        number = int(match.group(1))
-        xref = fragment.xrefs[number]
-        return htmllib.escape(targets[number].title or xref.written, quote=False)
-
-    out = _PLACEHOLDER.sub(href, fragment.html)
-    out = _TEXT_MARK.sub(text, out)
-    return out, notes
-
-
-def _anchor_problem(written: str, anchor: str) -> str:
-    return f"リンク `{written}` の見出し・ラベル `{anchor}` が無いので、リンク先の見出しかアンカーを直してください。"
-
-
-def _missing_problem(written: str) -> str:
-    return f"リンク先 `{written}` が無いので、パスを直すかファイルを置いてください。"
-
-
-def _term_problem(term: str) -> str:
-    return f"用語 `{term}` が用語集（glossary）に無いので、用語の綴りを直すか glossary に加えてください。"
-
-
-def _label_problem(label: str) -> str:
-    return f"参照先のラベル `{label}` がどの文書にも無いので、ラベルの名前を直すか `({label})=` を置いてください。"
 
 
 class _Links:
-    """What export and build resolve alike: dispatch on the reference kind, local files, labels."""
+    """Where resolved references point in one page; the kinds of page differ in :meth:`doc_href`."""
 
-    def __init__(self, docname: str, srcdir: Path, out: Path) -> None:
+    def __init__(self, model: Model, docname: str, srcdir: Path, out: Path) -> None:
+        self.model = model
         self.docname = docname
-        self.docdir = posixpath.dirname(docname)
         self.srcdir = srcdir
         self.out_dir = out.parent
 
@@ -128,96 +45,143 @@ class _Links:
         rel = os.path.relpath(self.srcdir / srcpath, self.out_dir)
         return urllib.parse.quote(Path(rel).as_posix())
 
-    def _doc(self, docname: str, anchor: str | None, written: str) -> Target:
+    def doc_href(self, docname: str, anchor: str | None) -> str | None:
         raise NotImplementedError
 
-    def _own_anchor(self, anchor: str) -> Target | None:
-        raise NotImplementedError
-
-    def _label(self, label: str) -> Target | None:
+    def missing_doc(self, docname: str, written: str) -> str | None:
+        """A build-only problem: the document exists but is not part of the page."""
         return None
 
-    def _term(self, term: str) -> Target:
-        raise NotImplementedError
+    def href(self, resolved: Resolved, written: str) -> tuple[str | None, str | None]:
+        """(href, extra problem) for a resolved reference."""
+        if resolved.url is not None:
+            return resolved.url, None
+        if resolved.file is not None:
+            return self._rel(resolved.file) + (f"#{resolved.anchor}" if resolved.anchor else ""), None
+        if resolved.doc is None:
+            return None, None
+        href = self.doc_href(resolved.doc, resolved.anchor if resolved.problem is None else None)
+        if href is None:
+            return None, self.missing_doc(resolved.doc, written)
+        return href, None
 
-    def _path(self, path: str, anchor: str | None, written: str) -> Target:
-        if path.endswith(".md"):
-            return self._doc(path[: -len(".md")], anchor, written)
-        if (self.srcdir / path).exists():
-            return Target(self._rel(path) + (f"#{anchor}" if anchor else ""))
-        return Target(None, None, _missing_problem(written))
+    def __call__(self, link: Link) -> tuple[str | None, str | None, str | None]:
+        """(href, text for a reference without its own, a problem of this page only) of one reference.
 
-    def __call__(self, xref: Xref) -> Target:
-        if xref.kind == "doc":
-            return self._doc(xref.target, xref.anchor, xref.written)
-        if xref.kind == "path":
-            return self._path(xref.target, xref.anchor, xref.written)
-        if xref.kind == "any":
-            if not xref.target and xref.anchor:
-                return self._doc(self.docname, xref.anchor, xref.written)
-            found = self._own_anchor(xref.target) or self._label(xref.target)
-            if found is not None:
-                return found
-            if _looks_like_label(xref.target):
-                return Target(None, None, _label_problem(xref.target))
-            return self._path(_join(self.docdir, xref.target), xref.anchor, xref.written)
-        if xref.kind == "term":
-            return self._term(xref.target)
-        found = self._own_anchor(xref.target) or self._label(xref.target)
-        return found or Target(None, None, _label_problem(xref.target))
+        The reference's own problems are :func:`mdmark.refs.document_problems`' (check's sentences).
+        """
+        resolved = self.model.resolve(link, self.docname)
+        href, extra = self.href(resolved, link.target)
+        return href, resolved.text, extra
+
+    # -- toctrees ---------------------------------------------------------------------------------
+
+    def toctree(self, tree: Toctree) -> str:
+        """A toctree as a list of links to its documents (and their headings down to ``maxdepth``)."""
+        if tree.hidden:
+            return ""
+        parts = ['<nav class="mdmark-toctree toctree-wrapper compound">']
+        if tree.caption:
+            parts.append(f'<p class="caption"><span class="caption-text">{htmllib.escape(tree.caption)}</span></p>')
+        items = self._toc_items(tree, self.docname, tree.maxdepth, set(), tree.numbered > 0, ())
+        parts.append(items or "<ul></ul>")
+        parts.append("</nav>\n")
+        return "".join(parts)
+
+    def _toc_items(
+        self, tree: Toctree, docname: str, depth: int, seen: set[str], numbered: bool, prefix: tuple[int, ...]
+    ) -> str:
+        rows: list[str] = []
+        number = 0
+        for entry in tree.entries:
+            children: list[tuple[str | None, str]] = []
+            if entry.kind == "url":
+                rows.append(f'<li class="toctree-l{len(prefix) + 1}"><a class="reference external" href="{htmllib.escape(entry.target)}">{htmllib.escape(entry.title or entry.target)}</a></li>')
+                continue
+            if entry.kind == "self":
+                own_title = entry.title or self.model.title(docname) or docname
+                own_href = self.doc_href(docname, None) or "#"
+                rows.append(f'<li class="toctree-l{len(prefix) + 1}"><a class="reference internal" href="{htmllib.escape(own_href)}">{htmllib.escape(own_title)}</a></li>')
+                continue
+            if entry.kind == "glob":
+                children = self.model.toctree_docs(Toctree(tree.line, (entry,)), docname)
+            elif entry.target in self.model.found:
+                children = [(entry.title, entry.target)]
+            for title, child in children:
+                facts = self.model.facts(child)
+                if facts is None:
+                    continue
+                number += 1
+                label = title or facts.title or child
+                numbers = (*prefix, number)
+                shown = f"{'.'.join(map(str, numbers))}. {label}" if numbered else label
+                child_href = self.doc_href(child, None)
+                link = (
+                    f'<a class="reference internal" href="{htmllib.escape(child_href)}">{htmllib.escape(shown)}</a>'
+                    if child_href is not None
+                    else htmllib.escape(shown)
+                )
+                inner = ""
+                if (depth < 0 or depth > 1) and child not in seen:
+                    inner = self._toc_children(child, depth - 1 if depth > 0 else -1, {*seen, child}, numbered, numbers, tree.titlesonly)
+                rows.append(f'<li class="toctree-l{len(prefix) + 1}">{link}{inner}</li>')
+        return f"<ul>{''.join(rows)}</ul>" if rows else ""
+
+    def _toc_children(
+        self, docname: str, depth: int, seen: set[str], numbered: bool, prefix: tuple[int, ...], titlesonly: bool
+    ) -> str:
+        """Under a toctree entry: the document's headings (below its title) and its own toctrees."""
+        facts = self.model.facts(docname)
+        if facts is None:
+            return ""
+        rows: list[str] = []
+        if not titlesonly:
+            top = facts.headings[0].level if facts.headings else 1
+            for heading in facts.headings[1:]:
+                if heading.level == top + 1 and heading.ids:
+                    href = self.doc_href(docname, heading.ids[0])
+                    if href is not None:
+                        rows.append(
+                            f'<li class="toctree-l{len(prefix) + 1}"><a class="reference internal" href="{htmllib.escape(href)}">{htmllib.escape(heading.title)}</a></li>'
+                        )
+        nested = "".join(
+            self._toc_items(tree, docname, depth, seen, numbered or tree.numbered > 0, prefix) for tree in facts.toctrees
+        )
+        inner = f"<ul>{''.join(rows)}</ul>" if rows else ""
+        return inner + nested
+
+
+def fill(fragment: Fragment, links: _Links, toctrees: list[Toctree]) -> tuple[str, list[Note]]:
+    """Replace the placeholders of ``fragment``; return the HTML and the problems only this page has."""
+    answers = [links(x) for x in fragment.xrefs]
+    notes = [Note(x.line, problem) for x, (_h, _t, problem) in zip(fragment.xrefs, answers, strict=True) if problem]
+
+    def href(match: re.Match[str]) -> str:
+        target = answers[int(match.group(1))][0]
+        return "" if target is None else f' href="{htmllib.escape(target)}"'
+
+    def text(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        return htmllib.escape(answers[number][1] or fragment.xrefs[number].target, quote=False)
+
+    def toctree(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        return links.toctree(toctrees[number]) if number < len(toctrees) else ""
+
+    out = _PLACEHOLDER.sub(href, fragment.html)
+    out = _TEXT_MARK.sub(text, out)
+    out = _TOCTREE.sub(toctree, out)
+    return out, notes
 
 
 class ExportLinks(_Links):
     """Links of one exported document: other documents become their sibling ``.html``."""
 
-    def __init__(
-        self,
-        docname: str,
-        srcdir: Path,
-        out: Path,
-        own: DocTargets,
-        targets_of: Callable[[str], DocTargets | None],
-    ) -> None:
-        super().__init__(docname, srcdir, out)
-        self.own = own
-        self.targets_of = targets_of
-
-    def _doc(self, docname: str, anchor: str | None, written: str) -> Target:
-        if docname == self.docname:
-            info: DocTargets | None = self.own
-            href = ""
-        elif (self.srcdir / f"{docname}.md").is_file():
-            info = self.targets_of(docname)
-            href = self._rel(f"{docname}.html")
-        else:
-            return Target(None, None, _missing_problem(written))
-        title = info.title if info else None
+    def doc_href(self, docname: str, anchor: str | None) -> str | None:
+        base = "" if docname == self.docname else self._rel(f"{docname}.html")
         if anchor:
-            if info is not None and anchor not in info.anchors:
-                return Target(href or None, title, _anchor_problem(written, anchor))
-            return Target(f"{href}#{anchor}", info.titles.get(anchor, title) if info else title)
-        return Target(href or "#", title)
-
-    def _own_anchor(self, anchor: str) -> Target | None:
-        # Only this document's labels are known without reading the others.
-        if anchor in self.own.anchors:
-            return Target(f"#{anchor}", self.own.titles.get(anchor))
-        return None
-
-    def _term(self, term: str) -> Target:
-        ident = self.own.terms.get(term_key(term))
-        return Target(f"#{ident}") if ident else Target(None, None, _term_problem(term))
-
-
-def _looks_like_label(target: str) -> bool:
-    """MyST's ``[text](#name)`` arrives without the ``#``; a name with no folder or suffix is a label."""
-    return bool(target) and "/" not in target and "." not in target
-
-
-def _join(docdir: str, path: str) -> str:
-    if path.startswith("/"):
-        return posixpath.normpath(path.lstrip("/"))
-    return posixpath.normpath(posixpath.join(docdir, path)) if docdir else posixpath.normpath(path)
+            return f"{base}#{anchor}"
+        return base or "#"
 
 
 def doc_id(docname: str) -> str:
@@ -237,59 +201,18 @@ def prefix_ids(html: str, prefix: str) -> str:
 
 
 class BuildLinks(_Links):
-    """Links of one document in the single-page build: every document is an anchor in the page."""
+    """Links of one document in the single-page build: every document is a section of the page."""
 
-    def __init__(
-        self,
-        docname: str,
-        srcdir: Path,
-        out: Path,
-        docs: dict[str, DocTargets],
-        labels: dict[str, str],
-        terms: dict[str, tuple[str, str]] | None = None,
-    ) -> None:
-        super().__init__(docname, srcdir, out)
-        self.docs = docs
-        self.labels = labels
-        #: Glossary term → (document, id), the first document that defines it.
-        self.terms = terms or {}
+    def __init__(self, model: Model, docname: str, srcdir: Path, out: Path, in_page: set[str]) -> None:
+        super().__init__(model, docname, srcdir, out)
+        self.in_page = in_page
 
-    def _doc(self, docname: str, anchor: str | None, written: str) -> Target:
-        info = self.docs.get(docname)
-        if info is None:
-            if (self.srcdir / f"{docname}.md").is_file():
-                return Target(
-                    None,
-                    None,
-                    f"リンク先の文書 `{written}` は build の include に当たらず 1 枚に入っていないので、include に加えてください。",
-                )
-            return Target(None, None, _missing_problem(written))
-        wrapper = doc_id(docname)
-        if anchor:
-            if anchor not in info.anchors:
-                return Target(f"#{wrapper}", info.title, _anchor_problem(written, anchor))
-            return Target(f"#{wrapper}:{anchor}", info.titles.get(anchor, info.title))
-        return Target(f"#{wrapper}", info.title)
-
-    def _label(self, label: str) -> Target | None:
-        owner = self.labels.get(label)
-        if owner is None:
+    def doc_href(self, docname: str, anchor: str | None) -> str | None:
+        if docname not in self.in_page:
             return None
-        info = self.docs[owner]
-        return Target(f"#{doc_id(owner)}:{label}", info.titles.get(label))
+        wrapper = doc_id(docname)
+        return f"#{wrapper}:{anchor}" if anchor else f"#{wrapper}"
 
-    def _own_anchor(self, anchor: str) -> Target | None:
-        own = self.docs.get(self.docname)
-        if own is not None and anchor in own.anchors:
-            return Target(f"#{doc_id(self.docname)}:{anchor}", own.titles.get(anchor))
-        return None
-
-    def _term(self, term: str) -> Target:
-        own_terms = self.docs[self.docname].terms if self.docname in self.docs else {}
-        key = term_key(term)
-        if key in own_terms:
-            return Target(f"#{doc_id(self.docname)}:{own_terms[key]}")
-        if key in self.terms:
-            owner, ident = self.terms[key]
-            return Target(f"#{doc_id(owner)}:{ident}")
-        return Target(None, None, _term_problem(term))
+    def missing_doc(self, docname: str, written: str) -> str | None:
+        shown = posixpath.relpath(docname, posixpath.dirname(self.docname) or ".")
+        return f"リンク先の文書 `{shown}` は build の include に当たらず 1 枚に入っていないので、include に加えてください。"

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.config import MarkdownSettings
+from mdmark.facts import Link
 from mdmark.pipeline import SPHINX_LOCK, Pipeline
 
 if TYPE_CHECKING:
@@ -39,10 +40,12 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "4"
+RENDER_VERSION = "5"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
+#: Where a toctree goes (its number follows): filled in when the page is assembled.
+TOCTREE_MARK = "<!--mdmark:toctree:"
 #: Placeholder text of a reference written without text (the target's title goes there).
 TEXT_MARK_OPEN = "\ue000"
 TEXT_MARK_CLOSE = "\ue001"
@@ -64,25 +67,6 @@ _URL_ATTR = re.compile(
 
 
 @dataclass(frozen=True)
-class Xref:
-    """A reference to resolve when the page is assembled.
-
-    ``kind``: ``doc`` (``target`` is a docname, relative to the source folder, without ``.md``),
-    ``label`` (``target`` is a label), ``term`` (``target`` is a glossary term), ``path`` (``target`` is a file path relative to
-    the source folder; a ``.md`` file is a document) or ``any`` (MyST could not tell: a label, else a
-    path relative to the document's folder).
-    """
-
-    kind: str
-    target: str
-    anchor: str | None
-    line: int
-    written: str
-    #: Whether the reference has its own text (else the target's title is filled in).
-    explicit: bool
-
-
-@dataclass(frozen=True)
 class Note:
     """A warning found while rendering, without the file (added when shown)."""
 
@@ -94,7 +78,8 @@ class Note:
 class Fragment:
     docname: str
     html: str
-    xrefs: list[Xref] = field(default_factory=list)
+    #: The references, in the order of their placeholders (see :func:`mdmark.extract.classify`).
+    xrefs: list[Link] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     #: Files inlined into the fragment (images): path relative to the source folder, size and
     #: mtime (-1, -1 when missing). A cached fragment is stale when one of them changed.
@@ -111,7 +96,7 @@ class Fragment:
         return cls(
             docname=data["docname"],
             html=data["html"],
-            xrefs=[Xref(**x) for x in data["xrefs"]],
+            xrefs=[Link(**x) for x in data["xrefs"]],
             notes=[Note(**n) for n in data["notes"]],
             deps=[(str(d[0]), int(d[1]), int(d[2])) for d in data.get("deps", [])],
         )
@@ -296,7 +281,8 @@ class _Pass:
         self.docdir = posixpath.dirname(docname)
         self.srcdir = srcdir
         self.lines = LineCounter(source.splitlines())
-        self.xrefs: list[Xref] = []
+        self.xrefs: list[Link] = []
+        self.toctrees = 0
         self.notes: list[Note] = []
         self.deps: dict[str, tuple[int, int]] = {}
 
@@ -311,7 +297,7 @@ class _Pass:
             return posixpath.normpath(path.lstrip("/"))
         return posixpath.normpath(posixpath.join(self.docdir, path)) if self.docdir else posixpath.normpath(path)
 
-    def _placeholder(self, node: nodes.Element, xref: Xref, keep_text: bool) -> nodes.reference:
+    def _placeholder(self, node: nodes.Element, xref: Link, keep_text: bool) -> nodes.reference:
         from docutils import nodes
 
         number = len(self.xrefs)
@@ -341,12 +327,18 @@ class _Pass:
         for node in list(self.tree.findall(nodes.Element)):
             name = type(node).__name__
             if name == "pending_xref":
-                self._pending_xref(node)
+                self._xref(node)
             elif name == "download_reference":
-                target = str(node.get("reftarget") or "")
-                path, _, anchor = target.partition("#")
-                xref = Xref("path", self._resolve(path), anchor or None, self.line(node), target, True)
-                node.replace_self(self._placeholder(node, xref, True))
+                self._xref(node)
+            elif name == "toctree":
+                # Its entries are resolved when the page is assembled (mdmark.html.links).
+                marker = nodes.raw("", f"{TOCTREE_MARK}{self.toctrees}-->", format="html")
+                self.toctrees += 1
+                wrapper = node.parent
+                if isinstance(wrapper, nodes.compound) and len(wrapper.children) == 1:
+                    wrapper.replace_self(marker)
+                else:
+                    node.replace_self(marker)
             elif isinstance(node, nodes.reference) and "refuri" in node and node.parent is not None:
                 self._reference(node)
             elif isinstance(node, nodes.image):
@@ -385,44 +377,32 @@ class _Pass:
         if cleaned != text:
             node.children = [nodes.Text(cleaned)]
 
-    def _pending_xref(self, node: nodes.Element) -> None:
+    def _xref(self, node: nodes.Element) -> None:
         from docutils import nodes
 
-        reftype = node.get("reftype")
-        domain = node.get("refdomain")
-        target = str(node.get("reftarget") or "")
-        explicit = bool(node.get("refexplicit"))
-        text = node.astext()
-        line = self.line(node)
-        if reftype == "myst" and domain == "doc":
-            anchor = node.get("reftargetid") or None
-            xref = Xref("doc", target, anchor, line, text, explicit)
-        elif reftype == "myst":
-            path, _, anchor = target.partition("#")
-            xref = Xref("any", path, anchor or None, line, target, explicit)
-        elif reftype == "doc":
-            xref = Xref("doc", self._resolve(target), None, line, target, explicit)
-        elif reftype == "term":
-            xref = Xref("term", target, None, line, target, True)
-        elif reftype == "eq":
-            # {eq}`label` shows the equation's number, taken from the target when assembling.
-            xref = Xref("label", f"equation-{target}", None, line, target, False)
+        from mdmark.extract import classify, reference_line
+
+        link = classify(node, self.docname, reference_line(node, self.lines))
+        if link is None:
+            return
+        if link.role == "eq":
+            # {eq}`label` shows the equation's number, filled in when assembling.
             node.children = [nodes.Text("")]
-        else:
-            # ref, numref, any, and domain roles: a label (or object) name somewhere in the documents.
-            xref = Xref("label", target, None, line, target, explicit)
         # A card's stretched link keeps its (hidden) text; other references without text of their
-        # own get the target's title.
-        keep = explicit or reftype == "term" or "sd-stretched-link" in node.get("classes", [])
-        node.replace_self(self._placeholder(node, xref, keep_text=keep))
+        # own get the target's title (a {numref} its number, even with a format of its own).
+        keep = (link.explicit and link.role not in ("numref", "eq")) or link.role == "term"
+        keep = keep or "sd-stretched-link" in node.get("classes", [])
+        node.replace_self(self._placeholder(node, link, keep_text=keep))
 
     def _reference(self, node: nodes.Element) -> None:
         uri = str(node["refuri"])
-        if not uri or uri.startswith("#") or uri.startswith(XREF_PREFIX) or _SCHEME.match(uri) or uri.startswith("//"):
+        if not uri or uri.startswith(XREF_PREFIX) or _SCHEME.match(uri) or uri.startswith("//"):
             return
-        path, _, anchor = uri.partition("#")
-        xref = Xref("path", self._resolve(path), anchor or None, self.line(node), uri, True)
-        node.replace_self(self._placeholder(node, xref, True))
+        if uri.startswith("#") and not node.get("id_link"):
+            return
+        if "external" in node.get("classes", ()):
+            return
+        self._xref(node)
 
     def _image(self, node: nodes.Element) -> None:
         uri = str(node.get("uri") or "")
@@ -670,8 +650,13 @@ def _post_transforms(app: Sphinx, tree: nodes.document, docname: str) -> None:
     from sphinx.util.docutils import LoggingReporter
 
     env: Any = app.env
-    skip = {"ReferencesResolver", "MystReferenceResolver", "ImageDownloader", "DataURIExtractor", "ImageConverter"}
-    transforms = [t for t in app.registry.get_post_transforms() if t.__name__ not in skip]
+    from sphinx.transforms.post_transforms import ReferencesResolver
+    from sphinx.transforms.post_transforms.images import BaseImageConverter
+
+    # Images are data: URIs already; converters and downloaders (any extension's) would fetch or
+    # run programs.
+    skip = (ReferencesResolver, BaseImageConverter)
+    transforms = [t for t in app.registry.get_post_transforms() if not issubclass(t, skip)]
     backup = env.current_document
     new = deepcopy(backup)
     new.docname = docname
