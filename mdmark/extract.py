@@ -245,7 +245,8 @@ def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str,
             file_part, anchor = _split_target(target)
             file_path = _resolve(docdir, file_part) if file_part else None
             return Link(target, file_path, anchor, line, text, role="myst", explicit=explicit, local_id=local)
-        role = reftype if domain in (None, "", "std") else f"{domain}:{reftype}"
+        # std roles and {eq} (the math domain's) go by their name, other domains' as `py:class`.
+        role = reftype if domain in (None, "", "std", "math") else f"{domain}:{reftype}"
         if reftype == "doc" and domain == "std":
             # {doc} or a card with :link-type: doc — docnames without suffix, relative to the document.
             doc = _resolve(docdir, target)
@@ -435,7 +436,9 @@ def _toctrees(doctree: nodes.document, docname: str, counter: LineCounter, suffi
     return found
 
 
-def _targets(doctree: nodes.document, docname: str, env: Any) -> tuple[list[Label], list[Target], list[tuple[str, str]]]:
+def _targets(
+    doctree: nodes.document, docname: str, env: Any
+) -> tuple[list[Label], list[Target], list[tuple[str, tuple[str, ...]]]]:
     """Labels, other targets and numbered things of the document, as Sphinx's domains recorded them
     while reading it (the std domain decides what a label's title is and what is numbered)."""
     std = env.get_domain("std")
@@ -466,14 +469,14 @@ def _targets(doctree: nodes.document, docname: str, env: Any) -> tuple[list[Labe
         for obj in domain.get_objects():
             if obj[3] == docname:
                 targets.append(Target(domain.name, str(obj[2]), str(obj[0]), str(obj[4])))
-    figures: list[tuple[str, str]] = []
+    figures: list[tuple[str, tuple[str, ...]]] = []
     for node in doctree.findall(nodes.Element):
         if isinstance(node, nodes.section) or not node.get("ids"):
             continue
         if std.is_enumerable_node(node):
             figtype = std.get_enumerable_node_type(node)
             if figtype:
-                figures.append((str(figtype), str(node["ids"][0])))
+                figures.append((str(figtype), tuple(str(i) for i in node["ids"])))
     return labels, targets, figures
 
 

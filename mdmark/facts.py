@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "2"
+FACTS_VERSION = "3"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the
@@ -172,8 +172,8 @@ class DocFacts:
     labels: list[Label] = field(default_factory=list)
     targets: list[Target] = field(default_factory=list)
     toctrees: list[Toctree] = field(default_factory=list)
-    #: Numbered things (figures, tables, code blocks) in document order: (figtype, id).
-    figures: list[tuple[str, str]] = field(default_factory=list)
+    #: Numbered things (figures, tables, code blocks) in document order: (figtype, their ids).
+    figures: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     warnings: list[Warning] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
@@ -200,7 +200,7 @@ class DocFacts:
             toctrees=[
                 Toctree(**{**t, "entries": tuple(TocEntry(**e) for e in t["entries"])}) for t in data["toctrees"]
             ],
-            figures=[(str(a), str(b)) for a, b in data["figures"]],
+            figures=[(str(a), tuple(str(i) for i in b)) for a, b in data["figures"]],
             warnings=[Warning(**x) for x in data["warnings"]],
             metadata=dict(data["metadata"]),
             error=data["error"],

@@ -6,6 +6,7 @@ extension use, so they find the same config the same way and say the same senten
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
@@ -22,6 +23,7 @@ from mdmark.pipeline import CACHE_DIR_NAME, Pipeline, get_pipeline
 
 if TYPE_CHECKING:
     from mdmark.refs import Model
+    from mdmark.sphinx_host import ConfInfo
 
 #: Folders never searched for documents.
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", CACHE_DIR_NAME, ".venv", "venv", ".tox"}
@@ -93,6 +95,9 @@ class Project:
     config: Config
     start: Path
     _index: Index | None = field(default=None, repr=False)
+    #: Warning types the host reports itself, so mdmark does not repeat them: inside a Sphinx
+    #: build (the extension) Sphinx reports roles' and toctrees' broken references.
+    host_reports: tuple[str, ...] = ()
 
     @classmethod
     def open(cls, start: Path, config: str | Path | None = None) -> Project:
@@ -123,6 +128,17 @@ class Project:
         conf = self.config.sphinx_conf
         return conf.parent if conf is not None else self.root
 
+    def conf_info(self) -> ConfInfo:
+        """The Sphinx configuration references resolve with (conf.py's, else mdmark's own)."""
+        from mdmark.sphinx_host import info_for_settings
+
+        info = (
+            info_for_settings(self.config.markdown) if self.config.sphinx_conf is None else self.pipeline.conf_info()
+        )
+        if self.host_reports:
+            info = dataclasses.replace(info, suppress_warnings=(*info.suppress_warnings, *self.host_reports))
+        return info
+
     def reference_model(
         self,
         facts_fn: Callable[[list[Path]], list[DocFacts]],
@@ -140,7 +156,7 @@ class Project:
         from mdmark.sphinx_host import found_documents
 
         srcdir = self.source_dir
-        info = self.pipeline.conf_info()
+        info = self.conf_info()
         extra = []
         for path in paths:
             try:

@@ -126,11 +126,12 @@ class Model:
                 doc_facts = self.facts(docname)
                 if doc_facts is None:
                     continue
-                for figtype, ident in doc_facts.figures:
-                    if (docname, ident) in numbers:
+                for figtype, idents in doc_facts.figures:
+                    if not idents or (docname, idents[0]) in numbers:
                         continue
                     counters[figtype] = counters.get(figtype, 0) + 1
-                    numbers[(docname, ident)] = str(counters[figtype])
+                    for ident in idents:
+                        numbers[(docname, ident)] = str(counters[figtype])
             self._numbers = numbers
         return self._numbers
 
@@ -179,7 +180,9 @@ class Model:
         of that document (by name or by id) — (id, title)."""
         for heading in facts.headings:
             if heading.slug == anchor:
-                return (heading.ids[0] if heading.ids else anchor), heading.title
+                # The slug itself when the section carries it as an id: readable URLs.
+                ident = anchor if anchor in heading.ids or not heading.ids else heading.ids[0]
+                return ident, heading.title
         for heading in facts.headings:
             if heading.slug and anchor in heading.ids:
                 return anchor, heading.title

@@ -77,6 +77,10 @@ def _message(diag: Diagnostic) -> str:
     return diag.message
 
 
+#: Warning types of broken references Sphinx itself reports while building (see Project.host_reports).
+SPHINX_REPORTS: tuple[str, ...] = ("ref", "toc", "math")
+
+
 def on_build_finished(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or not app.config.mdmark_check:
         return
@@ -87,7 +91,8 @@ def on_build_finished(app: Sphinx, exception: BaseException | None) -> None:
     from sphinx.util import logging as sphinx_logging
 
     logger = sphinx_logging.getLogger("mdmark.sphinx_ext")
-    project = Project(state.config, state.confdir)
+    # Sphinx reports broken roles and toctree entries itself in this very build.
+    project = Project(state.config, state.confdir, host_reports=SPHINX_REPORTS)
     provider = _facts_provider(app, project)
     try:
         diagnostics = collect(project, facts=provider)

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from mdmark.facts import DocFacts, Heading, Image, Link, TextRun
+from mdmark.facts import DocFacts, Heading, Image, Link, TextRun, Toctree
 
 from .state import get_state
 
@@ -66,12 +66,19 @@ def _reframe(path: str | None, prefix: str) -> str | None:
 
 
 def facts_from_doctree(
-    doctree: nodes.document, docname: str, metadata: dict[str, Any], source: str, data: bytes, relpath: str, prefix: str
+    doctree: nodes.document,
+    docname: str,
+    metadata: dict[str, Any],
+    source: str,
+    data: bytes,
+    relpath: str,
+    prefix: str,
+    env: BuildEnvironment | None = None,
 ) -> DocFacts:
     """Facts of one document Sphinx read; ``prefix`` is the srcdir relative to the config folder."""
     from mdmark.extract import extract
 
-    parts = extract(doctree, docname, metadata, source)
+    parts = extract(doctree, docname, metadata, source, env, tuple(env.config.source_suffix) if env is not None else (".md",))
     lines = source.splitlines()
 
     def line_text(line: int | None) -> str:
@@ -84,7 +91,21 @@ def facts_from_doctree(
         replace(h, title=_unsmart(h.title, line_text(h.line))) for h in cast(list[Heading], parts["headings"])
     ]
     parts["text"] = [TextRun(r.line, _unsmart(r.text, line_text(r.line))) for r in cast(list[TextRun], parts["text"])]
-    parts["links"] = [replace(link, path=_reframe(link.path, prefix)) for link in cast(list[Link], parts["links"])]
+    parts["links"] = [
+        replace(link, path=_reframe(link.path, prefix), doc=_reframe(link.doc, prefix))
+        for link in cast(list[Link], parts["links"])
+    ]
+    # Docnames are the config folder's (the project mdmark checks), not Sphinx's srcdir's.
+    parts["toctrees"] = [
+        replace(
+            tree,
+            entries=tuple(
+                replace(e, target=_reframe(e.target, prefix) or e.target) if e.kind in ("doc", "glob") else e
+                for e in tree.entries
+            ),
+        )
+        for tree in cast(list[Toctree], parts["toctrees"])
+    ]
     parts["images"] = [replace(img, path=_reframe(img.path, prefix)) for img in cast(list[Image], parts["images"])]
     # Sphinx itself reports the warnings of the documents it reads (with its own types), so they
     # are not repeated here as `syntax` drift.
@@ -107,7 +128,7 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     relpath = posixpath.relpath(path.as_posix(), root.as_posix())
     prefix = posixpath.relpath(Path(env.srcdir).resolve().as_posix(), root.as_posix())
     metadata = dict(env.metadata.get(docname, {}))
-    stored(env)[docname] = facts_from_doctree(doctree, docname, metadata, source, data, relpath, prefix)
+    stored(env)[docname] = facts_from_doctree(doctree, docname, metadata, source, data, relpath, prefix, env)
 
 
 def on_env_purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:

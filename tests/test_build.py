@@ -179,13 +179,19 @@ def test_cross_document_links_land_in_the_right_document(built: tuple[Path, dict
 
 
 def test_broken_references_are_warnings_with_file_and_line(built: tuple[Path, dict, str]) -> None:
-    _, result, page = built
+    project, result, page = built
     assert result["warnings"] == [
-        "docs/a.md:5: リンク先 `missing.md` が無いので、パスを直すかファイルを置いてください。",
-        "docs/a.md:5: リンク `無い節` の見出し・ラベル `無い節` が無いので、リンク先の見出しかアンカーを直してください。",
-        "docs/sub/d.md:3: リンク先の文書 `下書き` は build の include に当たらず 1 枚に入っていないので、include に加えてください。",
+        "docs/a.md:5: リンク先のファイル `missing.md` が無いので、パスを直すか、リンクを消してください。",
+        "docs/a.md:5: リンク `b.md#無い節` の `無い節` に当たる見出し・ラベルが `docs/b.md` に無いので、見出しかラベルを足すか、リンクを直してください。",
+        "docs/sub/d.md:3: リンク先の文書 `../drafts/x.md` は build の include に当たらず 1 枚に入っていないので、include に加えてください。",
     ]
     assert "無い</span></a>" in page  # the text stays, without a link
+    # Every reference warning of the build is a check drift at the same file and line, same sentence.
+    from mdmark.check import check
+
+    drifts = {f"{i['file']}:{i['where']}: {i['message']}" for i in check(project)["issues"]}
+    references = [w for w in result["warnings"] if "include に加えて" not in w]
+    assert all(w in drifts for w in references)
 
 
 def test_title_lang_css_and_images(built: tuple[Path, dict, str]) -> None:
@@ -288,7 +294,7 @@ def test_cli(tmp_path: Path, mdmark_cli) -> None:
     done = mdmark_cli("build", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "4 件の文書" in done.stdout
-    assert done.stderr.splitlines()[0].startswith("docs/a.md:5: リンク先 `missing.md`")
+    assert done.stderr.splitlines()[0].startswith("docs/a.md:5: リンク先のファイル `missing.md`")
     assert "\r" not in done.stderr  # no progress when stderr is not a terminal
     (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
     done = mdmark_cli("build", cwd=tmp_path)
@@ -338,7 +344,7 @@ def test_progress_on_a_terminal(tmp_path: Path) -> None:
     assert done.returncode == 0
     text = seen.decode("utf-8", "replace")
     assert "\r文書を読んで書き出しています 4/4" in text
-    assert "docs/a.md:5: リンク先 `missing.md`" in text
+    assert "docs/a.md:5: リンク先のファイル `missing.md`" in text
 
 
 def test_the_guide_builds_into_one_clean_page(tmp_path: Path) -> None:

@@ -228,10 +228,10 @@ def test_a_document_that_breaks_the_parser_does_not_stop_the_others(tmp_path: Pa
     docs = [write(tmp_path / f"d{i}.md", f"# 題 {i}\n") for i in range(3)]
     real = extract_module.extract
 
-    def failing(doctree, docname, metadata, source):  # type: ignore[no-untyped-def]
+    def failing(doctree, docname, *args, **kwargs):  # type: ignore[no-untyped-def]
         if docname == "d1":
             raise RuntimeError("extension bug")
-        return real(doctree, docname, metadata, source)
+        return real(doctree, docname, *args, **kwargs)
 
     monkeypatch.setattr(extract_module, "extract", failing)
     pipe = Pipeline(tmp_path, MarkdownSettings())

@@ -214,5 +214,5 @@ class BuildLinks(_Links):
         return f"#{wrapper}:{anchor}" if anchor else f"#{wrapper}"
 
     def missing_doc(self, docname: str, written: str) -> str | None:
-        shown = posixpath.relpath(docname, posixpath.dirname(self.docname) or ".")
+        shown = written.split("#", 1)[0] or posixpath.relpath(docname, posixpath.dirname(self.docname) or ".")
         return f"リンク先の文書 `{shown}` は build の include に当たらず 1 枚に入っていないので、include に加えてください。"
