@@ -125,6 +125,8 @@ class _App:
                 current = [match.group("msg")]
                 line = match.group("line")
                 kind = match.group("type") or "docutils"
+                if kind == "docutils" and match.group("msg").startswith("toctree glob pattern "):
+                    kind = "toc.empty_glob"  # Sphinx gives it no type; mdmark reports it at the entry
                 # Some extensions (sphinx-design) put the type in the message too: drop the repeat.
                 message = match.group("msg").removesuffix(f" [{kind}]")
                 found.append(Warning(int(line) if line else None, kind, message))

@@ -456,9 +456,8 @@ class Model:
         problems: list[tuple[int, Problem]] = []
         for entry in tree.entries:
             if entry.kind == "doc" and entry.target not in self.found:
-                pool = [d for d in self.found if d != docname]
-                close = close_names(entry.target, pool, 1)
-                fix = f"近い `{_relative(close[0], docname)}` に直すか、" if close else "文書の名前を直すか、"
+                close = close_file(f"{entry.target}.md", [f"{d}.md" for d in self.found if d != docname])
+                fix = f"近い `{_relative(close[: -len('.md')], docname)}` に直すか、" if close else "文書の名前を直すか、"
                 problems.append(
                     (
                         entry.line,

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "5"
+RENDER_VERSION = "6"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -444,6 +444,8 @@ class _Pass:
             self.note(node, f"画像 `{written}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。")
             self._drop_image(node, alt or written)
             return
+        # The translator falls back to the uri for a missing alt text: not a data: URI.
+        node.setdefault("alt", alt or written)
         node["uri"] = data_uri
         node["candidates"] = {"*": data_uri}
         del_keys = [k for k in ("original_uri",) if k in node]
