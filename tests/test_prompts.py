@@ -189,6 +189,14 @@ async def test_every_tool_a_prompt_names_is_in_tools_list(server: Served) -> Non
         for value in arguments.values():
             if name != "write_doc":
                 assert value in text, (name, value)
+    # The descriptions of prompts/list name tools too (in plain text): no unknown snake_case name.
+    async with connect(server) as client:
+        prompts = (await client.list_prompts()).prompts
+    known = set(tools) | {name for tool in tools.values() for name in tool.properties} | words
+    for prompt in prompts:
+        for part in [prompt.description or "", *(a.description or "" for a in prompt.arguments or [])]:
+            for word in re.findall(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+", part):
+                assert word in known, (prompt.name, word)
     assert called["write_doc"] >= {"read_guide", "list_tags", "find_docs", "update_index", "check"}
     assert called["fix_drift"] >= {"check", "update_index", "read_guide"}
     assert called["review_change"] >= {"check", "find_docs"}
