@@ -218,6 +218,9 @@ def test_session_start_lists_the_guide_and_how_to_start_the_server() -> None:
     assert lines[0].startswith("mdmark の使い方集の索引")
     guide = _guide_lines()
     assert lines[1 : 1 + len(guide)] == guide
+    # Then the prompts as slash commands (their list is held to the server's in test_prompts.py).
+    assert lines[1 + len(guide)].startswith("mdmark のプロンプト")
+    assert "`/mcp__plugin_mdmark_mdmark__write_doc topic [tags]`" in lines[1 + len(guide)]
     names = [line.split(":", 1)[0][2:] for line in guide]
     for name in ("install", "mcp-tools", "serve", "config", "index", "cli", "notation", "extension"):
         assert name in names
@@ -249,6 +252,7 @@ def test_session_start_default_port_line_says_mdmark_serve(monkeypatch: pytest.M
     assert hook.context({}).splitlines() == [
         "mdmark の使い方集の索引（MCP のツール read_guide の names に名前を渡すと本文を読めます。シェルでは `mdmark guide 名前`）:",
         "- install: プラグインを入れる — 入れ方",
+        hook.prompts_line(),
         "mdmark の MCP サーバーが http://127.0.0.1:8782/mcp で応答しないので、ツールを使う前に、ターミナルで `mdmark serve` "
         "を起動するよう利用者に頼んでください（常駐させる手順は使い方集の serve）。",
     ]

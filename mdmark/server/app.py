@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark import __version__
 from mdmark.errors import MdmarkError
+from mdmark.server.prompts import register_prompts
 from mdmark.server.tools import TOOLS, TOOLS_BY_NAME, call_tool
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def tool_list() -> list[mcp_types.Tool]:
 
 
 def create_server() -> Server[Any]:
-    """The low-level MCP server with the seven tools."""
+    """The low-level MCP server with the tools and the prompts."""
     import anyio.to_thread
     import mcp_types
     from mcp.server.lowlevel import Server
@@ -84,7 +85,7 @@ def create_server() -> Server[Any]:
         spec = TOOLS_BY_NAME.get(name)
         return spec.input_schema() if spec is not None else None
 
-    return Server(
+    server: Server[Any] = Server(
         "mdmark",
         version=__version__,
         title="mdmark",
@@ -93,6 +94,8 @@ def create_server() -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call,
     )
+    register_prompts(server)
+    return server
 
 
 # -- HTTP -------------------------------------------------------------------------------------

@@ -527,6 +527,14 @@ _CALLS: dict[str, Callable[[Path | None, dict[str, Any]], ToolOutcome]] = {
 }
 
 
+def internal_error_message(exc: Exception) -> str:
+    """The one sentence for an unexpected failure (its traceback goes to the server's stderr)."""
+    return (
+        f"mdmark の内部のエラー（{type(exc).__name__}: {exc}）で止まったので、"
+        "mdmark serve の標準エラーに出た内容を添えて報告してください。"
+    )
+
+
 def call_tool(name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
     """Run one tool call to completion (blocking: the server runs it in a worker thread)."""
     spec = TOOLS_BY_NAME.get(name)
@@ -544,7 +552,4 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
         return error(exc.message)
     except Exception as exc:  # a traceback in front of an agent is a bug: log it, answer one sentence
         logger.exception("tool %s failed", name)
-        return error(
-            f"mdmark の内部のエラー（{type(exc).__name__}: {exc}）で止まったので、"
-            "mdmark serve の標準エラーに出た内容を添えて報告してください。"
-        )
+        return error(internal_error_message(exc))

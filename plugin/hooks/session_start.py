@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SessionStart hook: tell the agent which guide pages exist and whether the server is up.
+"""SessionStart hook: tell the agent which guide pages and prompts exist and whether the server is up.
 
 The guide index comes from the installed mdmark (``mdmark guide`` prints one page per line,
 ``name<TAB>title<TAB>description``), so the list always matches the package the server reads
@@ -26,6 +26,16 @@ HOST = "127.0.0.1"
 #: Seconds for ``mdmark guide`` (imports only the CLI and reads one YAML file).
 GUIDE_TIMEOUT = 20.0
 CONNECT_TIMEOUT = 0.5
+
+#: The server's MCP prompts as Claude Code shows them (slash command, its arguments, what it does).
+#: The hook cannot import mdmark; tests/test_prompts.py holds this list to mdmark.server.prompts.
+PROMPTS: tuple[tuple[str, str, str], ...] = (
+    ("write_doc", "topic [tags]", "文書を書く"),
+    ("fix_drift", "[kind]", "ずれを直す"),
+    ("review_change", "base", "変更を見直す"),
+    ("explain_doc", "id", "文書を説明する"),
+)
+SLASH_PREFIX = "/mcp__plugin_mdmark_mdmark__"
 
 INSTALL_HINT = (
     "mdmark が見つからないので（PATH に mdmark のコマンドが無く、python3 から import もできません）、"
@@ -92,6 +102,14 @@ def guide_entries() -> list[tuple[str, str, str]] | None:
     return None
 
 
+def prompts_line() -> str:
+    commands = "・".join(f"`{SLASH_PREFIX}{name} {usage}`（{title}）" for name, usage, title in PROMPTS)
+    return (
+        f"mdmark のプロンプト（ツールを組み合わせた手順）は、利用者がスラッシュコマンドで始められます: {commands}。"
+        "頼まれた作業がこれに当たるときは、その手順（文書を書いたら update_index で索引に載せ、check が空になるまで直す）に沿って進めてください。"
+    )
+
+
 def context(environ: dict[str, str]) -> str:
     port, port_warning = port_from_env(environ)
     lines: list[str] = []
@@ -105,6 +123,7 @@ def context(environ: dict[str, str]) -> str:
         )
         for name, title, description in entries:
             lines.append(f"- {name}: {title}" + (f" — {description}" if description else ""))
+        lines.append(prompts_line())
     if port_warning:
         lines.append(port_warning)
     url = f"http://{HOST}:{port}/mcp"
