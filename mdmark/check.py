@@ -104,6 +104,15 @@ class _Check:
                 # An index that cannot be read as YAML raises here: exit 2, like the config.
                 self.index = load_index(index_path, self.root)
                 self.project._index = self.index
+        if self.config.sphinx_conf is not None:
+            for name, reason in self.project.conf_info().dropped:
+                out.add(
+                    shown,
+                    "sphinx.conf",
+                    "config_value",
+                    f"conf.py の extensions の `{name}` を読み込めない（{reason}）ので、その拡張を入れるか conf.py の extensions から外してください。",
+                    doc.line_of("sphinx.conf") if doc else None,
+                )
         return out.sorted()
 
     def _yaml_files(self) -> list[str]:

@@ -143,8 +143,29 @@ def _conf_extensions(conf: Path) -> list[str]:
     return [str(e) for e in SphinxConfig.read(conf.parent, overrides={}, tags=Tags()).extensions]
 
 
+def _reason(exc: BaseException) -> str:
+    """One line saying why: the underlying exception when Sphinx wraps one (conf.py's own error)."""
+    cause = exc.__cause__ or getattr(exc, "orig_exc", None) or exc
+    text = str(cause).strip()
+    first = text.splitlines()[0] if text else ""
+    return f"{type(cause).__name__}: {first}" if first else type(cause).__name__
+
+
+def _unimportable(extensions: list[str]) -> str | None:
+    """The first extension that cannot be imported (Sphinx does not always name it)."""
+    import importlib.util
+
+    for name in extensions:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return name
+        except (ImportError, ValueError):
+            return name
+    return None
+
+
 def _conf_problem(conf: Path, exc: BaseException) -> MdmarkError:
-    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    reason = _reason(exc)
     return MdmarkError(
         f"設定の sphinx.conf の `{conf.name}` から Sphinx を用意できない（{reason}）ので、conf.py を直すか sphinx.conf を外してください。",
         exit_code=2,
@@ -184,17 +205,16 @@ def create_app(
                 confoverrides=dict(overrides), status=status, warning=warning, freshenv=True,
             )  # fmt: skip
         except ExtensionError as exc:
-            name = exc.modname
             try:
                 if extensions is None:
                     extensions = _conf_extensions(conf)
             except Exception as inner:  # conf.py itself fails: nothing to go on with
                 raise _conf_problem(conf, inner) from None
-            if not name or name not in extensions:
+            name = exc.modname if exc.modname in extensions else _unimportable(extensions)
+            if not name:
                 raise _conf_problem(conf, exc) from None
             extensions.remove(name)
-            reason = str(exc.orig_exc or exc).strip().splitlines()[0] if str(exc.orig_exc or exc).strip() else "ImportError"
-            dropped.append((name, reason))
+            dropped.append((name, _reason(exc)))
             overrides["extensions"] = extensions
             continue
         except Exception as exc:  # the user's conf.py raised, or a setting is unusable

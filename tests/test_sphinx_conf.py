@@ -1,0 +1,98 @@
+"""``sphinx.conf``: the pipeline's Sphinx application is created from a project's conf.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_mdmark
+
+CONF = '''\
+import os, pathlib
+pathlib.Path(os.environ.get("MARKER", "/nonexistent/marker")).write_text("ran")
+extensions = ["myst_parser", "sphinx_design", "sphinx.ext.extlinks", "sphinx.ext.todo"]
+extlinks = {"pr": ("https://example.com/pull/%s", "PR #%s")}
+myst_enable_extensions = ["colon_fence", "substitution"]
+myst_substitutions = {"product": "見本"}
+myst_heading_anchors = 1
+numfig_format = {"figure": "Figure %s"}
+sd_custom_directives = {"dropdown-syntax": {"inherit": "dropdown", "argument": "Syntax"}}
+'''
+
+
+def _project(tmp_path: Path, conf: str = CONF, config: str | None = None) -> Path:
+    root = tmp_path / "p"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "conf.py").write_text(conf, encoding="utf-8")
+    (root / "docs" / "index.md").write_text(
+        "# 入口\n\n{pr}`12` と {{product}}。\n\n```{todo}\nあとで\n```\n\n"
+        ":::{dropdown-syntax}\n中身\n:::\n\n## 節\n\n[節へ](other.md#節)\n\n"
+        "(fig-a)=\n```{figure} pic.svg\n\n図\n```\n\n{numref}`fig-a`\n",
+        encoding="utf-8",
+    )
+    (root / "docs" / "other.md").write_text("# 他\n\n## 節\n\n本文。\n", encoding="utf-8")
+    (root / "docs" / "pic.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>\n', encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text(
+        config
+        if config is not None
+        else 'docs:\n  include: ["docs/**/*.md"]\nmarkdown:\n  heading_anchors: 3\nsphinx:\n  conf: docs/conf.py\n',
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_conf_settings_take_effect_and_markdown_only_fills_in(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    marker = tmp_path / "marker"
+    result = run_mdmark("check", "--format", "json", cwd=root, env={"MARKER": str(marker)})
+    assert marker.read_text() == "ran"
+    issues = json.loads(result.stdout)["issues"]
+    # extlinks, todo, substitutions from conf.py and the custom directive read cleanly; the link to a
+    # level-2 heading is broken because conf.py's myst_heading_anchors (1) wins over markdown's 3.
+    assert [(i["kind"], i["where"]) for i in issues] == [("broken_anchor", "15")]
+    assert "heading_anchors（1）" in issues[0]["message"]
+    exported = run_mdmark("export", "docs/index.md", cwd=root, env={"MARKER": str(marker)})
+    assert exported.returncode == 0, exported.stderr
+    page = (root / "docs" / "index.html").read_text(encoding="utf-8")
+    assert 'href="https://example.com/pull/12"' in page and "PR #12" in page
+    assert "見本" in page and "Figure 1" in page
+
+
+def test_conf_runs_only_when_the_config_names_it(tmp_path: Path) -> None:
+    root = _project(tmp_path, config='docs:\n  include: ["docs/**/*.md"]\n')
+    marker = tmp_path / "marker"
+    run_mdmark("check", cwd=root, env={"MARKER": str(marker)})
+    run_mdmark("export", "docs/index.md", cwd=root, env={"MARKER": str(marker)})
+    assert not marker.exists()
+
+
+def test_an_extension_that_cannot_be_imported_is_one_drift(tmp_path: Path) -> None:
+    root = _project(tmp_path, conf='extensions = ["myst_parser", "no_such_extension_here", "sphinx.ext.todo"]\n')
+    for _ in range(2):  # the second run answers from the cache, the same
+        result = run_mdmark("check", cwd=root)
+        lines = result.stdout.splitlines()
+        assert lines[0] == (
+            "mdmark.config.yaml:sphinx.conf: config_value: conf.py の extensions の `no_such_extension_here` を読み込めない"
+            "（ModuleNotFoundError: No module named 'no_such_extension_here'）ので、その拡張を入れるか conf.py の extensions から外してください。"
+        )
+        # mdmark went on without it: the todo directive still reads.
+        assert not any("todo" in line for line in lines[1:])
+
+
+def test_a_conf_that_fails_stops_with_one_sentence(tmp_path: Path) -> None:
+    root = _project(tmp_path, conf='raise RuntimeError("boom")\n')
+    result = run_mdmark("check", cwd=root)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "設定の sphinx.conf の `conf.py` から Sphinx を用意できない（RuntimeError: boom）ので、conf.py を直すか sphinx.conf を外してください。"
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_sphinx_conf_values_are_checked(tmp_path: Path) -> None:
+    root = _project(tmp_path, config='sphinx:\n  conf: ../outside/conf.py\n')
+    assert run_mdmark("check", cwd=root).stdout.splitlines()[0] == (
+        "mdmark.config.yaml:sphinx.conf: config_value: sphinx.conf の `../outside/conf.py` は設定のフォルダの外を指しているので、設定のフォルダの中の conf.py を指定してください。"
+    )
+    (root / "mdmark.config.yaml").write_text("sphinx:\n  conf: docs/nope.py\n", encoding="utf-8")
+    assert "sphinx.conf の conf.py `docs/nope.py` が見つからないので" in run_mdmark("check", cwd=root).stdout
