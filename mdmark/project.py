@@ -180,7 +180,13 @@ class Project:
         if todo:
             known.update(zip(todo, facts_fn(todo), strict=True))
         by_name = {name: known.get(file) for name, file in files.items()}
-        return Model(by_name.get, found, info, exists=lambda rel: (srcdir / rel).exists())
+        def listdir(folder: str) -> list[str]:
+            try:
+                return sorted(p.name for p in (srcdir / folder).iterdir())
+            except OSError:
+                return []
+
+        return Model(by_name.get, found, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir)
 
     def index(self) -> Index:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""

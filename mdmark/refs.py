@@ -92,11 +92,14 @@ class Model:
         info: ConfInfo,
         order: Iterable[str] = (),
         exists: Callable[[str], bool] | None = None,
+        listdir: Callable[[str], list[str]] | None = None,
     ) -> None:
         self._facts = facts
         self.found = set(found)
         self.info = info
         self._exists = exists or (lambda _path: False)
+        #: The file names in a folder (relative to the source folder), for close-name hints.
+        self._listdir = listdir or (lambda _folder: [])
         self.labels: dict[str, tuple[str, Label]] = {}
         self.targets: dict[tuple[str, str], tuple[str, str, str | None]] = {}
         self.terms: dict[str, tuple[str, str, str]] = {}
@@ -307,7 +310,7 @@ class Model:
             written = link.target.split("#", 1)[0]
             if self._exists(link.path):
                 return Resolved(file=link.path)
-            return Resolved(problem=Problem("broken_link", "myst.xref_missing", self._missing_file(written, link.path)))
+            return Resolved(problem=Problem("broken_link", "myst.xref_missing", self._missing_file(written, link.path, docname)))
         name = _written_name(link)
         pool = sorted({*self.labels, *(h.slug for f in self._all_facts() for h in f.headings if h.slug)})
         fix = _suggest(name, pool) or "見出しかラベルを足すか、"
@@ -325,14 +328,13 @@ class Model:
             if found is not None:
                 yield found
 
-    def _missing_file(self, written: str, path: str) -> str:
+    def _missing_file(self, written: str, path: str, docname: str) -> str:
         folder, name = posixpath.split(path)
-        close = close_file(name, self._names_in(folder))
+        own = f"{docname}.md"
+        names = [n for n in self._listdir(folder) if posixpath.join(folder, n) != own and not n.startswith(".")]
+        close = close_file(name, names)
         fix = f"近い `{posixpath.join(posixpath.dirname(written), close)}` に直すか、" if close else "パスを直すか、"
         return f"リンク先のファイル `{written}` が無いので、{fix}リンクを消してください。"
-
-    def _names_in(self, folder: str) -> list[str]:
-        return sorted({posixpath.basename(d) + ".md" for d in self.found if posixpath.dirname(d) == folder})
 
     def _file(self, link: Link, docname: str) -> Resolved:
         path = link.path
@@ -344,7 +346,7 @@ class Model:
             return Resolved(file=path, anchor=link.anchor)
         written = link.target.split("#", 1)[0]
         type_ = "download.not_readable" if link.role == "download" else "myst.xref_missing"
-        return Resolved(problem=Problem("broken_link", type_, self._missing_file(written, path)))
+        return Resolved(problem=Problem("broken_link", type_, self._missing_file(written, path, docname)))
 
     def _missing_label(self, link: Link, type_: str) -> Resolved:
         name = link.target
