@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,9 @@ from docutils import nodes
 from mdmark.facts import Heading, Image, Link, TermRef, TextRun
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+#: ``<img src=…>`` in raw HTML (without MyST's ``html_image`` it stays raw, yet it is an image of the page).
+_RAW_IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
 
 #: Nodes whose text is not prose: an occurrence of a title inside them does not count.
 _NOT_PROSE: tuple[type[nodes.Node], ...] = (
@@ -260,12 +264,30 @@ def _links(
                 yield Link(uri, _resolve(docdir, file_part), anchor, counter.line(node), text)
 
 
-def _images(doctree: nodes.document, counter: LineCounter) -> Iterator[Image]:
-    for node in doctree.findall(nodes.image):
-        uri = str(node.get("original_uri") or node.get("uri") or "")
-        resolved = str(node.get("uri") or "")
-        remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
-        yield Image(uri, None if remote else posixpath.normpath(resolved), counter.line(node), remote)
+def _images(doctree: nodes.document, docname: str, counter: LineCounter) -> Iterator[Image]:
+    docdir = posixpath.dirname(docname)
+    found: list[tuple[int, int, Image]] = []
+    for order, node in enumerate(doctree.findall(nodes.Element)):
+        if isinstance(node, nodes.image):
+            uri = str(node.get("original_uri") or node.get("uri") or "")
+            resolved = str(node.get("uri") or "")
+            remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
+            image = Image(uri, None if remote else posixpath.normpath(resolved), counter.line(node), remote)
+            found.append((image.line, order, image))
+        elif isinstance(node, nodes.raw) and "html" in str(node.get("format", "")).split():
+            text = node.astext()
+            first = counter.line(node)
+            for match in _RAW_IMG_SRC.finditer(text):
+                uri = match.group(1).strip("\"'")
+                if not uri:
+                    continue
+                remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
+                path = None if remote else _resolve(docdir, urllib.parse.unquote(uri.split("#", 1)[0].split("?", 1)[0]))
+                line = first + text.count("\n", 0, match.start())
+                found.append((line, order, Image(uri, path, line, remote)))
+    # Document order: a raw block's images sit among the others by line.
+    for _line, _order, image in sorted(found, key=lambda item: (item[0], item[1])):
+        yield image
 
 
 def _text(doctree: nodes.document, counter: LineCounter) -> list[TextRun]:
@@ -347,7 +369,7 @@ def extract(doctree: nodes.document, docname: str, metadata: dict[str, Any], sou
         "headings": headings,
         "anchors": anchors,
         "links": list(_links(doctree, docname, counter, slugs)),
-        "images": list(_images(doctree, counter)),
+        "images": list(_images(doctree, docname, counter)),
         "text": _text(doctree, counter),
         "term_refs": term_refs,
         "metadata": clean_meta,

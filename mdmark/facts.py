@@ -17,6 +17,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+#: Bumped when extraction learns something new, so parse results cached by an older mdmark are not reused.
+FACTS_VERSION = "2"
+
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``.
 COVERED_WARNING_TYPES: frozenset[str] = frozenset(
     {"image.not_readable", "myst.xref_missing", "ref.doc", "ref.myst", "download.not_readable"}

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark import __version__
 from mdmark.config import MarkdownSettings
 from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts, Warning
+from mdmark.facts import FACTS_VERSION, DocFacts, Warning
 from mdmark.files import MAX_FILE_BYTES, decode_text
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ class _App:
 
 def cache_key(relpath: str, data: bytes, settings: MarkdownSettings) -> str:
     digest = hashlib.sha256()
-    for part in (__version__, settings.key(), relpath):
+    for part in (__version__, FACTS_VERSION, settings.key(), relpath):
         digest.update(part.encode())
         digest.update(b"\0")
     digest.update(data)

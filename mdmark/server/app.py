@@ -75,7 +75,12 @@ def create_server() -> Server[Any]:
         # A worker thread per call: concurrent sessions never wait on each other's parsing.
         outcome = await anyio.to_thread.run_sync(call_tool, params.name, params.arguments)
         return mcp_types.CallToolResult(
-            content=[mcp_types.TextContent(text=text) for text in outcome.texts],
+            content=[
+                mcp_types.TextContent(text=part)
+                if isinstance(part, str)
+                else mcp_types.ImageContent(data=part.data, mime_type=part.mime)
+                for part in outcome.content()
+            ],
             structured_content=outcome.structured,
             is_error=outcome.is_error,
         )
