@@ -84,7 +84,7 @@ def resolve_target(project: Project, target: Any, what: str = "target") -> Targe
         near = f"（近い ID: {quote_list(close)}）" if close else ""
         raise MdmarkError(
             f"{what} の `{value}` は索引の文書の ID にもファイル・フォルダのパスにも当たらないので、"
-            f"文書の ID{near}か、作業のフォルダからの Markdown のパスを渡してください。"
+            f"文書の ID か、作業のフォルダからの Markdown のパスを渡してください{near}。"
         )
     project.ensure_writable_target(path)
     if path.is_dir():
