@@ -128,7 +128,6 @@ def read_doc(
 
 def _blocks(facts: DocFacts, source: list[str], first: int, last: int, limit: int, srcdir: Path, root: Path) -> list[Block]:
     blocks: list[Block] = []
-    pending: list[str] = []
     done = first - 1  # the last source line already in a block
     inlined = 0
     for image in facts.images:
