@@ -90,16 +90,19 @@ def _choice(name: str, value: Any, choices: Sequence[str], default: str) -> str:
     return value
 
 
-def _limit(value: Any) -> int:
+def bounded_int(name: str, value: Any, low: int, high: int, default: int) -> int:
+    """An integer argument within ``low``..``high`` (``default`` when omitted), or its one sentence."""
     if value is None:
-        return DEFAULT_LIMIT
+        return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise MdmarkError(
-            f"limit は {1} 以上 {MAX_LIMIT} 以下の整数で渡してください（いまは{type_name(value)}です）。"
-        )
-    if not 1 <= value <= MAX_LIMIT:
-        raise MdmarkError(f"limit の {value} は範囲の外なので、1 以上 {MAX_LIMIT} 以下の整数にしてください。")
+        raise MdmarkError(f"{name} は {low} 以上 {high} 以下の整数で渡してください（いまは{type_name(value)}です）。")
+    if not low <= value <= high:
+        raise MdmarkError(f"{name} の {value} は範囲の外なので、{low} 以上 {high} 以下の整数にしてください。")
     return value
+
+
+def _limit(value: Any) -> int:
+    return bounded_int("limit", value, 1, MAX_LIMIT, DEFAULT_LIMIT)
 
 
 def _fields(name: str, value: Any) -> list[str]:

@@ -20,8 +20,7 @@ from mdmark.facts import DocFacts
 from mdmark.files import read_text
 from mdmark.image_blocks import ImageBlock, load_image, project_root_private
 from mdmark.outline import Section, open_project, resolve_target, sections, span_chars
-from mdmark.query import _opt_str
-from mdmark.schema import type_name
+from mdmark.query import _opt_str, bounded_int
 from mdmark.text import close_names, normalize, quote_list
 
 #: More text than this in one answer crowds out the conversation: read a section instead.
@@ -43,15 +42,7 @@ class Block:
 
 
 def _max_images(value: Any) -> int:
-    if value is None:
-        return DEFAULT_MAX_IMAGES
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise MdmarkError(
-            f"max_images は 0 以上 {MAX_MAX_IMAGES} 以下の整数で渡してください（いまは{type_name(value)}です）。"
-        )
-    if not 0 <= value <= MAX_MAX_IMAGES:
-        raise MdmarkError(f"max_images の {value} は範囲の外なので、0 以上 {MAX_MAX_IMAGES} 以下の整数にしてください。")
-    return value
+    return bounded_int("max_images", value, 0, MAX_MAX_IMAGES, DEFAULT_MAX_IMAGES)
 
 
 def _line_range(value: str, count: int, shown: str) -> tuple[int, int]:
