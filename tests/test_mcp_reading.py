@@ -352,6 +352,18 @@ async def test_read_doc_whole_and_lines(server: Served, reading: Path) -> None: 
     assert [b.text for b in clipped] == ["## 一つ目\n\n本文。\n"]
 
 
+async def test_empty_and_headingless_documents(server: Served, reading: Path) -> None:  # noqa: F811
+    (reading / "docs" / "empty.md").write_text("", encoding="utf-8")
+    (reading / "docs" / "plain.md").write_text("見出しの無い文書。\n", encoding="utf-8")
+    async with connect(server) as client:
+        empty, is_error = await blocks(client, reading, target="docs/empty.md")
+        data = assert_json(await call_in(client, reading, "outline", target="docs/plain.md", format="json"))
+    assert not is_error and [(b.type, b.text) for b in empty] == [("text", "")]
+    assert data["docs"] == [
+        {"id": None, "path": "docs/plain.md", "title": None, "lines": 1, "chars": 10, "headings": []}
+    ]
+
+
 async def test_read_doc_over_50000_characters(server: Served, reading: Path) -> None:  # noqa: F811
     async with connect(server) as client:
         content, is_error = await blocks(client, reading, target="huge")
