@@ -114,10 +114,13 @@ def read_doc(
             "outline で見出しを確かめ、section で節を選ぶか lines で行を絞って読んでください。"
         )
     root = project_root_private(project.root)
-    return _blocks(facts, source, first, last, limit, pipeline.srcdir, root)
+    return _blocks(facts, source, first, last, limit, pipeline.srcdir, root, MAX_TEXT_CHARS - chars)
 
 
-def _blocks(facts: DocFacts, source: list[str], first: int, last: int, limit: int, srcdir: Path, root: Path) -> list[Block]:
+def _blocks(
+    facts: DocFacts, source: list[str], first: int, last: int, limit: int, srcdir: Path, root: Path, budget: int
+) -> list[Block]:
+    """``budget``: the characters SVG texts may add before the answer's text passes MAX_TEXT_CHARS."""
     blocks: list[Block] = []
     done = first - 1  # the last source line already in a block
     inlined = 0
@@ -133,6 +136,13 @@ def _blocks(facts: DocFacts, source: list[str], first: int, last: int, limit: in
         else:
             file = Path(os.path.normpath(srcdir / image.path))
             note = load_image(file, image.uri, image.line, root)
+            if note.svg is not None and len(note.svg) > budget:
+                note = ImageBlock(
+                    f"画像 `{image.uri}`（{image.line} 行目）は SVG のテキストで、合わせると {MAX_TEXT_CHARS:,} 文字を超えるので、"
+                    "返しません（section か lines で範囲を絞ると返せます）。"
+                )
+            if note.svg is not None:
+                budget -= len(note.svg)
             if note.data is not None or note.svg is not None:
                 inlined += 1
         pending = source[done : image.line]

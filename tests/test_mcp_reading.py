@@ -324,6 +324,22 @@ async def test_read_doc_card_image_and_heavy_image(server: Served, reading: Path
         assert max(picture.size) < 1200 and picture.size[0] == picture.size[1]
 
 
+async def test_svg_text_counts_toward_the_50000_characters(server: Served, reading: Path) -> None:  # noqa: F811
+    body = "".join(f'<rect x="{n}" y="0" width="1" height="1"/>' for n in range(1000))
+    big = f'<svg xmlns="http://www.w3.org/2000/svg">{body}</svg>\n'
+    assert 30_000 < len(big) < 50_000
+    for name in ("one", "two"):
+        (reading / "docs" / "img" / f"{name}.svg").write_text(big, encoding="utf-8")
+    (reading / "docs" / "svgs.md").write_text("# 図\n\n![一](img/one.svg)\n\n![二](img/two.svg)\n", encoding="utf-8")
+    async with connect(server) as client:
+        content, is_error = await blocks(client, reading, target="docs/svgs.md")
+    assert not is_error
+    texts = [b.text for b in content]
+    assert texts.count(big) == 1
+    assert "`img/two.svg`" in texts[-1] and "50,000" in texts[-1] and "返しません" in texts[-1]
+    assert sum(len(t) for t in texts) < 60_000
+
+
 async def test_read_doc_max_images(server: Served, reading: Path) -> None:  # noqa: F811
     many = reading / "docs" / "many.md"
     async with connect(server) as client:
