@@ -264,6 +264,13 @@ def _links(
                 yield Link(uri, _resolve(docdir, file_part), anchor, counter.line(node), text)
 
 
+def _included(doctree: nodes.document, node: nodes.Node) -> bool:
+    """Whether ``node`` came from an ``{include}``d file (its source is not the document's)."""
+    own = doctree.get("source")
+    source = getattr(node, "source", None)
+    return bool(own and source and source != own)
+
+
 def _images(doctree: nodes.document, docname: str, counter: LineCounter) -> Iterator[Image]:
     docdir = posixpath.dirname(docname)
     found: list[tuple[int, int, Image]] = []
@@ -272,7 +279,9 @@ def _images(doctree: nodes.document, docname: str, counter: LineCounter) -> Iter
             uri = str(node.get("original_uri") or node.get("uri") or "")
             resolved = str(node.get("uri") or "")
             remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
-            image = Image(uri, None if remote else posixpath.normpath(resolved), counter.line(node), remote)
+            image = Image(
+                uri, None if remote else posixpath.normpath(resolved), counter.line(node), remote, _included(doctree, node)
+            )
             found.append((image.line, order, image))
         elif isinstance(node, nodes.raw) and "html" in str(node.get("format", "")).split():
             text = node.astext()
@@ -284,7 +293,7 @@ def _images(doctree: nodes.document, docname: str, counter: LineCounter) -> Iter
                 remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
                 path = None if remote else _resolve(docdir, urllib.parse.unquote(uri.split("#", 1)[0].split("?", 1)[0]))
                 line = first + text.count("\n", 0, match.start())
-                found.append((line, order, Image(uri, path, line, remote)))
+                found.append((line, order, Image(uri, path, line, remote, _included(doctree, node))))
     # Document order: a raw block's images sit among the others by line.
     for _line, _order, image in sorted(found, key=lambda item: (item[0], item[1])):
         yield image
@@ -325,6 +334,7 @@ def _headings(doctree: nodes.document, slugs: dict[str, Any], counter: LineCount
                         line,
                         child.get("slug") or by_line.get(line),
                         tuple(child.get("ids", ())),
+                        _included(doctree, title if title is not None else child),
                     )
                 )
                 walk(child, level + 1)

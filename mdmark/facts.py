@@ -34,6 +34,8 @@ class Heading:
     #: The MyST slug (``myst_heading_anchors``), or None above the configured level.
     slug: str | None
     ids: tuple[str, ...] = ()
+    #: From an ``{include}``d file: ``line`` is a line of that file, not of this document.
+    included: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class Image:
     path: str | None
     line: int
     remote: bool = False
+    #: From an ``{include}``d file: ``line`` is a line of that file, not of this document.
+    included: bool = False
 
 
 @dataclass(frozen=True)

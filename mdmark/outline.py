@@ -129,8 +129,12 @@ def anchor_of(heading: Heading) -> str | None:
 
 
 def sections(facts: DocFacts, lines: list[str]) -> list[Section]:
-    """Each heading with the lines of its section (subsections included)."""
-    headings = facts.headings
+    """Each heading of the document's own text with the lines of its section (subsections included).
+
+    Headings an ``{include}`` brings in have no lines here: their text belongs to the section
+    that holds the include.
+    """
+    headings = [h for h in facts.headings if not h.included and 1 <= h.line <= len(lines)]
     starts: list[int] = []
     for heading in headings:
         start = heading.line
@@ -169,7 +173,9 @@ def _doc_row(project: Project, path: Path, facts: DocFacts, ids: dict[Path, str]
                 "line": section.line,
                 "end_line": section.end_line,
                 "chars": span_chars(lines, section.line, section.end_line),
-                "images": sum(1 for image in facts.images if section.line <= image.line <= section.end_line),
+                "images": sum(
+                    1 for image in facts.images if not image.included and section.line <= image.line <= section.end_line
+                ),
             }
         )
     return {

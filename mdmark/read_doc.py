@@ -125,7 +125,7 @@ def _blocks(
     done = first - 1  # the last source line already in a block
     inlined = 0
     for image in facts.images:
-        if not first <= image.line <= last:
+        if image.included or not first <= image.line <= last:
             continue
         if image.remote:
             note = ImageBlock(f"画像 `{image.uri}`（{image.line} 行目）は外の画像なので、読みに行きません。")

@@ -380,6 +380,20 @@ async def test_empty_and_headingless_documents(server: Served, reading: Path) ->
     ]
 
 
+async def test_included_headings_and_images_have_no_lines_here(server: Served, reading: Path) -> None:  # noqa: F811
+    """An ``{include}``d file's headings and images carry that file's lines: they are not rows here."""
+    (reading / "docs" / "part.txt").write_text("## 取り込んだ節\n\n![取り込んだ図](img/diagram.png)\n", encoding="utf-8")
+    (reading / "docs" / "whole.md").write_text(
+        "# 全体\n\n```{include} part.txt\n```\n\n## 自分の節\n\n本文。\n", encoding="utf-8"
+    )
+    async with connect(server) as client:
+        data = assert_json(await call_in(client, reading, "outline", target="docs/whole.md", format="json"))
+        content, is_error = await blocks(client, reading, target="docs/whole.md")
+    rows = data["docs"][0]["headings"]
+    assert [(r["text"], r["line"], r["end_line"], r["images"]) for r in rows] == [("全体", 1, 8, 0), ("自分の節", 6, 8, 0)]
+    assert not is_error and [b.type for b in content] == ["text"]
+
+
 async def test_read_doc_over_50000_characters(server: Served, reading: Path) -> None:  # noqa: F811
     async with connect(server) as client:
         content, is_error = await blocks(client, reading, target="huge")
