@@ -125,8 +125,8 @@ def _blocks(
     done = first - 1  # the last source line already in a block
     inlined = 0
     for image in facts.images:
-        if image.included or not first <= image.line <= last:
-            continue
+        if image.included or not first <= image.line <= last or image.uri.startswith("data:"):
+            continue  # a data: image is already all there, in the text
         if image.remote:
             note = ImageBlock(f"画像 `{image.uri}`（{image.line} 行目）は外の画像なので、読みに行きません。")
         elif image.path is None:

@@ -370,11 +370,15 @@ async def test_read_doc_whole_and_lines(server: Served, reading: Path) -> None: 
 
 async def test_empty_and_headingless_documents(server: Served, reading: Path) -> None:  # noqa: F811
     (reading / "docs" / "empty.md").write_text("", encoding="utf-8")
+    (reading / "docs" / "inline.md").write_text("# 埋め込み\n\n![点](data:image/png;base64,iVBORw0KGgo=)\n", encoding="utf-8")
     (reading / "docs" / "plain.md").write_text("見出しの無い文書。\n", encoding="utf-8")
     async with connect(server) as client:
         empty, is_error = await blocks(client, reading, target="docs/empty.md")
+        inline, _ = await blocks(client, reading, target="docs/inline.md")
         data = assert_json(await call_in(client, reading, "outline", target="docs/plain.md", format="json"))
     assert not is_error and [(b.type, b.text) for b in empty] == [("text", "")]
+    # A data: image is already in the text: no note, no block.
+    assert [b.text for b in inline] == [(reading / "docs" / "inline.md").read_text(encoding="utf-8")]
     assert data["docs"] == [
         {"id": None, "path": "docs/plain.md", "title": None, "lines": 1, "chars": 10, "headings": []}
     ]
