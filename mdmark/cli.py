@@ -117,12 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include", action="append", metavar="FIELD", help="加える項目（path・aliases・related・referenced_by）")
     p.add_argument("--exclude", action="append", metavar="FIELD", help="除く項目")
     p.add_argument("--count-only", action="store_true", help="件数・合計文字数・タグごとの件数だけを返す")
-    p.add_argument("--format", default=None, help="markdown（既定）か json")
+    p.add_argument("--format", default=None, help="markdown（既定）・json・toon")
     _config_arg(p)
 
     p = sub.add_parser("tags", help="タグの語彙を見る（MCP の list_tags と同じ）", description="タグの語彙を、付いている文書の数つきで返す。引数と出力は MCP のツール list_tags と同じ。")
     p.add_argument("--query", help="名前・別名・説明に含まれる語")
-    p.add_argument("--format", default=None, help="markdown（既定）か json")
+    p.add_argument("--format", default=None, help="markdown（既定）・json・toon")
     _config_arg(p)
 
     p = sub.add_parser("index", help="索引の項目を置き換え・足し・消す（MCP の update_index と同じ）", description="索引の文書・用語・タグの語彙の項目を書き換える。MCP のツール update_index と同じ。")
@@ -145,6 +145,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
     p.add_argument("names", nargs="*", metavar="NAME", help="読むページの名前")
+
+    p = sub.add_parser("outline", help="文書の見出しの索引を見る（MCP の outline と同じ）", description="文書・索引の ID・フォルダの見出しの索引（アンカー・行・文字数・画像の数）を出す。引数と出力は MCP のツール outline と同じ。")
+    p.add_argument("target", metavar="TARGET", help="文書の ID、Markdown のパス、またはフォルダ")
+    p.add_argument("--format", default=None, help="markdown（既定）・json・toon")
+    _config_arg(p)
+
+    p = sub.add_parser("read", help="文書を節か行の範囲で読む（MCP の read_doc と同じ）", description="文書の Markdown を、全体・1 つの節・行の範囲で出す。MCP のツール read_doc と同じ範囲を読み、画像はデータの代わりに名前と行の 1 行を出す。何も書き出さない。")
+    p.add_argument("target", metavar="TARGET", help="文書の ID か Markdown のパス")
+    p.add_argument("--section", metavar="ANCHOR", help="読む節のアンカー（outline の anchor）か見出しの文")
+    p.add_argument("--lines", metavar="A-B", help="読む行の範囲（例: 12-40）")
+    p.add_argument("--max-images", type=_int_or_text, metavar="N", help="画像として扱う数の上限（0〜50、既定 10）")
+    _config_arg(p)
     return parser
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,9 @@ from docutils import nodes
 from mdmark.facts import Heading, Image, Label, Link, Target, TermRef, TextRun, TocEntry, Toctree
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+#: ``<img src=…>`` in raw HTML (without MyST's ``html_image`` it stays raw, yet it is an image of the page).
+_RAW_IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
 
 #: Nodes whose text is not prose: an occurrence of a title inside them does not count.
 _NOT_PROSE: tuple[type[nodes.Node], ...] = (
@@ -312,12 +316,39 @@ def _is_reference(node: nodes.Element) -> bool:
     return name in ("pending_xref", "download_reference") or isinstance(node, nodes.reference)
 
 
-def _images(doctree: nodes.document, counter: LineCounter) -> Iterator[Image]:
-    for node in doctree.findall(nodes.image):
-        uri = str(node.get("original_uri") or node.get("uri") or "")
-        resolved = str(node.get("uri") or "")
-        remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
-        yield Image(uri, None if remote else posixpath.normpath(resolved), counter.line(node), remote)
+def _included(doctree: nodes.document, node: nodes.Node) -> bool:
+    """Whether ``node`` came from an ``{include}``d file (its source is not the document's)."""
+    own = doctree.get("source")
+    source = getattr(node, "source", None)
+    return bool(own and source and source != own)
+
+
+def _images(doctree: nodes.document, docname: str, counter: LineCounter) -> Iterator[Image]:
+    docdir = posixpath.dirname(docname)
+    found: list[tuple[int, int, Image]] = []
+    for order, node in enumerate(doctree.findall(nodes.Element)):
+        if isinstance(node, nodes.image):
+            uri = str(node.get("original_uri") or node.get("uri") or "")
+            resolved = str(node.get("uri") or "")
+            remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
+            image = Image(
+                uri, None if remote else posixpath.normpath(resolved), counter.line(node), remote, _included(doctree, node)
+            )
+            found.append((image.line, order, image))
+        elif isinstance(node, nodes.raw) and "html" in str(node.get("format", "")).split():
+            text = node.astext()
+            first = counter.line(node)
+            for match in _RAW_IMG_SRC.finditer(text):
+                uri = match.group(1).strip("\"'")
+                if not uri:
+                    continue
+                remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
+                path = None if remote else _resolve(docdir, urllib.parse.unquote(uri.split("#", 1)[0].split("?", 1)[0]))
+                line = first + text.count("\n", 0, match.start())
+                found.append((line, order, Image(uri, path, line, remote, _included(doctree, node))))
+    # Document order: a raw block's images sit among the others by line.
+    for _line, _order, image in sorted(found, key=lambda item: (item[0], item[1])):
+        yield image
 
 
 def _text(doctree: nodes.document, counter: LineCounter) -> list[TextRun]:
@@ -355,6 +386,7 @@ def _headings(doctree: nodes.document, slugs: dict[str, Any], counter: LineCount
                         line,
                         child.get("slug") or by_line.get(line),
                         tuple(child.get("ids", ())),
+                        _included(doctree, title if title is not None else child),
                     )
                 )
                 walk(child, level + 1)
@@ -518,7 +550,7 @@ def extract(
         "headings": headings,
         "anchors": anchors,
         "links": list(_links(doctree, docname, counter, slugs)),
-        "images": list(_images(doctree, counter)),
+        "images": list(_images(doctree, docname, counter)),
         "text": _text(doctree, counter),
         "term_refs": term_refs,
         "metadata": clean_meta,

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "4"
+FACTS_VERSION = "5"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the
@@ -46,6 +46,8 @@ class Heading:
     #: The MyST slug (``myst_heading_anchors``), or None above the configured level.
     slug: str | None
     ids: tuple[str, ...] = ()
+    #: From an ``{include}``d file: ``line`` is a line of that file, not of this document.
+    included: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,8 @@ class Image:
     path: str | None
     line: int
     remote: bool = False
+    #: From an ``{include}``d file: ``line`` is a line of that file, not of this document.
+    included: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 The MCP tools and ``mdmark find`` / ``mdmark tags`` call these functions with the arguments as
 received; every argument value is validated here so that both front-ends say the same sentence.
-A markdown result is a ``str``, a json result a ``dict``.
+A markdown or toon result is a ``str``, a json result a ``dict``.
 """
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ from mdmark.project import Project
 from mdmark.relations import RelationGraph, build_graph, doc_file
 from mdmark.schema import type_name
 from mdmark.text import close_names, normalize, quote_list
+from mdmark.toon import encode as encode_toon
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 VIEWS: tuple[str, ...] = ("brief", "standard", "full")
-FORMATS: tuple[str, ...] = ("markdown", "json")
+FORMATS: tuple[str, ...] = ("markdown", "json", "toon")
 #: The optional row fields, in row (and column) order.
 OPTIONAL_FIELDS: tuple[str, ...] = ("path", "aliases", "related", "referenced_by")
 BRIEF_FIELDS: tuple[str, ...] = ("id", "title", "description", "tags", "chars")
@@ -89,16 +90,19 @@ def _choice(name: str, value: Any, choices: Sequence[str], default: str) -> str:
     return value
 
 
-def _limit(value: Any) -> int:
+def bounded_int(name: str, value: Any, low: int, high: int, default: int) -> int:
+    """An integer argument within ``low``..``high`` (``default`` when omitted), or its one sentence."""
     if value is None:
-        return DEFAULT_LIMIT
+        return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise MdmarkError(
-            f"limit は {1} 以上 {MAX_LIMIT} 以下の整数で渡してください（いまは{type_name(value)}です）。"
-        )
-    if not 1 <= value <= MAX_LIMIT:
-        raise MdmarkError(f"limit の {value} は範囲の外なので、1 以上 {MAX_LIMIT} 以下の整数にしてください。")
+        raise MdmarkError(f"{name} は {low} 以上 {high} 以下の整数で渡してください（いまは{type_name(value)}です）。")
+    if not low <= value <= high:
+        raise MdmarkError(f"{name} の {value} は範囲の外なので、{low} 以上 {high} 以下の整数にしてください。")
     return value
+
+
+def _limit(value: Any) -> int:
+    return bounded_int("limit", value, 1, MAX_LIMIT, DEFAULT_LIMIT)
 
 
 def _fields(name: str, value: Any) -> list[str]:
@@ -368,6 +372,8 @@ def find_docs(
         result["docs"] = [_row(index, doc, chars[id(doc)], fields, graph, related_arg) for doc in page]
     if fmt == "json":
         return result
+    if fmt == "toon":
+        return encode_toon(result)
     return render_find_markdown(result, fields, related_arg is not None)
 
 
@@ -504,6 +510,8 @@ def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any
         )
     if fmt == "json":
         return {"tags": rows}
+    if fmt == "toon":
+        return encode_toon({"tags": rows})
     return render_tags_markdown(rows)
 
 

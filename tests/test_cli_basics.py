@@ -14,7 +14,7 @@ import pytest
 from mdmark.cli import build_parser, usage_error_sentence
 from mdmark.scaffold import FILES
 
-HEAVY = ("sphinx", "docutils", "mcp", "uvicorn", "myst_parser", "sphinx_design", "starlette", "pydantic")
+HEAVY = ("sphinx", "docutils", "mcp", "uvicorn", "myst_parser", "sphinx_design", "starlette", "pydantic", "PIL", "toon_format")
 
 SUBCOMMANDS = [
     ["init"],
@@ -28,6 +28,8 @@ SUBCOMMANDS = [
     ["index", "remove"],
     ["serve"],
     ["guide"],
+    ["outline"],
+    ["read"],
 ]
 
 
@@ -138,7 +140,7 @@ def test_find_limit_text_gets_the_tool_sentence() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["nosuch"], "mdmark: `nosuch` というコマンドは無い（`init`・`check`・`export`・`build`・`find`・`tags`・`index`・`serve`・`guide` のどれか）ので、`mdmark --help` で使い方を確かめてください。"),
+        (["nosuch"], "mdmark: `nosuch` というコマンドは無い（`init`・`check`・`export`・`build`・`find`・`tags`・`index`・`serve`・`guide`・`outline`・`read` のどれか）ので、`mdmark --help` で使い方を確かめてください。"),
         (["check", "--format", "xml"], "mdmark check: `--format` に `xml` は使えない（`text`・`json`・`github` のどれか）ので、`mdmark check --help` で使い方を確かめてください。"),
         (["serve", "--port", "abc"], "mdmark serve: `--port` の値 `abc` が整数ではないので、`mdmark serve --help` で使い方を確かめてください。"),
         (["export"], "mdmark export: 必須の引数 `FILE` が無いので、`mdmark export --help` で使い方を確かめてください。"),

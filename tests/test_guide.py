@@ -410,7 +410,7 @@ def test_mcp_tools_page_examples_run_against_the_index_example(tmp_path: Path) -
             assert set(data) in shapes, block.line
             if "action" in data:
                 assert last.structured == data
-    assert set(ran) == {"read_guide", "find_docs", "check", "update_index", "export_html"}
+    assert set(ran) == {"read_guide", "find_docs", "check", "update_index", "export_html", "outline", "read_doc"}
 
 
 def _offset(page: str, line: int) -> int:
@@ -545,6 +545,32 @@ def test_cli_page_find_and_tags_transcripts(tmp_path: Path) -> None:
     (tags,) = [b for b in blocks("cli") if "$ mdmark tags" in b.body]
     done = run("tags", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, _transcript(tags, "mdmark tags"))
+
+
+def test_cli_page_outline_and_read_transcripts(tmp_path: Path) -> None:
+    assert run("init", cwd=tmp_path).returncode == 0
+    (outline,) = [b for b in blocks("cli") if "$ mdmark outline welcome" in b.body]
+    done = run("outline", "welcome", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, _transcript(outline, "mdmark outline welcome"))
+    done = run("outline", "nothing", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, _transcript(outline, "mdmark outline nothing"))
+    (read,) = [b for b in blocks("cli") if "$ mdmark read welcome" in b.body]
+    done = run("read", "welcome", "--lines", "1-3", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, _transcript(read, "mdmark read welcome --lines 1-3"))
+    done = run("read", "welcome", "--lines", "30-40", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, _transcript(read, "mdmark read welcome --lines 30-40"))
+
+
+def test_read_and_toon_pages_transcripts(tmp_path: Path) -> None:
+    assert run("init", cwd=tmp_path).returncode == 0
+    for page, command in (
+        ("read", "mdmark outline welcome"),
+        ("read", "mdmark read welcome --section 書き方"),
+        ("toon", "mdmark find --format toon"),
+    ):
+        (block,) = [b for b in blocks(page) if f"$ {command}\n" in b.body]
+        done = run(*command.split()[1:], cwd=tmp_path)
+        assert (done.returncode, done.stdout) == (0, _transcript(block, command)), (page, command)
 
 
 def test_install_page_transcripts_match_the_commands(tmp_path: Path) -> None:

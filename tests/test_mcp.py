@@ -30,7 +30,7 @@ from mcp.client.stdio import StdioServerParameters
 
 pytestmark = pytest.mark.anyio
 
-TOOL_NAMES = ["read_guide", "export_html", "build_site", "check", "find_docs", "list_tags", "update_index"]
+TOOL_NAMES = ["read_guide", "export_html", "build_site", "check", "find_docs", "list_tags", "update_index", "outline", "read_doc"]
 PROJECT_TOOLS = [name for name in TOOL_NAMES if name != "read_guide"]
 
 CONFIG = """\
@@ -228,12 +228,12 @@ EXPECTED_PROPERTIES: dict[str, dict[str, Any]] = {
         "include": {"type": "array", "items": {"type": "string", "enum": ["path", "aliases", "related", "referenced_by"]}},
         "exclude": {"type": "array", "items": {"type": "string", "enum": ["path", "aliases", "related", "referenced_by"]}},
         "count_only": {"type": "boolean"},
-        "format": {"type": "string", "enum": ["markdown", "json"]},
+        "format": {"type": "string", "enum": ["markdown", "json", "toon"]},
         "config": {"type": "string"},
     },
     "list_tags": {
         "query": {"type": "string"},
-        "format": {"type": "string", "enum": ["markdown", "json"]},
+        "format": {"type": "string", "enum": ["markdown", "json", "toon"]},
         "config": {"type": "string"},
     },
     "update_index": {
@@ -242,10 +242,28 @@ EXPECTED_PROPERTIES: dict[str, dict[str, Any]] = {
         "item": {"type": ["object", "null"]},
         "config": {"type": "string"},
     },
+    "outline": {
+        "target": {"type": "string"},
+        "format": {"type": "string", "enum": ["markdown", "json", "toon"]},
+        "config": {"type": "string"},
+    },
+    "read_doc": {
+        "target": {"type": "string"},
+        "section": {"type": "string"},
+        "lines": {"type": "string"},
+        "max_images": {"type": "integer", "minimum": 0, "maximum": 50},
+        "config": {"type": "string"},
+    },
 }
-EXPECTED_REQUIRED = {"read_guide": ["names"], "export_html": ["file"], "update_index": ["kind", "id", "item"]}
+EXPECTED_REQUIRED = {
+    "read_guide": ["names"],
+    "export_html": ["file"],
+    "update_index": ["kind", "id", "item"],
+    "outline": ["target"],
+    "read_doc": ["target"],
+}
 WITH_OUTPUT_SCHEMA = {"export_html", "build_site", "check", "update_index"}
-READ_ONLY = {"read_guide", "check", "find_docs", "list_tags"}
+READ_ONLY = {"read_guide", "check", "find_docs", "list_tags", "outline", "read_doc"}
 
 
 async def test_tools_list(server: Served) -> None:

@@ -86,7 +86,7 @@ def test_hooks_json_runs_the_scripts_with_python3() -> None:
     (pre,) = data["hooks"]["PreToolUse"]
     (start,) = data["hooks"]["SessionStart"]
     matcher = re.compile(pre["matcher"])
-    for tool in ("read_guide", "export_html", "build_site", "check", "find_docs", "list_tags", "update_index"):
+    for tool in ("read_guide", "export_html", "build_site", "check", "find_docs", "list_tags", "update_index", "outline", "read_doc"):
         assert matcher.search(PREFIX + tool)
     for other in ("Bash", "Read", "mcp__other__check", "mcp__plugin_other_mdmark__check"):
         assert not matcher.search(other)
@@ -116,7 +116,9 @@ def _updated(done: subprocess.CompletedProcess[str]) -> object:
     return out["hookSpecificOutput"]["updatedInput"]
 
 
-@pytest.mark.parametrize("tool", ["export_html", "build_site", "check", "find_docs", "list_tags", "update_index"])
+@pytest.mark.parametrize(
+    "tool", ["export_html", "build_site", "check", "find_docs", "list_tags", "update_index", "outline", "read_doc"]
+)
 def test_project_dir_is_added(tool: str, tmp_path: Path) -> None:
     done = pre_tool_use(PREFIX + tool, {"config": "a/mdmark.config.yaml"}, str(tmp_path))
     assert _updated(done) == {"config": "a/mdmark.config.yaml", "project_dir": str(tmp_path)}
@@ -222,8 +224,11 @@ def test_session_start_lists_the_guide_and_how_to_start_the_server() -> None:
     assert lines[1 + len(guide)].startswith("mdmark のプロンプト")
     assert "`/mcp__plugin_mdmark_mdmark__write_doc topic [tags]`" in lines[1 + len(guide)]
     names = [line.split(":", 1)[0][2:] for line in guide]
-    for name in ("install", "mcp-tools", "serve", "config", "index", "cli", "notation", "extension"):
+    for name in ("install", "mcp-tools", "serve", "config", "index", "cli", "notation", "extension", "read", "toon"):
         assert name in names
+    # How to read a document with the tools, and the guide page that says more.
+    assert lines[2 + len(guide)].startswith("設計文書を読むときは") and "outline" in lines[2 + len(guide)]
+    assert "read_doc" in lines[2 + len(guide)] and "read" in names
     assert lines[-1] == (
         f"mdmark の MCP サーバーが http://127.0.0.1:{port}/mcp で応答しないので、ツールを使う前に、ターミナルで "
         f"`MDMARK_PORT={port} mdmark serve` を起動するよう利用者に頼んでください（常駐させる手順は使い方集の serve）。"
@@ -253,6 +258,8 @@ def test_session_start_default_port_line_says_mdmark_serve(monkeypatch: pytest.M
         "mdmark の使い方集の索引（MCP のツール read_guide の names に名前を渡すと本文を読めます。シェルでは `mdmark guide 名前`）:",
         "- install: プラグインを入れる — 入れ方",
         hook.prompts_line(),
+        "設計文書を読むときは、ファイルを丸ごと読む前に、MCP のツール outline で見出しの索引（アンカー・行・文字数・画像の数）を見て、"
+        "read_doc の section にアンカーを渡して要る節だけを図ごと読んでください（使い方集の read）。",
         "mdmark の MCP サーバーが http://127.0.0.1:8782/mcp で応答しないので、ツールを使う前に、ターミナルで `mdmark serve` "
         "を起動するよう利用者に頼んでください（常駐させる手順は使い方集の serve）。",
     ]

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import toon_format
 import yaml
 
 from mdmark.errors import MdmarkError
@@ -92,6 +93,10 @@ def test_case(project: Path, name: str) -> None:
     assert isinstance(as_markdown, str), as_markdown
     _compare(EXPECTED / f"{name}.json", json.dumps(as_json, ensure_ascii=False, indent=2) + "\n")
     _compare(EXPECTED / f"{name}.md", as_markdown)
+    # format toon: the same data, read back by the TOON authors' decoder.
+    as_toon = _call(project, name, "toon")
+    assert isinstance(as_toon, str), as_toon
+    assert toon_format.decode(as_toon) == as_json
 
 
 def test_paging_visits_every_document_once(project: Path) -> None:

@@ -12,9 +12,10 @@ from mdmark.query import list_tags
 
 
 def print_result(result: str | dict[str, Any]) -> None:
-    """Markdown as the tool returns it; json as the tool's JSON, indented for reading."""
+    """Markdown and toon as the tool returns them; json as the tool's JSON, indented for reading."""
     if isinstance(result, str):
-        sys.stdout.write(result)
+        # TOON text ends without a newline; the shell prompt must not land on its last line.
+        sys.stdout.write(result if result.endswith("\n") else result + "\n")
     else:
         print(json.dumps(result, ensure_ascii=False, indent=2))
 

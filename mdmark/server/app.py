@@ -60,7 +60,7 @@ def tool_list() -> list[mcp_types.Tool]:
 
 
 def create_server() -> Server[Any]:
-    """The low-level MCP server with the tools and the prompts."""
+    """The low-level MCP server with the tools of :data:`~mdmark.server.tools.TOOLS` and the prompts."""
     import anyio.to_thread
     import mcp_types
     from mcp.server.lowlevel import Server
@@ -76,7 +76,12 @@ def create_server() -> Server[Any]:
         # A worker thread per call: concurrent sessions never wait on each other's parsing.
         outcome = await anyio.to_thread.run_sync(call_tool, params.name, params.arguments)
         return mcp_types.CallToolResult(
-            content=[mcp_types.TextContent(text=text) for text in outcome.texts],
+            content=[
+                mcp_types.TextContent(text=part)
+                if isinstance(part, str)
+                else mcp_types.ImageContent(data=part.data, mime_type=part.mime)
+                for part in outcome.content()
+            ],
             structured_content=outcome.structured,
             is_error=outcome.is_error,
         )

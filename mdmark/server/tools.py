@@ -1,4 +1,4 @@
-"""The seven MCP tools: their schemas, their argument handling, and the library call behind each.
+"""The MCP tools (the seven of the contract, then outline and read_doc): their schemas, their argument handling, and the library call behind each.
 
 Nothing here knows about MCP transports: :func:`call_tool` takes a tool name and the raw JSON
 arguments and returns a :class:`ToolOutcome` (texts, structured content, error flag), so the
@@ -33,7 +33,7 @@ logger = logging.getLogger("mdmark.server")
 PROJECT_DIR = "project_dir"
 
 _FIELDS = ["path", "aliases", "related", "referenced_by"]
-_FORMATS = ["markdown", "json"]
+_FORMATS = ["markdown", "json", "toon"]
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,15 @@ _FORMAT = {
     "type": "string",
     "enum": _FORMATS,
     "default": "markdown",
-    "description": "結果の形式。markdown（既定）は Markdown のテキストだけを返し、json は structuredContent と text に同じ JSON を入れる",
+    "description": "結果の形式。markdown（既定）は Markdown のテキストだけを返し、json は structuredContent と text に同じ JSON を入れる。"
+    "toon は json と同じ中身を TOON v4 のテキストだけで返す（同じキーの要素の並びは `docs[2]{id,title}:` の見出しに 1 要素 1 行の表、無い値は null）",
 }
+#: What a TOON answer looks like, for the descriptions of the tools that answer one.
+_TOON_NOTE = (
+    "format が toon のときは、json と同じ中身を TOON v4 のテキストだけで返す（structuredContent は無い）。"
+    "TOON は `キー: 値` の行と字下げで入れ子を書き、並びは `名前[件数]: a,b`、キーのそろったオブジェクトの並びは "
+    "`名前[件数]{キー,キー}:` の見出しの下に 1 要素 1 行の表にし、無い値は null と書くので列はそろう。"
+)
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 
 _OUT_AND_WARNINGS: dict[str, dict[str, Any]] = {
@@ -211,6 +218,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "条件を 1 つも渡さないと全ての文書が当たる。当たる文書が 0 件でもエラーにはせず、総件数 0 件の結果（json では total が 0 で docs が空の並び）を返す。"
             "next_cursor が null なら続きは無く、値があれば cursor に渡して同じ条件で続きを引く。"
             "語彙に無いタグを渡したときは、そのタグのまま引き、近いタグを示す警告を添える。"
+            + _TOON_NOTE
         ),
         properties={
             "text": _string("題・別名・概要のどれかに含まれる語。NFKC・英字の小文字化・前後の空白の除去で正規化して比べる"),
@@ -271,6 +279,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "結果は、format が markdown（既定）のときはタグの表のテキストだけ、json のときは "
             '{"tags": [{"name", "group", "description", "aliases", "deprecated", "docs"}]} の JSON を返す。'
             "索引がタグの語彙を持たないときと、query に当たるタグが無いときは、タグの無い結果（json では空の tags）を返す。"
+            + _TOON_NOTE
         ),
         properties={
             "query": _string(
@@ -332,16 +341,92 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
 )
 
+#: The two tools for agents that read (md-vision's pattern): the heading index first, then one section.
+READING_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="outline",
+        title="文書の見出しの索引を見る",
+        description=(
+            "文書の見出しの索引を返す（何も書き換えない）。target は索引の文書の ID、Markdown のパス、フォルダのどれか"
+            "（フォルダは中の文書を、索引の並び、索引に無いものはパスの順で並べる）。"
+            "文書ごとに、ID（索引に無ければ null）・パス・題・行数・文字数と、見出しごとに、レベル・見出しの文・アンカー"
+            "（リンクと read_doc の section に使う）・最初と最後の行・文字数・画像の数を返す。コードの中の # の行は見出しではない。"
+            "結果は、format が markdown（既定）のときは文書ごとの 1 行と見出しの表のテキストだけ、json のときは "
+            '{"docs": [{"id", "path", "title", "lines", "chars", "headings": [{"level", "text", "anchor", "line", "end_line", "chars", "images"}]}], '
+            '"warnings": 読めなかった文書の文の並び} の JSON を返す。'
+            + _TOON_NOTE
+            + "フォルダに文書が無いときは空の docs を返す。見出しの無い文書は空の headings。"
+            "次は read_doc に section（アンカー）を渡して、要る節だけを読む。"
+        ),
+        properties={
+            "target": _string("見出しを見る文書の ID、Markdown のパス、またはフォルダのパス（相対パスは作業のフォルダから）"),
+            "format": _FORMAT,
+            "config": _CONFIG,
+        },
+        required=("target",),
+        required_what={"target": "文書の ID か Markdown のパスかフォルダ"},
+        library_checks_types=True,
+    ),
+    ToolSpec(
+        name="read_doc",
+        title="文書を画像ごと読む",
+        description=(
+            "文書の Markdown を、全体・1 つの節（section: outline のアンカーか見出しの文。下の節を含む）・行の範囲（lines: `12-40`）で読む（何も書き換えない）。"
+            "結果は、文書の並びのままの内容のブロックの並び: Markdown のテキストと、ローカルの画像（Markdown の画像・{image}・{figure}・<img>・"
+            "sphinx-design のカードの画像）ごとに、画像の名前と行を書いた短いテキストに続く画像のブロック。"
+            "PNG・JPEG・GIF・WebP はそのまま、長い辺が 1568 px か 3.75 MB を超えるものは縮小して返し、SVG はテキストで返す。"
+            "画像は max_images 枚（既定 10、最大 50）までで、残りは Markdown のテキストのまま。"
+            "外の URL の画像は読みに行かず、プロジェクトのフォルダの外の画像とファイルの無い画像は読まず、そのことを短いテキストで書く。"
+            "空の文書は空のテキストを 1 つ返す。"
+            "テキストが 50,000 文字を超えるときはエラーで、outline で見出しを確かめて section か lines で絞る。"
+        ),
+        properties={
+            "target": _string("読む文書の ID か Markdown のパス（相対パスは作業のフォルダから）"),
+            "section": _string("読む節のアンカー（outline の anchor）か見出しの文。下の節を含めて読む。lines と一緒には渡せない"),
+            "lines": _string("読む行の範囲。`12-40` のように最初と最後の行の番号（1 から、両端を含む）。section と一緒には渡せない"),
+            "max_images": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 50,
+                "default": 10,
+                "description": "画像のブロックにする画像の数の上限。0 以上 50 以下の整数。既定は 10。残りは Markdown のテキストのまま",
+            },
+            "config": _CONFIG,
+        },
+        required=("target",),
+        required_what={"target": "文書の ID か Markdown のパス"},
+        library_checks_types=True,
+    ),
+)
+
+TOOLS = TOOLS + READING_TOOLS
+
 TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
 
 
 @dataclass(frozen=True)
+class ImagePart:
+    """An image content block: base64 ``data`` and its MIME type."""
+
+    data: str
+    mime: str
+
+
+@dataclass(frozen=True)
 class ToolOutcome:
-    """What a tool call produced: one text per content block, the structured object or None."""
+    """What a tool call produced: one text per content block, the structured object or None.
+
+    ``parts`` replaces ``texts`` when the answer also holds images (read_doc): texts and images
+    in the order the content blocks go out.
+    """
 
     texts: list[str]
     structured: dict[str, Any] | None = None
     is_error: bool = False
+    parts: list[str | ImagePart] | None = None
+
+    def content(self) -> list[str | ImagePart]:
+        return list(self.parts) if self.parts is not None else list(self.texts)
 
 
 def error(message: str) -> ToolOutcome:
@@ -516,6 +601,23 @@ def _update_index(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
     return _json(update_index(start, args["kind"], args["id"], args["item"], args.get("config")))
 
 
+def _outline(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.outline import outline
+
+    assert start is not None
+    return _text_or_json(outline(start, **args))
+
+
+def _read_doc(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.read_doc import read_doc
+
+    assert start is not None
+    parts: list[str | ImagePart] = [
+        block.text if block.kind == "text" else ImagePart(block.data, block.mime) for block in read_doc(start, **args)
+    ]
+    return ToolOutcome([p for p in parts if isinstance(p, str)], parts=parts)
+
+
 _CALLS: dict[str, Callable[[Path | None, dict[str, Any]], ToolOutcome]] = {
     "read_guide": _read_guide,
     "export_html": _export_html,
@@ -524,6 +626,8 @@ _CALLS: dict[str, Callable[[Path | None, dict[str, Any]], ToolOutcome]] = {
     "find_docs": _find_docs,
     "list_tags": _list_tags,
     "update_index": _update_index,
+    "outline": _outline,
+    "read_doc": _read_doc,
 }
 
 

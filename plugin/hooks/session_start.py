@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SessionStart hook: tell the agent which guide pages and prompts exist and whether the server is up.
+"""SessionStart hook: tell the agent which guide pages and prompts exist, how to read a document, and whether the server is up.
 
 The guide index comes from the installed mdmark (``mdmark guide`` prints one page per line,
 ``name<TAB>title<TAB>description``), so the list always matches the package the server reads
@@ -40,6 +40,12 @@ SLASH_PREFIX = "/mcp__plugin_mdmark_mdmark__"
 INSTALL_HINT = (
     "mdmark が見つからないので（PATH に mdmark のコマンドが無く、python3 から import もできません）、"
     "mdmark のリポジトリのフォルダで `pipx install .`（または `python3 -m pip install .`）を実行して入れてください。"
+)
+
+#: How to read a design document with the tools (instead of reading whole files).
+READING_HINT = (
+    "設計文書を読むときは、ファイルを丸ごと読む前に、MCP のツール outline で見出しの索引（アンカー・行・文字数・画像の数）を見て、"
+    "read_doc の section にアンカーを渡して要る節だけを図ごと読んでください（使い方集の read）。"
 )
 
 
@@ -124,6 +130,7 @@ def context(environ: dict[str, str]) -> str:
         for name, title, description in entries:
             lines.append(f"- {name}: {title}" + (f" — {description}" if description else ""))
         lines.append(prompts_line())
+        lines.append(READING_HINT)
     if port_warning:
         lines.append(port_warning)
     url = f"http://{HOST}:{port}/mcp"
