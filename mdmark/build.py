@@ -127,6 +127,9 @@ def build_site(
         for term, ident in info.terms.items():
             terms.setdefault(term, (fragment.docname, ident))
 
+    from mdmark.graph.views import build_graphs
+
+    graphs = build_graphs(project, {p.resolve(): doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
     body: list[str] = []
     nav: list[NavEntry] = []
     warnings: list[str] = []
@@ -139,7 +142,7 @@ def build_site(
         )
         rel = display(path, project.root)
         body.append(
-            f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}</section>\n'
+            f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(path)}</section>\n'
         )
         title = index_titles.get(path.resolve()) or facts.title or path.stem
         entry = NavEntry(title, f"#{prefix}")
@@ -154,6 +157,9 @@ def build_site(
         nav.append(entry)
         warnings += document_warnings(display(path, project.start), facts, [*fragment.notes, *notes])
 
+    if graphs.overview:
+        body.append(graphs.overview)
+        nav.append(NavEntry("文書の関係図", "#mdmark-graph"))
     text = page(
         mode="build",
         lang=lang,

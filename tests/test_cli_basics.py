@@ -21,6 +21,7 @@ SUBCOMMANDS = [
     ["check"],
     ["export"],
     ["build"],
+    ["graph"],
     ["find"],
     ["tags"],
     ["index"],
