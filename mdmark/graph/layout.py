@@ -6,9 +6,9 @@ Three pictures, all computed here and drawn by :mod:`mdmark.graph.svg`:
   in layers (Sugiyama-style: cycles broken by a depth-first search in index order, layers by
   longest path with a width bound, a few barycenter sweeps against crossings), clusters packed in
   rows with connected clusters side by side, and every relation drawn between its documents;
-* :func:`overview` past that size: each cluster a grid of its documents, and between clusters one
-  line per pair of clusters with the number of relations (the documents' own relations are in
-  their neighbourhood pictures);
+* :func:`overview` past that size: a map of the groups (one box per group, one line per pair of
+  groups with the number of relations, laid out in layers like documents), then each group's
+  documents as a grid of links (the documents' own relations are in their neighbourhood pictures);
 * :func:`neighbourhood`: one document in the middle, the documents that point to it above, those
   it points to below, and the two-way ones (``change_together`` or both directions) beside it.
 
@@ -48,6 +48,9 @@ CHIP_W = 150
 CHIP_H = 24
 CHIP_GAP = 6
 MARGIN = 8
+#: The group map of the compact overview spreads out: its lines carry numbers.
+MAP_GAP_X = 72
+MAP_GAP_Y = 64
 
 
 def text_width(text: str, size: float = FONT_SIZE) -> float:
@@ -121,6 +124,8 @@ class Drawing:
     clusters: list[Cluster] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
     compact: bool = False
+    #: The compact overview's map: one box per group.
+    groups_map: list[Cluster] = field(default_factory=list)
     #: Neighbours left out of a neighbourhood picture.
     hidden: int = 0
 
@@ -180,6 +185,42 @@ def _edge_lines(boxes: dict[str, Box], edges: list[GraphEdge]) -> list[Line]:
         if curve is not None:
             lines.append(Line(*curve, edge=edge))
     return lines
+
+
+def _fit(drawing: Drawing) -> Drawing:
+    """Move everything so that curves bending outward stay inside the picture, and size it to fit."""
+    rects = [_rect(b) for b in drawing.boxes] + [_rect(c) for c in [*drawing.clusters, *drawing.groups_map]]
+    xs = [r[0] for r in rects]
+    ys = [r[1] for r in rects]
+    right = [r[0] + r[2] for r in rects]
+    bottom = [r[1] + r[3] for r in rects]
+    for line in drawing.lines:
+        # The curve's farthest point from its chord is at t = 1/2.
+        peak = (
+            0.25 * line.start[0] + 0.5 * line.control[0] + 0.25 * line.end[0],
+            0.25 * line.start[1] + 0.5 * line.control[1] + 0.25 * line.end[1],
+        )
+        xs.append(peak[0] - 4)
+        ys.append(peak[1] - 4)
+        right.append(peak[0] + 4)
+        bottom.append(peak[1] + 4)
+    if not xs:
+        return drawing
+    dx = MARGIN - math.floor(min(xs))
+    dy = MARGIN - math.floor(min(ys))
+
+    def move(p: tuple[float, float]) -> tuple[float, float]:
+        return (p[0] + dx, p[1] + dy)
+
+    drawing.boxes = [Box(b.node, b.x + dx, b.y + dy, b.w, b.h, b.label, b.centre) for b in drawing.boxes]
+    drawing.clusters = [Cluster(c.group, c.label, c.x + dx, c.y + dy, c.w, c.h) for c in drawing.clusters]
+    drawing.groups_map = [Cluster(c.group, c.label, c.x + dx, c.y + dy, c.w, c.h) for c in drawing.groups_map]
+    drawing.lines = [
+        Line(move(ln.start), move(ln.control), move(ln.end), ln.edge, ln.count, ln.between) for ln in drawing.lines
+    ]
+    drawing.width = math.ceil(max(right)) + dx + MARGIN
+    drawing.height = math.ceil(max(bottom)) + dy + MARGIN
+    return drawing
 
 
 # -- layered layout of one cluster --------------------------------------------------------------------
@@ -328,8 +369,16 @@ def _cluster_rows(graph: DocGraph, sizes: dict[int, tuple[int, int]]) -> list[li
     ids = [str(g) for g in range(len(graph.groups))]
     total = sum(w for w, _ in sizes.values()) + CLUSTER_GAP * (len(sizes) - 1)
     per_row = max(1, min(len(ids), round(len(ids) * MAX_WIDTH / total) if total > MAX_WIDTH else len(ids)))
-    rows = order_layers(layers(ids, directed, per_row), touching)
-    return [[int(g) for g in row] for row in rows]
+    rows = layers(ids, directed, per_row)
+    # Groups point at each other in long chains more often than documents do: at most about
+    # sqrt(groups) rows keep the picture wide rather than a tower (rows merge in order).
+    most = max(1, math.ceil(math.sqrt(len(ids))))
+    if len(rows) > most:
+        merged: list[list[str]] = [[] for _ in range(most)]
+        for r, row in enumerate(rows):
+            merged[r * most // len(rows)].extend(row)
+        rows = merged
+    return [[int(g) for g in row] for row in order_layers(rows, touching)]
 
 
 def overview(graph: DocGraph) -> Drawing:
@@ -360,36 +409,65 @@ def overview(graph: DocGraph) -> Drawing:
         cw = max(w, math.ceil(text_width(label, FONT_SIZE - 1))) + 2 * CLUSTER_PAD
         sizes[g] = (cw, h + 2 * CLUSTER_PAD + CLUSTER_HEAD)
 
-    rows = _cluster_rows(graph, sizes)
-    row_widths = [sum(sizes[g][0] for g in row) + CLUSTER_GAP * (len(row) - 1) for row in rows]
-    full = max(row_widths)
-    y = MARGIN
     boxes: dict[str, Box] = {}
-    for row, row_w in zip(rows, row_widths, strict=True):
-        x = MARGIN + (full - row_w) // 2
-        row_h = max(sizes[g][1] for g in row)
-        for g in row:
-            w, h = sizes[g]
-            drawing.clusters.append(Cluster(g, labels[g], x, y, w, h))
-            left = x + (w - inner[g][1]) // 2
-            top = y + CLUSTER_PAD + CLUSTER_HEAD
-            for box in inner[g][0]:
-                boxes[box.node.id] = Box(box.node, left + box.x, top + box.y, box.w, box.h, box.label)
-            x += w + CLUSTER_GAP
-        y += row_h + CLUSTER_GAP
-    drawing.boxes = [boxes[n.id] for n in graph.nodes]
-    drawing.width = full + 2 * MARGIN
-    drawing.height = y - CLUSTER_GAP + MARGIN
+
+    def place(g: int, x: int, y: int) -> None:
+        w, h = sizes[g]
+        drawing.clusters.append(Cluster(g, labels[g], x, y, w, h))
+        left = x + (w - inner[g][1]) // 2
+        top = y + CLUSTER_PAD + CLUSTER_HEAD
+        for box in inner[g][0]:
+            boxes[box.node.id] = Box(box.node, left + box.x, top + box.y, box.w, box.h, box.label)
 
     if compact:
-        by_group = {c.group: c for c in drawing.clusters}
-        for (a, b), count in sorted(weight.items()):
-            curve = _curve(_rect(by_group[a]), _rect(by_group[b]), 0, 1)
-            if curve is not None:
-                drawing.lines.append(Line(*curve, count=count, between=(a, b)))
+        order = _group_map(drawing, labels, weight)
+        # The groups' documents below the map, in the map's order, packed in rows.
+        x, y, row_h = MARGIN, max(c.y + c.h for c in drawing.groups_map) + GAP_Y, 0
+        limit = max(MAX_WIDTH, *(w for w, _ in sizes.values()))
+        for g in order:
+            w, h = sizes[g]
+            if x > MARGIN and x + w > limit + MARGIN:
+                x, y, row_h = MARGIN, y + row_h + CLUSTER_GAP, 0
+            place(g, x, y)
+            x += w + CLUSTER_GAP
+            row_h = max(row_h, h)
     else:
+        rows = _cluster_rows(graph, sizes)
+        row_widths = [sum(sizes[g][0] for g in row) + CLUSTER_GAP * (len(row) - 1) for row in rows]
+        full = max(row_widths)
+        y = MARGIN
+        for row, row_w in zip(rows, row_widths, strict=True):
+            x = MARGIN + (full - row_w) // 2
+            for g in row:
+                place(g, x, y)
+                x += sizes[g][0] + CLUSTER_GAP
+            y += max(sizes[g][1] for g in row) + CLUSTER_GAP
         drawing.lines = _edge_lines(boxes, graph.edges)
-    return drawing
+    drawing.boxes = [boxes[n.id] for n in graph.nodes]
+    return _fit(drawing)
+
+
+def _group_map(drawing: Drawing, labels: dict[int, str], weight: dict[tuple[int, int], int]) -> list[int]:
+    """The compact overview's map: one box per group, one line per pair of groups with relations.
+
+    Returns the groups in the map's reading order.
+    """
+    sizes = {g: (_box_width(label), BOX_H) for g, label in labels.items()}
+    rows = _cluster_rows(drawing.graph, sizes)
+    widths = [sum(sizes[g][0] for g in row) + MAP_GAP_X * (len(row) - 1) for row in rows]
+    full = max(widths)
+    by_group: dict[int, Cluster] = {}
+    for r, (row, row_w) in enumerate(zip(rows, widths, strict=True)):
+        x = MARGIN + (full - row_w) // 2
+        for g in row:
+            by_group[g] = Cluster(g, labels[g], x, MARGIN + r * (BOX_H + MAP_GAP_Y), sizes[g][0], BOX_H)
+            x += sizes[g][0] + MAP_GAP_X
+    drawing.groups_map = [by_group[g] for row in rows for g in row]
+    for (a, b), count in sorted(weight.items()):
+        curve = _curve(_rect(by_group[a]), _rect(by_group[b]), 0, 1)
+        if curve is not None:
+            drawing.lines.append(Line(*curve, count=count, between=(a, b)))
+    return [g for row in rows for g in row]
 
 
 # -- the neighbourhood of one document ----------------------------------------------------------------
@@ -457,11 +535,7 @@ def neighbourhood(graph: DocGraph) -> Drawing:
                 x += w + GAP_X
             y += BOX_H + ROW_GAP
         y += GAP_Y - ROW_GAP
-    left = min(b.x for b in placed)
-    shift = MARGIN - left
-    boxes = {b.node.id: Box(b.node, b.x + shift, b.y, b.w, b.h, b.label, b.centre) for b in placed}
+    boxes = {b.node.id: b for b in placed}
     drawing.boxes = [boxes[n.id] for n in graph.nodes if n.id in boxes]
-    drawing.width = max(b.x + b.w for b in drawing.boxes) + MARGIN
-    drawing.height = y - GAP_Y + MARGIN
     drawing.lines = _edge_lines(boxes, graph.edges)
-    return drawing
+    return _fit(drawing)

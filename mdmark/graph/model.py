@@ -7,13 +7,14 @@ direction with none, one light edge for the body links and name occurrences.
 
 from __future__ import annotations
 
-import posixpath
+import os
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from mdmark.graph.style import BODY, UNTYPED
 from mdmark.index import Doc, Index
-from mdmark.relations import RelationGraph
+from mdmark.relations import RelationGraph, doc_file
 
 
 @dataclass(frozen=True)
@@ -99,16 +100,21 @@ class DocGraph:
         }
 
 
-def _group_of(index: Index, doc: Doc) -> Group:
+def _group_of(index: Index, doc: Doc, root: Path) -> Group:
     for tag in doc.tags:
         if tag.main:
             return Group(index.canonical_tag(tag.name), "tag")
-    folder = posixpath.dirname(posixpath.normpath(doc.path.replace("\\", "/")))
-    return Group(f"{folder}/" if folder else "./", "folder")
+    folder = os.path.relpath(doc_file(index, doc).parent, root)
+    folder = Path(folder).as_posix()
+    return Group("./" if folder == "." else f"{folder}/", "folder")
 
 
-def doc_graph(index: Index, relations: RelationGraph) -> DocGraph:
-    """The graph of every indexed document (the first entry of a duplicated id)."""
+def doc_graph(index: Index, relations: RelationGraph, root: Path) -> DocGraph:
+    """The graph of every indexed document (the first entry of a duplicated id).
+
+    A document without a main tag is grouped by its folder, shown relative to ``root`` (the
+    config folder, where the reader's paths start).
+    """
     groups: list[Group] = []
     numbers: dict[Group, int] = {}
     nodes: list[Node] = []
@@ -117,7 +123,7 @@ def doc_graph(index: Index, relations: RelationGraph) -> DocGraph:
         if doc.id in seen:
             continue
         seen.add(doc.id)
-        group = _group_of(index, doc)
+        group = _group_of(index, doc, root)
         if group not in numbers:
             numbers[group] = len(groups)
             groups.append(group)

@@ -75,7 +75,7 @@ def _edge(line: Line, titles: dict[str, str]) -> str:
 
 
 def _aggregate(line: Line, names: list[str]) -> str:
-    width = min(8.0, 1.0 + 1.5 * math.log2(line.count + 1))
+    width = min(6.0, 1.0 + math.log2(line.count + 1))
     mid = (
         0.25 * line.start[0] + 0.5 * line.control[0] + 0.25 * line.end[0],
         0.25 * line.start[1] + 0.5 * line.control[1] + 0.25 * line.end[1],
@@ -85,7 +85,7 @@ def _aggregate(line: Line, names: list[str]) -> str:
     return (
         f"<g><title>{_esc(tip)}</title>"
         f'<path d="M{_point(line.start)} Q{_point(line.control)} {_point(line.end)}" fill="none" '
-        f'stroke="{AGGREGATE_COLOUR}" stroke-width="{_n(width)}" stroke-opacity="0.7"/>'
+        f'stroke="{AGGREGATE_COLOUR}" stroke-width="{_n(width)}" stroke-opacity="0.6"/>'
         f'<text x="{_n(mid[0])}" y="{_n(mid[1])}" text-anchor="middle" dominant-baseline="central" '
         f'font-size="{FONT_SIZE - 1}" fill="#24292f" stroke="#ffffff" stroke-width="3" paint-order="stroke">'
         f"{line.count}</text></g>"
@@ -119,7 +119,7 @@ def _legend(drawing: Drawing, top: int, limit: int) -> tuple[list[str], int, int
         sample = (
             f'<path d="M0,0 L{LEGEND_SAMPLE},0" stroke="{AGGREGATE_COLOUR}" stroke-width="3" stroke-opacity="0.7"/>'
         )
-        label = "まとまりの間の関係（数字は件数。文書ごとの関係は各文書の図に）"
+        label = "まとまりの間の関係（数字は件数）"
         items.append((LEGEND_SAMPLE + 6 + text_width(label, FONT_SIZE - 1), sample + _legend_text(label)))
     else:
         used = {line.edge.kind for line in drawing.lines if line.edge is not None}
@@ -177,6 +177,14 @@ def to_svg(drawing: Drawing, title: str, href: Callable[[str], str | None]) -> s
     lines = sorted(drawing.lines, key=lambda line: 0 if line.edge is None or line.edge.kind == BODY else 1)
     for line in lines:
         parts.append(_edge(line, titles) if line.edge is not None else _aggregate(line, names))
+    for entry in drawing.groups_map:
+        fill, stroke = colours(entry.group)
+        parts.append(
+            f'<g><rect x="{entry.x}" y="{entry.y}" width="{entry.w}" height="{entry.h}" rx="6" fill="{fill}" '
+            f'stroke="{stroke}"/><text x="{_n(entry.x + entry.w / 2)}" y="{_n(entry.y + entry.h / 2)}" '
+            f'text-anchor="middle" dominant-baseline="central" font-weight="600" fill="#1f2328">'
+            f"{_esc(entry.label)}</text></g>"
+        )
     for box in drawing.boxes:
         parts.append(_node(box, box.node.group, href(box.node.id), drawing.compact))
     legend, bottom, legend_w = _legend(drawing, drawing.height + 4, max(drawing.width, 360))
