@@ -371,8 +371,8 @@ def _cluster_rows(graph: DocGraph, sizes: dict[int, tuple[int, int]]) -> list[li
     per_row = max(1, min(len(ids), round(len(ids) * MAX_WIDTH / total) if total > MAX_WIDTH else len(ids)))
     rows = layers(ids, directed, per_row)
     # Groups point at each other in long chains more often than documents do: at most about
-    # sqrt(groups) rows keep the picture wide rather than a tower (rows merge in order).
-    most = max(1, math.ceil(math.sqrt(len(ids))))
+    # max(4, sqrt(groups)) rows keep the picture wide rather than a tower (rows merge in order).
+    most = max(4, math.ceil(math.sqrt(len(ids))))
     if len(rows) > most:
         merged: list[list[str]] = [[] for _ in range(most)]
         for r, row in enumerate(rows):
