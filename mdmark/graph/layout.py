@@ -318,7 +318,10 @@ def _cluster_layout(nodes: list[Node], edges: list[GraphEdge]) -> tuple[list[Box
     ids = [n.id for n in nodes]
     inside = set(ids)
     pairs = [(e.source, e.target) for e in edges if e.source in inside and e.target in inside]
-    directed = [(e.source, e.target) for e in edges if e.directed and e.source in inside and e.target in inside]
+    # Only index relations order the layers: body links often point every which way.
+    directed = [
+        (e.source, e.target) for e in edges if e.directed and e.written and e.source in inside and e.target in inside
+    ]
     width = max(2, math.ceil(math.sqrt(len(ids) * 1.5)))
     rows = order_layers(layers(ids, directed, width), pairs)
     by_id = {n.id: n for n in nodes}

@@ -99,7 +99,7 @@ def graph_text(
         if graph.node(doc) is None:
             close = close_names(doc, [n.id for n in graph.nodes])
             near = f"（近い ID: {quote_list(close)}）" if close else ""
-            raise MdmarkError(f"文書の ID `{doc}` は索引に無いので、索引の docs の id{near}を指定してください。")
+            raise MdmarkError(f"文書の ID `{doc}` は索引に無いので、索引の docs の id{near or ' '}を指定してください。")
         graph = graph.neighbourhood(doc)
     base = target.parent if target is not None else project.start
     files = {d.id: doc_file(index, d) for d in index.docs}
