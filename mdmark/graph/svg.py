@@ -13,7 +13,7 @@ import html
 import math
 from collections.abc import Callable
 
-from mdmark.graph.layout import Box, Drawing, Line, text_width
+from mdmark.graph.layout import Box, Cluster, Drawing, Line, text_width
 from mdmark.graph.style import BODY, EDGE_STYLES, FONT_FAMILY, FONT_SIZE, KINDS, colours
 
 LEGEND_SAMPLE = 28
@@ -159,6 +159,20 @@ def _legend_text(label: str) -> str:
     )
 
 
+def _frame(box: Cluster, rx: int, paint: str, label_at: tuple[int, int] | None, font: str) -> str:
+    """A labelled rectangle: a cluster (label at ``label_at`` inside its corner) or a map box (centred)."""
+    if label_at is None:
+        where = (
+            f'x="{_n(box.x + box.w / 2)}" y="{_n(box.y + box.h / 2)}" text-anchor="middle" dominant-baseline="central"'
+        )
+    else:
+        where = f'x="{box.x + label_at[0]}" y="{box.y + label_at[1]}"'
+    return (
+        f'<g><rect x="{box.x}" y="{box.y}" width="{box.w}" height="{box.h}" rx="{rx}" {paint}/>'
+        f"<text {where} {font}>{_esc(box.label)}</text></g>"
+    )
+
+
 def to_svg(drawing: Drawing, title: str, href: Callable[[str], str | None]) -> str:
     """The SVG of ``drawing``; ``href(doc_id)`` is a document's link, or None for no link."""
     graph = drawing.graph
@@ -167,24 +181,16 @@ def to_svg(drawing: Drawing, title: str, href: Callable[[str], str | None]) -> s
     parts: list[str] = []
     for cluster in drawing.clusters:
         fill, stroke = colours(cluster.group)
-        parts.append(
-            f'<g><rect x="{cluster.x}" y="{cluster.y}" width="{cluster.w}" height="{cluster.h}" rx="8" '
-            f'fill="{fill}" fill-opacity="0.35" stroke="{stroke}" stroke-opacity="0.5"/>'
-            f'<text x="{cluster.x + 12}" y="{cluster.y + 22}" font-size="{FONT_SIZE - 1}" font-weight="600" '
-            f'fill="{stroke}">{_esc(cluster.label)}</text></g>'
-        )
+        paint = f'fill="{fill}" fill-opacity="0.35" stroke="{stroke}" stroke-opacity="0.5"'
+        font = f'font-size="{FONT_SIZE - 1}" font-weight="600" fill="{stroke}"'
+        parts.append(_frame(cluster, 8, paint, (12, 22), font))
     # Light body edges first, so the index relations are drawn over them.
     lines = sorted(drawing.lines, key=lambda line: 0 if line.edge is None or line.edge.kind == BODY else 1)
     for line in lines:
         parts.append(_edge(line, titles) if line.edge is not None else _aggregate(line, names))
     for entry in drawing.groups_map:
         fill, stroke = colours(entry.group)
-        parts.append(
-            f'<g><rect x="{entry.x}" y="{entry.y}" width="{entry.w}" height="{entry.h}" rx="6" fill="{fill}" '
-            f'stroke="{stroke}"/><text x="{_n(entry.x + entry.w / 2)}" y="{_n(entry.y + entry.h / 2)}" '
-            f'text-anchor="middle" dominant-baseline="central" font-weight="600" fill="#1f2328">'
-            f"{_esc(entry.label)}</text></g>"
-        )
+        parts.append(_frame(entry, 6, f'fill="{fill}" stroke="{stroke}"', None, 'font-weight="600" fill="#1f2328"'))
     for box in drawing.boxes:
         parts.append(_node(box, box.node.group, href(box.node.id), drawing.compact))
     legend, bottom, legend_w = _legend(drawing, drawing.height + 4, max(drawing.width, 360))

@@ -111,15 +111,9 @@ def graph_text(
     else:
         text = _picture(graph, lambda doc_id: _link(files[doc_id], base))
     if target is not None:
-        from mdmark.files import atomic_write_text
+        from mdmark.html.page import write_page
 
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(target, text)
-        except OSError as exc:
-            raise MdmarkError(
-                f"`{shown}` に書き出せない（{exc.strerror}）ので、フォルダの権限か出力先を確かめてください。"
-            ) from None
+        write_page(target, text, shown)
     return {"text": text, "out": str(target.resolve()) if target is not None else None}
 
 
