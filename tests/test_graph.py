@@ -298,6 +298,19 @@ def test_build_has_the_overview_and_every_neighbourhood(built: str) -> None:
     assert "この文書と関係のある索引の文書はありません" in bodies[doc_id("docs/api/lonely")]
 
 
+def test_build_draws_indexed_documents_outside_the_page_without_a_link(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(GRAPH / "project", root)
+    config = root / "mdmark.config.yaml"
+    text = config.read_text(encoding="utf-8").replace("  out:", "  exclude: [docs/api/old-auth.md]\n  out:")
+    config.write_text(text, encoding="utf-8")
+    page = Path(build_site(root)["out"]).read_text(encoding="utf-8")
+    assert page_problems(page) == []
+    # drawn (in the overview and in its neighbours' pictures) but never a link to a missing section
+    assert page.count('<g class="mdmark-graph-node" data-doc="old-auth">') >= 2
+    assert not re.search(r'<a href="[^"]*" class="mdmark-graph-node" data-doc="old-auth"', page)
+
+
 def test_build_without_index_has_no_graph(tmp_path: Path) -> None:
     (tmp_path / "mdmark.config.yaml").write_text(
         "build:\n  include: ['*.md']\n  out: out.html\n", encoding="utf-8"
