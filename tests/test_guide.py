@@ -558,7 +558,11 @@ def test_cli_page_graph_transcript(tmp_path: Path) -> None:
 
 def test_build_page_shows_the_guides_own_graph(guide_copy: Path) -> None:
     """graph.svg on the build page is what `mdmark graph` draws for the guide as it is now."""
-    assert "![この使い方集の文書の関係図](graph.svg)" in section("build", "文書の関係図")
+    from mdmark.graph.layout import DETAIL_MAX_EDGES, DETAIL_MAX_NODES
+
+    page = section("build", "文書の関係図")
+    assert "![この使い方集の文書の関係図](graph.svg)" in page
+    assert f"文書が {DETAIL_MAX_NODES} 件を超える（か関係が {DETAIL_MAX_EDGES} 本を超える）" in page
     out = guide_copy / "graph-now.svg"
     done = run("graph", "-o", str(out), cwd=guide_copy)
     assert done.returncode == 0, done.stderr
