@@ -58,16 +58,22 @@ class DocGraph:
     #: The document a neighbourhood is drawn around (None: the whole set).
     centre: str | None = None
     _by_id: dict[str, Node] = field(default_factory=dict, repr=False)
+    #: Edges by the documents they touch (a build draws one neighbourhood per document).
+    _touching: dict[str, list[GraphEdge]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._by_id = {node.id: node for node in self.nodes}
+        for edge in self.edges:
+            self._touching.setdefault(edge.source, []).append(edge)
+            if edge.target != edge.source:
+                self._touching.setdefault(edge.target, []).append(edge)
 
     def node(self, doc_id: str) -> Node | None:
         return self._by_id.get(doc_id)
 
     def neighbourhood(self, doc_id: str) -> DocGraph:
         """``doc_id``, the documents it has a relation with (either way), and those relations."""
-        edges = [e for e in self.edges if doc_id in (e.source, e.target)]
+        edges = self._touching.get(doc_id, [])
         ids = {doc_id} | {e.source for e in edges} | {e.target for e in edges}
         nodes = [n for n in self.nodes if n.id in ids]
         used = sorted({n.group for n in nodes})
