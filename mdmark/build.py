@@ -157,9 +157,7 @@ def build_site(
         nav.append(entry)
         warnings += document_warnings(display(path, project.start), facts, [*fragment.notes, *notes])
 
-    if graphs.overview:
-        body.append(graphs.overview)
-        nav.append(NavEntry("文書の関係図", "#mdmark-graph"))
+    graphs.finish(body, nav)
     text = page(
         mode="build",
         lang=lang,

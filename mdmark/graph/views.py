@@ -21,6 +21,7 @@ from mdmark.graph.dot import to_dot
 from mdmark.graph.layout import neighbourhood, overview
 from mdmark.graph.model import DocGraph, doc_graph
 from mdmark.graph.svg import to_svg
+from mdmark.html.page import NavEntry
 from mdmark.index import Index
 from mdmark.project import Project
 from mdmark.relations import build_graph, doc_file
@@ -119,8 +120,9 @@ def graph_text(
 
 # -- the built page and the exported page ------------------------------------------------------------
 
-#: The id of the overview section in the built page.
+#: The id and heading of the overview section in the built page.
 OVERVIEW_ID = "mdmark-graph"
+OVERVIEW_TITLE = "文書の関係図"
 
 
 def _local(graph: DocGraph, doc_id: str, href: Callable[[str], str | None], back: str | None) -> str:
@@ -152,6 +154,12 @@ class PageGraphs:
         """The neighbourhood aside that closes the section of the document at ``path`` ('' if none)."""
         return self.local.get(path.resolve(), "")
 
+    def finish(self, body: list[str], nav: list[NavEntry]) -> None:
+        """The overview section after the documents, and its entry at the end of the navigation."""
+        if self.overview:
+            body.append(self.overview)
+            nav.append(NavEntry(OVERVIEW_TITLE, f"#{OVERVIEW_ID}"))
+
 
 def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
     """``sections``: resolved path of each document in the page → the id of its section."""
@@ -180,7 +188,7 @@ def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
     else:
         note = "箱は索引の文書（色は主題のタグ、無ければフォルダ）、線は関係です。箱を押すとその文書へ飛びます。"
     section = (
-        f'<section class="mdmark-graph-overview" id="{OVERVIEW_ID}">\n<h1>文書の関係図</h1>\n'
+        f'<section class="mdmark-graph-overview" id="{OVERVIEW_ID}">\n<h1>{OVERVIEW_TITLE}</h1>\n'
         f'<p class="mdmark-graph-caption">{html.escape(note)}</p>\n'
         f'<figure class="mdmark-graph-figure">\n{to_svg(drawing, overview_title(graph), href)}</figure>\n</section>\n'
     )
