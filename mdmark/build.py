@@ -137,6 +137,9 @@ def build_site(
             advance(1)
 
     in_page = {fragment.docname for fragment in fragments}
+    from mdmark.graph.views import build_graphs
+
+    graphs = build_graphs(project, {p.resolve(): doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
     body: list[str] = []
     nav: list[NavEntry] = []
     warnings: list[str] = []
@@ -150,7 +153,7 @@ def build_site(
         )
         rel = display(path, project.root)
         body.append(
-            f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}</section>\n'
+            f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(path)}</section>\n'
         )
         title = index_titles.get(path.resolve()) or facts.title or path.stem
         entry = NavEntry(title, f"#{prefix}")
@@ -165,6 +168,7 @@ def build_site(
         nav.append(entry)
         warnings += document_warnings(display(path, project.start), facts, [*fragment.notes, *notes], model)
 
+    graphs.finish(body, nav)
     text = page(
         mode="build",
         lang=lang,

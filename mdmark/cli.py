@@ -106,6 +106,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="設定の build の文書を 1 枚の HTML にまとめる", description="設定の build の文書を、目次から行き来できる 1 枚の HTML にまとめる。切れた参照などの警告は標準エラーに出す。")
     _config_arg(p)
 
+    p = sub.add_parser(
+        "graph",
+        help="索引の文書の関係図を SVG・DOT・JSON で出す",
+        description="索引の文書を箱に、関係（索引の related の種類ごと、本文のリンクと題・別名の出現は薄く）を線にした図を出す。--doc を付けるとその文書のまわりだけを出す。",
+    )
+    p.add_argument("--format", choices=("svg", "dot", "json"), default=None, help="出力の形式（既定: -o の拡張子から、無ければ svg）")
+    p.add_argument("--doc", metavar="ID", help="この ID の文書と、関係のある文書だけを出す")
+    p.add_argument("-o", "--out", metavar="OUT", help="書き出すファイル（拡張子は .svg・.dot か .gv・.json。省くと標準出力）")
+    _config_arg(p)
+
     p = sub.add_parser("find", help="索引から文書を探す（MCP の find_docs と同じ）", description="索引から文書を探す。引数と出力は MCP のツール find_docs と同じ。")
     p.add_argument("--text", help="題・別名・概要に含まれる語")
     p.add_argument("--tag", dest="tags", action="append", metavar="TAG", help="全てを持つ文書に絞るタグ（繰り返せる、AND）")

@@ -40,6 +40,7 @@ def export_html(start: Path, file: str, out: str | None = None, config: str | No
     """Write ``file`` as one HTML page that loads nothing; returns ``{"out", "warnings"}``."""
     from mdmark.html.links import ExportLinks, fill
     from mdmark.html.page import check_out_path, page, stylesheet, write_page
+    from mdmark.graph.views import export_aside
     from mdmark.html.render import render_document
 
     project = Project.for_export(start, config)
@@ -78,7 +79,7 @@ def export_html(start: Path, file: str, out: str | None = None, config: str | No
         lang=lang,
         title=title,
         css=stylesheet(project.config),
-        body=f'<article class="mdmark-doc">\n{body}</article>\n',
+        body=f'<article class="mdmark-doc">\n{body}</article>\n' + export_aside(project, source, target),
     )
     write_page(target, html, shown_out)
     return {"out": str(target.resolve()), "warnings": warnings}

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mdmark.facts import DocFacts
-from mdmark.index import REVERSE_TYPES, Doc, Index
+from mdmark.index import REVERSE_TYPES, Doc, Index, Relation
 from mdmark.occurrences import NameMatcher
 
 #: Bounded caches: a long-running server sees many index versions but needs only the recent ones.
@@ -48,6 +48,17 @@ class RelationView:
 
     def as_dict(self) -> dict[str, str | None]:
         return {"direction": self.direction, "type": self.type, "when": self.when}
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One relation ``source`` → ``target``: an index relation (``written``) or a body link/occurrence."""
+
+    source: str
+    target: str
+    type: str | None
+    when: str | None
+    written: bool
 
 
 def _matcher(index: Index) -> tuple[str, NameMatcher]:
@@ -138,6 +149,17 @@ class RelationGraph:
         """How many other documents refer to ``doc_id``."""
         return len(self._incoming.get(doc_id, ()))
 
+    def written(self, source_id: str, target_id: str) -> list[Relation]:
+        """The index relations ``source_id`` writes naming ``target_id``, in written order."""
+        source = self._first.get(source_id)
+        if source is None or source_id == target_id:
+            return []
+        return [r for r in source.related if r.to == target_id]
+
+    def linked(self, source_id: str, target_id: str) -> bool:
+        """Whether a body link or an occurrence in ``source_id`` reaches ``target_id``."""
+        return target_id in self.body.get(source_id, ())
+
     def relations(self, target_id: str, other_id: str) -> list[RelationView]:
         """The relations of ``other_id`` seen from ``target_id`` (the ``related_to`` document).
 
@@ -145,26 +167,39 @@ class RelationGraph:
         index relations in their written order; a direction with none gets one type-null relation
         when a body link or an occurrence connects the two.
         """
-        if target_id == other_id:
-            return []
-        target = self._first.get(target_id)
-        other = self._first.get(other_id)
-        if target is None or other is None:
+        if target_id == other_id or target_id not in self._first or other_id not in self._first:
             return []
         out: list[RelationView] = []
-        outgoing = [RelationView("outgoing", r.type, r.when) for r in target.related if r.to == other_id]
-        if not outgoing and other_id in self.body.get(target_id, ()):
+        outgoing = [RelationView("outgoing", r.type, r.when) for r in self.written(target_id, other_id)]
+        if not outgoing and self.linked(target_id, other_id):
             outgoing = [RelationView("outgoing", None, None)]
         incoming = [
             RelationView("incoming", REVERSE_TYPES[r.type] if r.type else None, r.when)
-            for r in other.related
-            if r.to == target_id
+            for r in self.written(other_id, target_id)
         ]
-        if not incoming and target_id in self.body.get(other_id, ()):
+        if not incoming and self.linked(other_id, target_id):
             incoming = [RelationView("incoming", None, None)]
         out.extend(outgoing)
         out.extend(incoming)
         return out
+
+    def edges(self) -> list[Edge]:
+        """Every relation as a directed edge, by the rule of :meth:`relations`.
+
+        Sources in index order; per source, the index relations in written order, then the
+        documents reached only by body links or occurrences, by id.
+        """
+        found: list[Edge] = []
+        for source in self._first.values():
+            targets = [r.to for r in source.related if r.to != source.id and r.to in self.ids]
+            targets += sorted(self.body.get(source.id, ()))
+            for target in dict.fromkeys(targets):
+                written = self.written(source.id, target)
+                if written:
+                    found += [Edge(source.id, target, r.type, r.when, True) for r in written]
+                elif self.linked(source.id, target):
+                    found.append(Edge(source.id, target, None, None, False))
+        return found
 
 
 def doc_file(index: Index, doc: Doc) -> Path:

@@ -156,3 +156,72 @@ def test_built_page(browser: Browser, project: Path, tmp_path: Path) -> None:
     assert "B の詳細" in text
     # following the link loaded nothing: still only the page itself and its data: image
     _only_own_file(browser, mark, out)
+
+
+def _japanese_fonts() -> set[str]:
+    """Font families fontconfig says cover Japanese (the browser's fallback for the labels)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("fc-list") is None:
+        return set()
+    listed = subprocess.run(["fc-list", ":lang=ja", "family"], capture_output=True, text=True).stdout
+    return {name.strip() for line in listed.splitlines() for name in line.split(",") if name.strip()}
+
+
+@pytest.fixture(scope="module")
+def graph_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import shutil
+
+    from conftest import FIXTURES
+
+    root = tmp_path_factory.mktemp("graph") / "project"
+    shutil.copytree(FIXTURES / "graph" / "project", root)
+    return Path(build_site(root)["out"])
+
+
+def test_built_page_graph(browser: Browser, graph_page: Path, tmp_path: Path) -> None:
+    """The overview's documents are visible boxes; a click lands on the document's section."""
+    out = graph_page
+    mark = len(browser.requests())
+    browser.open(out.as_uri() + "#mdmark-graph")
+    _only_own_file(browser, mark, out)
+    assert browser.evaluate("document.scripts.length") == 0
+    boxes = browser.evaluate(
+        "[...document.querySelectorAll('#mdmark-graph a.mdmark-graph-node')].map(a => {"
+        " const r = a.querySelector('rect').getBoundingClientRect();"
+        " return [a.dataset.doc, Math.round(r.width), Math.round(r.height), a.checkVisibility(),"
+        " r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth]; })"
+    )
+    assert [b[0] for b in boxes] == ["arch", "api", "auth", "old-auth", "new-auth", "glossary", "lonely"]
+    assert all(w > 40 and h > 15 and visible and inside for _, w, h, visible, inside in boxes), boxes
+    shot = browser.screenshot(tmp_path / "graph.png")
+    assert shot.startswith(b"\x89PNG") and len(shot) > 5000
+
+    # A click on a document's box lands on its section, at the top of the window.
+    browser.click('#mdmark-graph a[data-doc="auth"]')
+    expected = doc_id("docs/api/auth")
+    assert browser.evaluate("decodeURIComponent(location.hash)") == f"#{expected}"
+    top = browser.evaluate(f"Math.round(document.getElementById({json.dumps(expected)}).getBoundingClientRect().top)")
+    assert 0 <= top < 100, top
+    # …and the neighbourhood at the end of that section leads on to the next document.
+    browser.click(f'section[id="{expected}"] aside.mdmark-graph-local a[data-doc="api"]')
+    assert browser.evaluate("decodeURIComponent(location.hash)") == f"#{doc_id('docs/api/api')}"
+    _only_own_file(browser, mark, out)
+
+
+@pytest.mark.skipif(not _japanese_fonts(), reason="no font with Japanese glyphs is installed (.ci/run installs one)")
+def test_graph_labels_render_in_a_japanese_font(browser: Browser, graph_page: Path) -> None:
+    """The labels are text drawn with a font that has their glyphs (no tofu boxes)."""
+    browser.open("about:blank")  # a fresh load: the previous test left this page at another anchor
+    browser.open(graph_page.as_uri() + "#mdmark-graph")
+    browser.call("DOM.enable")
+    browser.call("CSS.enable")
+    root_node = browser.call("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    label = browser.call("DOM.querySelector", {"nodeId": root_node, "selector": '#mdmark-graph a[data-doc="arch"] text'})[
+        "nodeId"
+    ]
+    assert browser.evaluate("document.querySelector('#mdmark-graph a[data-doc=\"arch\"] text').textContent") == "アーキテクチャ"
+    fonts = browser.call("CSS.getPlatformFontsForNode", {"nodeId": label})["fonts"]
+    assert fonts and all(f["familyName"] in _japanese_fonts() for f in fonts), fonts
+    assert sum(f["glyphCount"] for f in fonts) == len("アーキテクチャ")

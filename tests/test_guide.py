@@ -196,7 +196,7 @@ def test_every_guide_file_is_package_data() -> None:
         for p in GUIDE.iterdir()
         if p.is_file() and p.name != "__init__.py" and not p.name.startswith(".")
     ]
-    assert {"index.yaml", "mdmark.config.yaml", "notation.md", "pipeline.svg"} <= set(shipped)
+    assert {"index.yaml", "mdmark.config.yaml", "notation.md", "pipeline.svg", "graph.svg"} <= set(shipped)
     for name in shipped:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), name
 
@@ -571,6 +571,29 @@ def test_read_and_toon_pages_transcripts(tmp_path: Path) -> None:
         (block,) = [b for b in blocks(page) if f"$ {command}\n" in b.body]
         done = run(*command.split()[1:], cwd=tmp_path)
         assert (done.returncode, done.stdout) == (0, _transcript(block, command)), (page, command)
+def test_cli_page_graph_transcript(tmp_path: Path) -> None:
+    assert run("init", cwd=tmp_path).returncode == 0
+    (block,) = [b for b in blocks("cli") if "$ mdmark graph --format dot" in b.body]
+    done = run("graph", "--format", "dot", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, _transcript(block, "mdmark graph --format dot"))
+    done = run("graph", "--doc", "welcom", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, _transcript(block, "mdmark graph --doc welcom"))
+
+
+def test_build_page_shows_the_guides_own_graph(guide_copy: Path) -> None:
+    """graph.svg on the build page is what `mdmark graph` draws for the guide as it is now."""
+    from mdmark.graph.layout import DETAIL_MAX_EDGES, DETAIL_MAX_NODES
+
+    page = section("build", "文書の関係図")
+    assert "![この使い方集の文書の関係図](graph.svg)" in page
+    assert f"文書が {DETAIL_MAX_NODES} 件を超える（か関係が {DETAIL_MAX_EDGES} 本を超える）" in page
+    out = guide_copy / "graph-now.svg"
+    done = run("graph", "-o", str(out), cwd=guide_copy)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text(encoding="utf-8") == (GUIDE / "graph.svg").read_text(encoding="utf-8"), (
+        "regenerate: cd mdmark/guide && mdmark graph -o graph.svg"
+    )
+    out.unlink()
 
 
 def test_install_page_transcripts_match_the_commands(tmp_path: Path) -> None:

@@ -1,0 +1,18 @@
+"""``mdmark graph [--format svg|dot|json] [--doc ID] [-o OUT]``: a thin shell over :func:`mdmark.graph.views.graph_text`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def run(args: argparse.Namespace) -> int:
+    from mdmark.graph.views import graph_text
+
+    result = graph_text(Path.cwd(), format=args.format, doc=args.doc, out=args.out, config=args.config)
+    if result["out"] is None:
+        sys.stdout.write(result["text"])
+    else:
+        print(result["out"])
+    return 0

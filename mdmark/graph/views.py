@@ -1,0 +1,223 @@
+"""The front-end functions: ``mdmark graph``, the build page's graph sections, the exported page's aside.
+
+Each opens the project's index and its :class:`~mdmark.relations.RelationGraph` the way
+``find_docs`` does, so the pictures show exactly the relations the tools report.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mdmark.errors import MdmarkError
+from mdmark.files import display
+from mdmark.graph.dot import to_dot
+from mdmark.graph.layout import neighbourhood, overview
+from mdmark.graph.model import DocGraph, doc_graph
+from mdmark.graph.svg import to_svg
+from mdmark.html.page import NavEntry
+from mdmark.index import Index
+from mdmark.project import Project
+from mdmark.relations import build_graph, doc_file
+from mdmark.text import close_names, quote_list
+
+FORMATS: tuple[str, ...] = ("svg", "dot", "json")
+SUFFIXES: dict[str, tuple[str, ...]] = {"svg": (".svg",), "dot": (".dot", ".gv"), "json": (".json",)}
+
+
+def load(project: Project) -> tuple[Index, DocGraph]:
+    index = project.index()
+    return index, doc_graph(index, build_graph(index, project.root, project.facts_for), project.root)
+
+
+def overview_title(graph: DocGraph) -> str:
+    return f"文書の関係図（{len(graph.nodes)} 件）"
+
+
+def neighbourhood_title(graph: DocGraph) -> str:
+    centre = graph.node(graph.centre or "")
+    return f"「{centre.title if centre else graph.centre}」の関係"
+
+
+def _picture(graph: DocGraph, href: Callable[[str], str | None]) -> str:
+    if graph.centre is not None:
+        return to_svg(neighbourhood(graph), neighbourhood_title(graph), href)
+    return to_svg(overview(graph), overview_title(graph), href)
+
+
+def _link(path: Path, base: Path) -> str:
+    return urllib.parse.quote(Path(os.path.relpath(path, base)).as_posix())
+
+
+# -- mdmark graph ---------------------------------------------------------------------------------
+
+
+def _format(fmt: Any, out: Path | None) -> str:
+    if fmt is None:
+        suffix = out.suffix.lower() if out is not None else ""
+        return next((name for name, suffixes in SUFFIXES.items() if suffix in suffixes), "svg")
+    if not isinstance(fmt, str) or fmt not in FORMATS:
+        close = close_names(str(fmt), FORMATS, 1)
+        hint = f"近い `{close[0]}` か、" if close else ""
+        raise MdmarkError(f"形式 `{fmt}` は使えないので、{hint}{quote_list(FORMATS)} のどれかにしてください。")
+    return fmt
+
+
+def _check_out(out: Path, shown: str, fmt: str) -> None:
+    if out.suffix.lower() not in SUFFIXES[fmt]:
+        raise MdmarkError(
+            f"出力先 `{shown}` の拡張子が形式 {fmt} に合わないので、{quote_list(SUFFIXES[fmt])} で終わるパスを指定してください。"
+        )
+    if out.is_symlink() or (out.exists() and not out.is_file()):
+        raise MdmarkError(f"出力先 `{shown}` はふつうのファイルではないので、別のパスを指定してください。")
+
+
+def graph_text(
+    start: Path, *, format: Any = None, doc: Any = None, out: str | None = None, config: str | None = None
+) -> dict[str, Any]:
+    """The relation graph of the index (or of ``doc``'s neighbourhood) as SVG, DOT or JSON.
+
+    Returns ``{"text", "out"}``; with ``out`` the text is written there (``out`` is then its
+    absolute path), else ``out`` is None.
+    """
+    project = Project.open(start, config)
+    target = project.resolve_arg(out).absolute() if out is not None else None
+    fmt = _format(format, target)
+    if doc is not None and not isinstance(doc, str):
+        raise MdmarkError("doc は文書の ID の文字列で渡してください。")
+    if target is not None:
+        shown = display(target, project.start)
+        project.ensure_writable_target(target)
+        _check_out(target, shown, fmt)
+    index, graph = load(project)
+    if doc is not None:
+        if graph.node(doc) is None:
+            close = close_names(doc, [n.id for n in graph.nodes])
+            near = f"（近い ID: {quote_list(close)}）" if close else ""
+            raise MdmarkError(f"文書の ID `{doc}` は索引に無いので、索引の docs の id{near or ' '}を指定してください。")
+        graph = graph.neighbourhood(doc)
+    base = target.parent if target is not None else project.start
+    files = {d.id: doc_file(index, d) for d in index.docs}
+
+    if fmt == "json":
+        text = json.dumps(graph.as_json(), ensure_ascii=False, indent=2) + "\n"
+    elif fmt == "dot":
+        text = to_dot(graph, neighbourhood_title(graph) if graph.centre else overview_title(graph))
+    else:
+        text = _picture(graph, lambda doc_id: _link(files[doc_id], base))
+    if target is not None:
+        from mdmark.html.page import write_page
+
+        write_page(target, text, shown)
+    return {"text": text, "out": str(target.resolve()) if target is not None else None}
+
+
+# -- the built page and the exported page ------------------------------------------------------------
+
+#: The id and heading of the overview section in the built page.
+OVERVIEW_ID = "mdmark-graph"
+OVERVIEW_TITLE = "文書の関係図"
+
+
+def _local(graph: DocGraph, doc_id: str, href: Callable[[str], str | None], back: str | None) -> str:
+    local = graph.neighbourhood(doc_id)
+    link = f'（<a href="{back}">全体の関係図</a>）' if back else ""
+    if len(local.nodes) == 1:
+        return (
+            '<aside class="mdmark-graph-local" aria-label="この文書の関係">\n'
+            f'<p class="mdmark-graph-caption">この文書と関係のある索引の文書はありません{link}。</p>\n</aside>\n'
+        )
+    drawing = neighbourhood(local)
+    hidden = f"。ほか {drawing.hidden} 件の文書は図に入りきらないので省きました" if drawing.hidden else ""
+    svg = to_svg(drawing, neighbourhood_title(local), href)
+    return (
+        '<aside class="mdmark-graph-local" aria-label="この文書の関係">\n'
+        f'<p class="mdmark-graph-caption">この文書の関係{link}{hidden}</p>\n'
+        f'<figure class="mdmark-graph-figure">\n{svg}</figure>\n</aside>\n'
+    )
+
+
+@dataclass
+class PageGraphs:
+    """The build page's graph: the overview section and each document's neighbourhood aside."""
+
+    overview: str = ""
+    local: dict[Path, str] = field(default_factory=dict)
+
+    def after(self, path: Path) -> str:
+        """The neighbourhood aside that closes the section of the document at ``path`` ('' if none)."""
+        return self.local.get(path.resolve(), "")
+
+    def finish(self, body: list[str], nav: list[NavEntry]) -> None:
+        """The overview section after the documents, and its entry at the end of the navigation."""
+        if self.overview:
+            body.append(self.overview)
+            nav.append(NavEntry(OVERVIEW_TITLE, f"#{OVERVIEW_ID}"))
+
+
+def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
+    """``sections``: resolved path of each document in the page → the id of its section."""
+    if project.config.index is None:
+        return PageGraphs()
+    index, graph = load(project)
+    if not graph.nodes:
+        return PageGraphs()
+    anchors: dict[str, str] = {}
+    paths: dict[str, Path] = {}
+    for doc in index.docs:
+        path = index.doc_file(doc)
+        if path in sections and doc.id not in anchors:
+            anchors[doc.id] = f"#{sections[path]}"
+            paths[doc.id] = path
+
+    def href(doc_id: str) -> str | None:
+        return anchors.get(doc_id)
+
+    drawing = overview(graph)
+    if drawing.compact:
+        note = (
+            "文書が多いので、主題のタグ（無ければフォルダ）のまとまりごとに文書を並べ、まとまりの間の関係の数を線で示します。"
+            "文書ごとの関係は、各文書の末尾の図にあります。箱を押すとその文書へ飛びます。"
+        )
+    else:
+        note = "箱は索引の文書（色は主題のタグ、無ければフォルダ）、線は関係です。箱を押すとその文書へ飛びます。"
+    section = (
+        f'<section class="mdmark-graph-overview" id="{OVERVIEW_ID}">\n<h1>{OVERVIEW_TITLE}</h1>\n'
+        f'<p class="mdmark-graph-caption">{html.escape(note)}</p>\n'
+        f'<figure class="mdmark-graph-figure">\n{to_svg(drawing, overview_title(graph), href)}</figure>\n</section>\n'
+    )
+    local = {paths[doc_id]: _local(graph, doc_id, href, f"#{OVERVIEW_ID}") for doc_id in anchors}
+    return PageGraphs(section, local)
+
+
+def export_aside(project: Project, source: Path, target: Path) -> str:
+    """The exported document's neighbourhood, linking to the other documents' sibling ``.html``.
+
+    '' when the config has no index, the index cannot be read (``check`` says why) or the
+    document is not in it.
+    """
+    if project.config.index is None:
+        return ""
+    try:
+        index, graph = load(project)
+    except MdmarkError:
+        return ""
+    wanted = source.resolve()
+    own = next((d for d in index.docs if index.doc_file(d) == wanted), None)
+    if own is None:
+        return ""
+    files = {d.id: doc_file(index, d) for d in index.docs}
+
+    def href(doc_id: str) -> str | None:
+        if doc_id == own.id:
+            return "#"
+        path = files[doc_id]
+        return _link(path.with_suffix(".html"), target.parent) if path.is_file() else None
+
+    return _local(graph, own.id, href, None)

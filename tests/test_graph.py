@@ -1,0 +1,355 @@
+"""The relation graph: golden SVG/DOT/JSON of a small index, determinism, the layout's promises,
+``mdmark graph``'s refusals, the build page's sections, the export's neighbourhood, 300 documents."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, REPO, assert_golden, run_mdmark
+from html_helpers import page_problems
+from mdmark.build import build_site
+from mdmark.errors import MdmarkError
+from mdmark.export import export_html
+from mdmark.graph.layout import (
+    DETAIL_MAX_NODES,
+    MAX_NEIGHBOURS,
+    Box,
+    layers,
+    neighbourhood,
+    overview,
+)
+from mdmark.graph.model import DocGraph, GraphEdge, Group, Node
+from mdmark.graph.style import KINDS
+from mdmark.graph.svg import to_svg
+from mdmark.graph.views import graph_text
+from mdmark.html.links import doc_id
+
+GRAPH = FIXTURES / "graph"
+EXPECTED = GRAPH / "expected"
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("graph") / "project"
+    shutil.copytree(GRAPH / "project", root)
+    return root
+
+
+# -- golden output and determinism -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["svg", "dot", "json"])
+@pytest.mark.parametrize(("name", "args"), [("overview", []), ("api", ["--doc", "api"])])
+def test_golden(project: Path, fmt: str, name: str, args: list[str]) -> None:
+    done = run_mdmark("graph", "--format", fmt, *args, cwd=project)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert_golden(done.stdout, EXPECTED / f"{name}.{fmt}")
+
+
+def test_two_runs_are_byte_identical(project: Path) -> None:
+    """Different hash seeds (set and dict order of strings) and a fresh process each time."""
+    for args in ([], ["--doc", "api"], ["--doc", "lonely"]):
+        first = run_mdmark("graph", *args, cwd=project, env={"PYTHONHASHSEED": "1"})
+        second = run_mdmark("graph", *args, cwd=project, env={"PYTHONHASHSEED": "2"})
+        assert first.returncode == 0, first.stderr
+        assert first.stdout == second.stdout
+
+
+def test_build_pages_are_byte_identical(tmp_path: Path) -> None:
+    pages = []
+    for seed in ("3", "4"):
+        root = tmp_path / seed
+        shutil.copytree(GRAPH / "project", root)
+        done = run_mdmark("build", cwd=root, env={"PYTHONHASHSEED": seed})
+        assert done.returncode == 0, done.stderr
+        pages.append((root / "dist" / "site.html").read_bytes())
+    assert pages[0] == pages[1]
+
+
+def test_json_has_the_relations_find_docs_reports(project: Path) -> None:
+    data = json.loads(run_mdmark("graph", "--format", "json", cwd=project).stdout)
+    edges = {(e["source"], e["target"], e["type"], e["origin"]) for e in data["edges"]}
+    # change_together is written on both sides and drawn once, undirected
+    assert [e["directed"] for e in data["edges"] if e["type"] == "change_together"] == [False]
+    # the body link arch → api is covered by the index relation in that direction
+    assert ("arch", "api", None, "body") not in edges
+    assert ("auth", "arch", None, "body") in edges  # a body link
+    assert ("api", "glossary", None, "body") in edges  # an occurrence of a title
+    assert ("old-auth", "glossary", None, "index") in edges  # a relation written as a bare id
+    assert ("new-auth", "old-auth", "replaces", "index") in edges
+    assert not [e for e in data["edges"] if "lonely" in (e["source"], e["target"])]
+    groups = {n["id"]: n["group"] for n in data["nodes"]}
+    assert groups == {
+        "arch": "設計",
+        "api": "設計",
+        "auth": "運用",
+        "old-auth": "運用",
+        "new-auth": "運用",
+        "glossary": "docs/",  # no main tag: its folder
+        "lonely": "docs/api/",
+    }
+
+
+def test_svg_says_its_text_as_text(project: Path) -> None:
+    svg = run_mdmark("graph", cwd=project).stdout
+    root = ET.fromstring(svg)
+    nodes = [e for e in root.iter() if e.get("class") == "mdmark-graph-node"]
+    assert [n.get("data-doc") for n in nodes] == ["arch", "api", "auth", "old-auth", "new-auth", "glossary", "lonely"]
+    labels = ["".join(n.find(f"{SVG_NS}text").itertext()) for n in nodes]  # type: ignore[union-attr]
+    assert "アーキテクチャ" in labels and "用語集" in labels
+    titles = ["".join(n.find(f"{SVG_NS}title").itertext()) for n in nodes]  # type: ignore[union-attr]
+    assert '認証 "OAuth" <と> & トークン（auth）' in titles
+    # standalone: links to the Markdown files, relative to where the SVG is read from
+    assert [n.get("href") for n in nodes][:3] == ["docs/arch.md", "docs/api/api.md", "docs/api/auth.md"]
+    assert "<script" not in svg and " id=" not in svg and "<style" not in svg
+
+
+# -- mdmark graph: files, formats, refusals ---------------------------------------------------------
+
+
+def test_out_file_and_format_from_its_suffix(project: Path) -> None:
+    out = project / "graphs" / "graph.dot"
+    done = run_mdmark("graph", "-o", "graphs/graph.dot", cwd=project)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{out}\n", "")
+    assert out.read_text(encoding="utf-8").startswith("digraph mdmark {")
+    svg = project / "graphs" / "api.svg"
+    assert run_mdmark("graph", "--doc", "api", "-o", str(svg), cwd=project).returncode == 0
+    # links are relative to the file's own folder
+    assert 'href="../docs/arch.md"' in svg.read_text(encoding="utf-8")
+    outside = run_mdmark("graph", "-o", str(project.parent / "elsewhere.svg"), cwd=project)
+    assert outside.returncode == 1 and "の外なので" in outside.stderr
+    assert not (project.parent / "elsewhere.svg").exists()
+    shutil.rmtree(project / "graphs")
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (
+            ["--doc", "apj"],
+            1,
+            "文書の ID `apj` は索引に無いので、索引の docs の id（近い ID: `api`）を指定してください。\n",
+        ),
+        (
+            ["-o", "graph.txt"],
+            1,
+            "出力先 `graph.txt` の拡張子が形式 svg に合わないので、`.svg` で終わるパスを指定してください。\n",
+        ),
+        (
+            ["--format", "dot", "-o", "graph.svg"],
+            1,
+            "出力先 `graph.svg` の拡張子が形式 dot に合わないので、`.dot`・`.gv` で終わるパスを指定してください。\n",
+        ),
+        (
+            ["--format", "yaml"],
+            2,
+            "mdmark graph: `--format` に `yaml` は使えない（`svg`・`dot`・`json` のどれか）ので、`mdmark graph --help` で使い方を確かめてください。\n",
+        ),
+    ],
+)
+def test_refusals_say_one_sentence_and_write_nothing(
+    project: Path, args: list[str], code: int, message: str
+) -> None:
+    before = sorted(p.name for p in project.iterdir())
+    done = run_mdmark("graph", *args, cwd=project)
+    assert (done.returncode, done.stdout, done.stderr) == (code, "", message)
+    assert sorted(p.name for p in project.iterdir()) == before
+
+
+def test_library_checks_its_arguments(project: Path) -> None:
+    with pytest.raises(MdmarkError, match="形式 `yml` は使えないので"):
+        graph_text(project, format="yml")
+    with pytest.raises(MdmarkError, match="doc は文書の ID の文字列で"):
+        graph_text(project, doc=3)
+
+
+def test_config_without_index(tmp_path: Path) -> None:
+    (tmp_path / "mdmark.config.yaml").write_text("docs:\n  include: ['*.md']\n", encoding="utf-8")
+    done = run_mdmark("graph", cwd=tmp_path)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "index" in done.stderr
+
+
+# -- the layout -------------------------------------------------------------------------------------
+
+
+def synthetic(n: int, groups: int, seed: int = 7, per_node: int = 2) -> DocGraph:
+    rng = random.Random(seed)
+    nodes = [
+        Node(f"d{i:03d}", f"文書 {i:03d}" + ("の長い長い題名がここまで続く" if i % 5 == 0 else ""), f"d{i}.md", rng.randrange(groups))
+        for i in range(n)
+    ]
+    used = sorted({node.group for node in nodes})
+    renumber = {g: i for i, g in enumerate(used)}
+    nodes = [Node(x.id, x.title, x.path, renumber[x.group]) for x in nodes]
+    edges = []
+    for i in range(n):
+        for _ in range(per_node):
+            j = rng.randrange(n)
+            if j != i:
+                edges.append(GraphEdge(nodes[i].id, nodes[j].id, rng.choice(KINDS), None))
+    return DocGraph(nodes, [Group(f"話題{g}", "tag") for g in used], edges)
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a.x < b.x + b.w and b.x < a.x + a.w and a.y < b.y + b.h and b.y < a.y + a.h
+
+
+def _check_placement(graph: DocGraph, drawing_boxes: list[Box], width: int, height: int) -> None:
+    assert sorted(b.node.id for b in drawing_boxes) == sorted(n.id for n in graph.nodes)
+    for i, a in enumerate(drawing_boxes):
+        assert 0 <= a.x and a.x + a.w <= width and 0 <= a.y and a.y + a.h <= height, a
+        for b in drawing_boxes[i + 1 :]:
+            assert not _overlap(a, b), (a.node.id, b.node.id)
+
+
+@pytest.mark.parametrize(("n", "groups"), [(10, 3), (DETAIL_MAX_NODES, 5), (300, 9), (300, 1)])
+def test_overview_places_every_document_once_without_overlap(n: int, groups: int) -> None:
+    graph = synthetic(n, groups)
+    drawing = overview(graph)
+    assert drawing.compact == (n > DETAIL_MAX_NODES or len(graph.edges) > 120)
+    _check_placement(graph, drawing.boxes, drawing.width, drawing.height)
+    clusters = {c.group: c for c in drawing.clusters}
+    for box in drawing.boxes:
+        c = clusters[box.node.group]
+        assert c.x <= box.x and box.x + box.w <= c.x + c.w and c.y <= box.y and box.y + box.h <= c.y + c.h
+    if drawing.compact:
+        # documents' own edges live in their neighbourhoods; the map carries counts between groups
+        assert all(line.edge is None and line.count > 0 for line in drawing.lines)
+        assert len(drawing.groups_map) == len(graph.groups)
+    else:
+        assert len(drawing.lines) == len([e for e in graph.edges if e.source != e.target])
+    # readable at 300: the compact picture stays about a page wide (a page scales a wider one down)
+    assert drawing.width <= (900 if drawing.compact else 1400)
+
+
+def test_same_graph_same_svg() -> None:
+    first = to_svg(overview(synthetic(300, 9)), "t", lambda i: f"#{i}")
+    second = to_svg(overview(synthetic(300, 9)), "t", lambda i: f"#{i}")
+    assert first == second
+
+
+def test_layers_put_targets_below_and_respect_the_width() -> None:
+    ids = [f"n{i}" for i in range(12)]
+    edges = [("n0", "n1"), ("n1", "n2"), ("n2", "n0"), ("n3", "n4"), ("n0", "n4")]
+    rows = layers(ids, edges, 3)
+    level = {n: r for r, row in enumerate(rows) for n in row}
+    assert sorted(level) == sorted(ids)
+    assert all(len(row) <= 3 for row in rows)
+    # the cycle n0 → n1 → n2 → n0 is broken at its back edge only
+    assert level["n0"] < level["n1"] < level["n2"]
+    assert level["n3"] < level["n4"] and level["n0"] < level["n4"]
+
+
+def test_neighbourhood_bands_and_cap() -> None:
+    nodes = [Node("c", "中心", "c.md", 0)] + [Node(f"o{i:02d}", f"相手 {i}", f"o{i}.md", i % 3) for i in range(40)]
+    edges = [GraphEdge("o00", "c", "requires", None), GraphEdge("c", "o01", "references", None)]
+    edges += [GraphEdge("c", "o02", "change_together", None)]
+    edges += [GraphEdge(f"o{i:02d}", "c", "body", None) for i in range(3, 40)]
+    graph = DocGraph(nodes, [Group("甲", "tag"), Group("乙", "tag"), Group("丙", "folder")], edges).neighbourhood("c")
+    drawing = neighbourhood(graph)
+    boxes = {b.node.id: b for b in drawing.boxes}
+    assert len(boxes) == 1 + MAX_NEIGHBOURS and drawing.hidden == 40 - MAX_NEIGHBOURS
+    # index relations are never the ones left out
+    assert {"o00", "o01", "o02"} <= set(boxes)
+    centre = boxes["c"]
+    assert centre.centre and boxes["o00"].y < centre.y < boxes["o01"].y and boxes["o02"].y == centre.y
+    _check_placement(DocGraph([b.node for b in drawing.boxes], graph.groups, []), drawing.boxes, drawing.width, drawing.height)
+
+
+# -- build and export ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built(project: Path) -> str:
+    return Path(build_site(project)["out"]).read_text(encoding="utf-8")
+
+
+def test_build_has_the_overview_and_every_neighbourhood(built: str) -> None:
+    assert page_problems(built) == []
+    nav = built[built.index('<nav id="mdmark-nav"') : built.index("</nav>")]
+    assert '<a href="#mdmark-graph">文書の関係図</a>' in nav
+    overview_html = built[built.index('<section class="mdmark-graph-overview"') :]
+    overview_html = overview_html[: overview_html.index("</section>")]
+    hrefs = dict(re.findall(r'<a href="([^"]*)" class="mdmark-graph-node" data-doc="([^"]*)"', overview_html))
+    assert sorted(hrefs.values()) == sorted(["arch", "api", "auth", "old-auth", "new-auth", "glossary", "lonely"])
+    sections = re.findall(r'<section class="mdmark-doc" id="([^"]*)" data-source="([^"]*)">', built)
+    assert len(sections) == 7
+    for href, doc in hrefs.items():
+        assert href[1:] in {ident for ident, _ in sections}, doc
+    assert hrefs[f"#{doc_id('docs/api/auth')}"] == "auth"
+    # each document closes with its neighbourhood; the one nothing points to says so
+    starts = [built.index(f'<section class="mdmark-doc" id="{ident}"') for ident, _ in sections]
+    ends = [*starts[1:], built.index('<section class="mdmark-graph-overview"')]
+    bodies = {ident: built[a:b] for (ident, _), a, b in zip(sections, starts, ends, strict=True)}
+    for ident, body in bodies.items():
+        assert body.count('<aside class="mdmark-graph-local"') == 1, ident
+        assert body.rstrip().endswith("</aside>\n</section>"), ident
+    assert "この文書と関係のある索引の文書はありません" in bodies[doc_id("docs/api/lonely")]
+
+
+def test_build_draws_indexed_documents_outside_the_page_without_a_link(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(GRAPH / "project", root)
+    config = root / "mdmark.config.yaml"
+    text = config.read_text(encoding="utf-8").replace("  out:", "  exclude: [docs/api/old-auth.md]\n  out:")
+    config.write_text(text, encoding="utf-8")
+    page = Path(build_site(root)["out"]).read_text(encoding="utf-8")
+    assert page_problems(page) == []
+    # drawn (in the overview and in its neighbours' pictures) but never a link to a missing section
+    assert page.count('<g class="mdmark-graph-node" data-doc="old-auth">') >= 2
+    assert not re.search(r'<a href="[^"]*" class="mdmark-graph-node" data-doc="old-auth"', page)
+
+
+def test_build_without_index_has_no_graph(tmp_path: Path) -> None:
+    (tmp_path / "mdmark.config.yaml").write_text(
+        "build:\n  include: ['*.md']\n  out: out.html\n", encoding="utf-8"
+    )
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    page = Path(build_site(tmp_path)["out"]).read_text(encoding="utf-8")
+    assert "mdmark-graph" not in page.split("</style>")[1]
+
+
+def test_export_has_the_documents_neighbourhood(project: Path) -> None:
+    out = Path(export_html(project, "docs/api/api.md")["out"])
+    page = out.read_text(encoding="utf-8")
+    assert page_problems(page) == []
+    aside = page[page.index('<aside class="mdmark-graph-local"') :]
+    links = dict(re.findall(r'<a href="([^"]*)" class="mdmark-graph-node" data-doc="([^"]*)"', aside))
+    assert links == {"../arch.html": "arch", "#": "api", "auth.html": "auth", "../glossary.html": "glossary"}
+    assert page.index("</article>") < page.index('<aside class="mdmark-graph-local"')
+
+
+def test_export_outside_an_index_has_no_neighbourhood(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    page = Path(export_html(tmp_path, "a.md")["out"]).read_text(encoding="utf-8")
+    assert "mdmark-graph-local" not in page.split("</style>")[1]
+
+
+def test_300_generated_documents_build_with_their_graph(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from corpus import generate
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    generate(tmp_path, 300)
+    result = build_site(tmp_path)
+    assert result["docs"] == 300
+    page = Path(result["out"]).read_text(encoding="utf-8")
+    assert page_problems(page) == []
+    start = page.index('<section class="mdmark-graph-overview"')
+    overview_html = page[start : page.index("</section>", start)]
+    assert overview_html.count('class="mdmark-graph-node"') == 300
+    assert page.count('<aside class="mdmark-graph-local"') == 300
+    # every generated document links to two others: each neighbourhood draws them
+    assert page.count("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"mdmark-graph\"") == 301
