@@ -28,7 +28,8 @@ def assert_golden(actual: str, expected_file: Path) -> None:
 
 def run_mdmark(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run the installed ``mdmark`` command as a user would (a real subprocess)."""
-    full_env = {**os.environ, **(env or {})}
+    # A fixed terminal width, so help and usage lines wrap the same on every machine.
+    full_env = {**os.environ, "COLUMNS": "80", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "mdmark", *args],
         cwd=cwd,

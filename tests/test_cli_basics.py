@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmark.cli import build_parser, usage_error_sentence
+from mdmark.argparse_ja import JapaneseParser, usage_error_sentence, wrap_cells
+from mdmark.cli import build_parser
 from mdmark.scaffold import FILES
 
 HEAVY = ("sphinx", "docutils", "mcp", "uvicorn", "myst_parser", "sphinx_design", "starlette", "pydantic")
@@ -29,6 +30,10 @@ SUBCOMMANDS = [
     ["serve"],
     ["guide"],
 ]
+
+
+#: argparse's own English words, which must not reach a user.
+ENGLISH_ARGPARSE = ("usage:", "options:", "positional arguments", "show this help", "show program's", "error:")
 
 
 def mdmark(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -61,7 +66,9 @@ def test_help_exits_zero_without_heavy_imports(args: list[str], tmp_path: Path) 
     result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     report = json.loads(result.stderr.strip().splitlines()[-1])
     assert report["code"] in (0, None)
-    assert "usage:" in result.stdout
+    assert result.stdout.startswith("使い方: mdmark")
+    for english in ENGLISH_ARGPARSE:
+        assert english not in result.stdout
     heavy = [m for m in report["modules"] if m.split(".")[0] in HEAVY]
     assert heavy == []
 
@@ -149,17 +156,50 @@ def test_find_limit_text_gets_the_tool_sentence() -> None:
     ],
 )
 def test_usage_errors_are_one_japanese_sentence(args: list[str], expected: str, tmp_path: Path) -> None:
+    """argparse's layout (the usage line, then ``prog: エラー: message``), in Japanese."""
     result = mdmark(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == expected + "\n"
+    prog, sentence = expected.split(": ", 1)
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"使い方: {prog} [-h]")
+    assert lines[-1] == f"{prog}: エラー: {sentence}"
+    assert all(line.startswith(" ") for line in lines[1:-1])  # the rest of a wrapped usage
+    for english in ENGLISH_ARGPARSE:
+        assert english not in result.stderr
     assert list(tmp_path.iterdir()) == []  # a usage error changes nothing
 
 
 def test_unknown_argparse_wording_still_gives_one_sentence() -> None:
     assert usage_error_sentence("mdmark", "something new") == (
-        "mdmark: 引数が合わない（something new）ので、`mdmark --help` で使い方を確かめてください。"
+        "引数が合わない（something new）ので、`mdmark --help` で使い方を確かめてください。"
     )
+
+
+def test_a_new_subcommand_is_japanese_without_more_work() -> None:
+    """A command another change adds (any formatter class) gets the Japanese words from the parser class."""
+    import argparse
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    new = sub.add_parser("newcmd", help="新しいコマンド", description="説明。", formatter_class=argparse.RawDescriptionHelpFormatter)
+    new.add_argument("target", help="対象")
+    new.add_argument("--flag", action="store_true", help="旗")
+    assert isinstance(new, JapaneseParser)
+    text = new.format_help()
+    assert text.startswith("使い方: mdmark newcmd [-h] [--flag] target\n")
+    assert "\n引数:\n  target" in text and "\nオプション:\n  -h, --help" in text
+    assert "この使い方を出して終わる" in text
+    for english in ENGLISH_ARGPARSE:
+        assert english not in text
+    assert "新しいコマンド" in parser.format_help()
+
+
+def test_help_wraps_by_terminal_columns() -> None:
+    lines = wrap_cells("使う設定ファイル。省くと今のフォルダから上へ mdmark.config.yaml を探す", 20)
+    assert lines == ["使う設定ファイル。省", "くと今のフォルダから", "上へ", "mdmark.config.yaml", "を探す"]
+    # A closing mark stays at the end of the line rather than starting the next one.
+    assert wrap_cells("あいうえお。かきくけこ", 10) == ["あいうえお。", "かきくけこ"]
 
 
 def test_missing_config_is_exit_2(tmp_path: Path) -> None:
