@@ -155,7 +155,8 @@ class JapaneseParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["formatter_class"] = japanese_formatter(kwargs.get("formatter_class", argparse.HelpFormatter))
         add_help = kwargs.pop("add_help", True)
-        super().__init__(*args, add_help=False, **kwargs)
+        kwargs["add_help"] = False  # the Japanese -h is added below
+        super().__init__(*args, **kwargs)
         self._positionals.title = POSITIONALS_TITLE
         self._optionals.title = OPTIONALS_TITLE
         if add_help:
