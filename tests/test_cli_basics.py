@@ -207,3 +207,19 @@ def test_missing_config_is_exit_2(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "mdmark.config.yaml が無いので" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        (["instal"], "使い方集に `instal`（近い名前: `install`）というページは無いので、"),
+        (["exprot"], "使い方集に `exprot`（近い名前: `export`）というページは無いので、"),
+        (["nosuch"], "使い方集に `nosuch` というページは無いので、"),
+        (["check", "serv", "zzz"], "使い方集に `serv`（近い名前: `serve`）・`zzz` というページは無いので、"),
+    ],
+)
+def test_guide_unknown_name_names_the_close_ones(names: list[str], expected: str, tmp_path: Path) -> None:
+    result = mdmark("guide", *names, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == expected + "名前を直してください（全てのページの名前は `mdmark guide` で一覧できます）。\n"
