@@ -22,7 +22,7 @@ from mdmark.files import read_text
 from mdmark.index import Doc, Index, Tag
 from mdmark.project import Project
 from mdmark.relations import RelationGraph, build_graph, doc_file
-from mdmark.schema import type_name
+from mdmark.schema import integral, type_name
 from mdmark.text import close_names, normalize, quote_list
 
 DEFAULT_LIMIT = 20
@@ -92,13 +92,14 @@ def _choice(name: str, value: Any, choices: Sequence[str], default: str) -> str:
 def _limit(value: Any) -> int:
     if value is None:
         return DEFAULT_LIMIT
-    if isinstance(value, bool) or not isinstance(value, int):
+    number = integral(value)
+    if number is None:
         raise MdmarkError(
             f"limit は {1} 以上 {MAX_LIMIT} 以下の整数で渡してください（いまは{type_name(value)}です）。"
         )
-    if not 1 <= value <= MAX_LIMIT:
-        raise MdmarkError(f"limit の {value} は範囲の外なので、1 以上 {MAX_LIMIT} 以下の整数にしてください。")
-    return value
+    if not 1 <= number <= MAX_LIMIT:
+        raise MdmarkError(f"limit の {number} は範囲の外なので、1 以上 {MAX_LIMIT} 以下の整数にしてください。")
+    return number
 
 
 def _fields(name: str, value: Any) -> list[str]:
