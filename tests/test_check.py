@@ -164,6 +164,45 @@ def test_github_format_without_workspace_is_relative_to_cwd(tmp_path: Path) -> N
     assert project.is_dir()
 
 
+DEDENTED_INDEX = "docs:\n" + "".join(
+    f"  - id: d{n}\n    path: docs/d{n}.md\n    title: 文書 {n}\n" for n in range(12)
+) + "  - id: late\n    path: docs/late.md\n   title: 字下げがずれた\n"
+
+
+def test_yaml_error_points_at_the_parsers_line_and_column(tmp_path: Path) -> None:
+    """A dedented key 40 lines down is reported at line 40 (not as a span from the list's start)."""
+    assert run_mdmark("init", cwd=tmp_path).returncode == 0
+    (tmp_path / "index.yaml").write_text(DEDENTED_INDEX, encoding="utf-8")
+    assert DEDENTED_INDEX.splitlines()[39] == "   title: 字下げがずれた"
+    result = run_mdmark("check", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "`index.yaml` の 40 行 4 文字目が YAML として読めない（字下げが前の行と合わない）ので、"
+        "その行の字下げや括弧・引用符を直してください。\n"
+    )
+
+
+def test_github_format_annotates_a_failure_that_stops_the_check(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    project = repo / "site"
+    project.mkdir(parents=True)
+    assert run_mdmark("init", cwd=project).returncode == 0
+    (project / "index.yaml").write_text(DEDENTED_INDEX, encoding="utf-8")
+    result = run_mdmark("check", "--format", "github", cwd=project, env={"GITHUB_WORKSPACE": str(repo)})
+    assert result.returncode == 2
+    sentence = result.stderr.strip()
+    assert result.stdout == f"::error file=site/index.yaml,line=40,col=4,title=mdmark check::{sentence}\n"
+    # No config at all: the annotation has no file, the sentence is the same one.
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    result = run_mdmark("check", "--format", "github", cwd=bare, env={"GITHUB_WORKSPACE": str(bare)})
+    assert result.returncode == 2
+    assert result.stdout == f"::error title=mdmark check::{result.stderr.strip()}\n"
+    # The other formats print nothing on stdout for it.
+    assert run_mdmark("check", cwd=project).stdout == ""
+
+
 def test_github_escaping() -> None:
     from mdmark.commands.check import github_line
     from mdmark.diagnostics import Diagnostic
