@@ -54,7 +54,9 @@ _WARNING_LINE = re.compile(
 def sphinx_overrides(settings: MarkdownSettings) -> dict[str, Any]:
     """The Sphinx configuration mdmark reads documents with (no conf.py)."""
     return {
-        "extensions": ["myst_parser", "sphinx_design"],
+        "extensions": ["myst_parser", "sphinx_design", "mdmark.linebreaks"],
+        # Export and build join the lines a newline splits between Japanese characters.
+        "mdmark_join_east_asian_lines": True,
         "source_suffix": {".md": "markdown"},
         # Nothing is discovered up front: mdmark names the documents it reads.
         "exclude_patterns": ["**"],
