@@ -181,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("MDMARK_DEBUG"):
             raise
         print(
-            f"mdmark の内部のエラーで止まったので（{type(exc).__name__}: {exc}）、MDMARK_DEBUG=1 を付けて再実行し、出た内容を報告してください。",
+            f"mdmark の内部のエラー（{type(exc).__name__}: {exc}）で止まったので、MDMARK_DEBUG=1 を付けて実行し直し、出たトレースバックを添えて報告してください。",
             file=sys.stderr,
         )
         return 1

@@ -266,8 +266,8 @@ def _unknown_tag_warning(index: Index, name: str) -> str:
         canonical = index.canonical_tag(candidate)
         if canonical not in names:
             names.append(canonical)
-    tail = f"近いタグは {quote_list(names)} です" if names else "近いタグはありません"
-    return f"タグ `{name}` は索引のタグの語彙に無いので、そのまま引いたので（{tail}）、list_tags で語彙を確かめてください。"
+    tail = f"近いタグ: {quote_list(names)}" if names else "近いタグも無い"
+    return f"タグ `{name}` は索引のタグの語彙に無く、そのまま引いた（{tail}）ので、list_tags で語彙を確かめてください。"
 
 
 def find_docs(
@@ -305,7 +305,7 @@ def find_docs(
         close = close_names(related_arg, [d.id for d in index.docs])
         near = f"（近い ID: {quote_list(close)}）" if close else ""
         raise MdmarkError(
-            f"related_to の `{related_arg}` は索引の文書の ID に無いので、索引の docs の id{near}を渡してください。"
+            f"related_to の `{related_arg}` は索引の文書の ID に無いので、索引の docs の id{near or ' '}を渡してください。"
         )
 
     keys = _TagKeys(index)

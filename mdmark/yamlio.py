@@ -107,16 +107,21 @@ def _japanese(text: str, table: tuple[tuple[str, str], ...]) -> str | None:
     return next((japanese for english, japanese in table if english in text), None)
 
 
-def yaml_error(exc: yaml.MarkedYAMLError, shown: str) -> MdmarkError:
+def yaml_error(exc: yaml.MarkedYAMLError, shown: str, text: str) -> MdmarkError:
     """The sentence for a YAML syntax error, at the line and column the parser reports."""
     mark = exc.problem_mark or exc.context_mark
     line = mark.line + 1 if mark is not None else 1
     column = mark.column + 1 if mark is not None else 1
+    lines = text.split("\n")
+    if line > 1 and line == len(lines) and not lines[-1]:
+        # The end of the file, after its last newline: name the end of the last line instead.
+        line -= 1
+        column = len(lines[line - 1]) + 1
     problem = (exc.problem or "").strip()
     detail = _japanese(problem, _PROBLEMS) or problem
     context = exc.context_mark
     began = _japanese(exc.context or "", _CONTEXTS)
-    if context is not None and began is not None and context.line + 1 < line:
+    if context is not None and began is not None and mark is not None and context.index < mark.index:
         # The construct that broke began above (an unclosed quote or bracket): say where.
         detail = began.format(at=f"{context.line + 1} 行 {context.column + 1} 文字目")
     return MdmarkError(
@@ -132,7 +137,7 @@ def parse_yaml(text: str, shown: str) -> YamlDoc:
     try:
         data, node = _load(text)
     except yaml.MarkedYAMLError as exc:
-        raise yaml_error(exc, shown) from None
+        raise yaml_error(exc, shown, text) from None
     except yaml.YAMLError as exc:
         raise MdmarkError(
             f"`{shown}` が YAML として読めない（{exc}）ので、ファイルの書き方を直してください。", exit_code=2

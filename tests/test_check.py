@@ -254,7 +254,7 @@ def test_config_not_yaml_names_the_line(tmp_path: Path) -> None:
     result = run_mdmark("check", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert re.search(r"`mdmark.config.yaml` の [\d〜]+ 行目", result.stderr)
+    assert re.search(r"`mdmark.config.yaml` の 3 行 \d+ 文字目が YAML として読めない（2 行 \d+ 文字目で始まった `\[` の並び", result.stderr), result.stderr
 
 
 def test_index_not_yaml_is_exit_2(tmp_path: Path) -> None:
@@ -263,7 +263,10 @@ def test_index_not_yaml_is_exit_2(tmp_path: Path) -> None:
     result = run_mdmark("check", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert "`index.yaml` の" in result.stderr and "行目" in result.stderr
+    assert result.stderr == (
+        "`index.yaml` の 3 行 12 文字目が YAML として読めない（閉じないままファイルが終わった）ので、"
+        "その行の字下げや括弧・引用符を直してください。\n"
+    )
 
 
 def test_bad_format_is_usage_error(tmp_path: Path) -> None:

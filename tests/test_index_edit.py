@@ -298,7 +298,7 @@ def test_config_and_index_failures_write_nothing(tmp_path: Path) -> None:
         update_index(tmp_path, "doc", "a", {"path": "a.md", "title": "A"}, config="none.yaml")
     assert "none.yaml" in caught.value.message
     (tmp_path / "mdmark.config.yaml").write_text("markdown: {}\n", encoding="utf-8")
-    with pytest.raises(MdmarkError, match="index がありません"):
+    with pytest.raises(MdmarkError, match="index が無いので"):
         update_index(tmp_path, "doc", "a", {"path": "a.md", "title": "A"})
     (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
     with pytest.raises(MdmarkError, match="見つかりません|見つからない"):

@@ -255,7 +255,7 @@ def test_session_start_default_port_line_says_mdmark_serve(monkeypatch: pytest.M
         "を起動するよう利用者に頼んでください（常駐させる手順は使い方集の serve）。",
     ]
     assert hook.context({"MDMARK_PORT": "http"}).splitlines()[-2] == (
-        "環境変数 MDMARK_PORT の値 `http` はポートの番号ではないので、1 から 65535 の整数にしてください。"
+        "環境変数 MDMARK_PORT の値 `http` はポート番号ではないので、1〜65535 の整数にしてください。"
     )
 
 

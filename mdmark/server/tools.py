@@ -405,7 +405,7 @@ def _project_dir(tool: str, arguments: Mapping[str, Any]) -> Path:
     if PROJECT_DIR not in arguments or arguments[PROJECT_DIR] is None:
         raise ArgumentError(
             f"{tool} に project_dir が無いので、作業のフォルダの絶対パスを project_dir に渡してください"
-            "（Claude Code ではプラグインのフックが CLAUDE_PROJECT_DIR を入れるので、CLAUDE_PROJECT_DIR があるか確かめてください）。"
+            "（Claude Code では、プラグインのフックがそこへ入れる CLAUDE_PROJECT_DIR があるか確かめてください）。"
         )
     value = arguments[PROJECT_DIR]
     if not isinstance(value, str):
