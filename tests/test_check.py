@@ -169,18 +169,23 @@ DEDENTED_INDEX = "docs:\n" + "".join(
 ) + "  - id: late\n    path: docs/late.md\n   title: 字下げがずれた\n"
 
 
-def test_yaml_error_points_at_the_parsers_line_and_column(tmp_path: Path) -> None:
-    """A dedented key 40 lines down is reported at line 40 (not as a span from the list's start)."""
-    assert run_mdmark("init", cwd=tmp_path).returncode == 0
-    (tmp_path / "index.yaml").write_text(DEDENTED_INDEX, encoding="utf-8")
-    assert DEDENTED_INDEX.splitlines()[39] == "   title: 字下げがずれた"
+@pytest.mark.parametrize(
+    ("index", "where", "detail"),
+    [
+        # A dedented key 40 lines down is at line 40 (not a span from the list's start).
+        (DEDENTED_INDEX, "40 行 4 文字目", "字下げが前の行と合わない"),
+        # An unclosed bracket at the end of the file: the end of its last line.
+        ("docs:\n  - id: a\n    path: [\n", "3 行 12 文字目", "閉じないままファイルが終わった"),
+    ],
+    ids=["dedented-key", "unclosed-bracket"],
+)
+def test_index_not_yaml_is_exit_2_at_the_parsers_line_and_column(tmp_path: Path, index: str, where: str, detail: str) -> None:
+    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
+    (tmp_path / "index.yaml").write_text(index, encoding="utf-8")
     result = run_mdmark("check", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == (
-        "`index.yaml` の 40 行 4 文字目が YAML として読めない（字下げが前の行と合わない）ので、"
-        "その行の字下げや括弧・引用符を直してください。\n"
-    )
+    assert result.stderr == f"`index.yaml` の {where}が YAML として読めない（{detail}）ので、その行の字下げや括弧・引用符を直してください。\n"
 
 
 def test_github_format_annotates_a_failure_that_stops_the_check(tmp_path: Path) -> None:
@@ -255,18 +260,6 @@ def test_config_not_yaml_names_the_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert re.search(r"`mdmark.config.yaml` の 3 行 \d+ 文字目が YAML として読めない（2 行 \d+ 文字目で始まった `\[` の並び", result.stderr), result.stderr
-
-
-def test_index_not_yaml_is_exit_2(tmp_path: Path) -> None:
-    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
-    (tmp_path / "index.yaml").write_text("docs:\n  - id: a\n    path: [\n", encoding="utf-8")
-    result = run_mdmark("check", cwd=tmp_path)
-    assert result.returncode == 2
-    assert result.stdout == ""
-    assert result.stderr == (
-        "`index.yaml` の 3 行 12 文字目が YAML として読めない（閉じないままファイルが終わった）ので、"
-        "その行の字下げや括弧・引用符を直してください。\n"
-    )
 
 
 def test_bad_format_is_usage_error(tmp_path: Path) -> None:
