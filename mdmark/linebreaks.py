@@ -134,6 +134,15 @@ class JoinEastAsianLines(SphinxPostTransform):
             join_east_asian_lines(self.document)
 
 
+def enable(app: Sphinx) -> None:
+    """Turn the transform on in an application mdmark reads with (export and build always join),
+    unless the project's own conf.py says ``mdmark_join_east_asian_lines = False``."""
+    app.setup_extension("mdmark.linebreaks")
+    given: dict[str, Any] = getattr(app.config, "_raw_config", {})
+    if CONFIG_NAME not in given and CONFIG_NAME not in app.config.overrides:
+        setattr(app.config, CONFIG_NAME, True)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value(CONFIG_NAME, False, "env", types=(bool,))
     app.add_post_transform(JoinEastAsianLines)

@@ -54,9 +54,7 @@ _WARNING_LINE = re.compile(
 def sphinx_overrides(settings: MarkdownSettings) -> dict[str, Any]:
     """The Sphinx configuration mdmark reads documents with (no conf.py)."""
     return {
-        "extensions": ["myst_parser", "sphinx_design", "mdmark.linebreaks"],
-        # Export and build join the lines a newline splits between Japanese characters.
-        "mdmark_join_east_asian_lines": True,
+        "extensions": ["myst_parser", "sphinx_design"],
         "source_suffix": {".md": "markdown"},
         # Nothing is discovered up front: mdmark names the documents it reads.
         "exclude_patterns": ["**"],
@@ -95,6 +93,9 @@ class _App:
             freshenv=True,
         )
         self.srcdir = srcdir
+        from mdmark.linebreaks import enable
+
+        enable(self.sphinx)  # export and build join lines split between Japanese characters
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
         self._texts: dict[str, str] = {}

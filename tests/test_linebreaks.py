@@ -103,3 +103,24 @@ def test_sphinx_extension_offers_it_as_an_option(option: bool | None, tmp_path: 
     assert f"<p>{expected}</p>" in html
     assert "<p>English words\nwrap here.</p>" in html
     assert "コードの\n中" in html
+
+
+@pytest.mark.parametrize(("conf_value", "expected"), [(None, True), (True, True), (False, False)])
+def test_enable_turns_it_on_unless_conf_py_says_no(conf_value: bool | None, expected: bool, tmp_path: Path) -> None:
+    """What mdmark's reading application does: on, except where a project's conf.py turned it off."""
+    from sphinx.testing.util import SphinxTestApp
+
+    from mdmark.linebreaks import CONFIG_NAME, enable
+
+    src = tmp_path / "src"
+    src.mkdir()
+    conf = 'extensions = ["mdmark.sphinx_ext"]\n' if conf_value is not None else ""
+    if conf_value is not None:
+        conf += f"{CONFIG_NAME} = {conf_value}\n"
+    (src / "conf.py").write_text(conf, encoding="utf-8")
+    app = SphinxTestApp("html", srcdir=src, builddir=tmp_path / "_build")
+    try:
+        enable(app)
+        assert getattr(app.config, CONFIG_NAME) is expected
+    finally:
+        app.cleanup()
