@@ -277,7 +277,7 @@ class _Check:
                     self._add(
                         f"{rel.where}.type",
                         "one_sided_change_together",
-                        f"`{doc.id}` は `{rel.to}` と change_together ですが `{rel.to}`（`{other.where}`）の related に `{doc.id}` への change_together が無いので、"
+                        f"`{doc.id}` は `{rel.to}` と change_together なのに、`{rel.to}`（`{other.where}`）の related に `{doc.id}` への change_together が無いので、"
                         f"`{rel.to}` にも `{{to: {doc.id}, type: change_together{when}}}` を書き足してください。",
                     )
         # duplicate_relation, within one document
@@ -317,7 +317,7 @@ class _Check:
                     self._add(
                         rel.where,
                         "duplicate_relation",
-                        f"`{rel.to}` との関連はすでに `{back.where}` に書かれていて関連は片側にだけ書くので、どちらかを消してください。",
+                        f"`{rel.to}` との関連はすでに `{back.where}` に書かれている（関連は片側にだけ書く）ので、どちらかを消してください。",
                     )
 
     def _tags(self) -> None:

@@ -9,67 +9,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import re
 import sys
-from collections.abc import Callable, Sequence
-from typing import NoReturn
+from collections.abc import Sequence
 
 from mdmark import __version__
+from mdmark.argparse_ja import JapaneseParser
 
 DESCRIPTION = """\
 設計文書（Markdown と YAML の索引）を点検し、1 枚の HTML に書き出し、Claude Code 向けの MCP サーバーを動かす。
 使い方集: `mdmark guide`（一覧）・`mdmark guide NAME`（本文）。"""
-
-
-def _names(text: str) -> str:
-    """argparse's list of names (``'a', 'b'`` or ``a, b``) as a sentence lists names."""
-    parts = [part.strip().strip("'\"") for part in text.split(",")]
-    return "・".join(f"`{part}`" for part in parts if part)
-
-
-#: argparse's English usage errors (Python 3.11–3.13 wording) → the clause before 「ので」.
-_USAGE_ERRORS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
-    (
-        re.compile(r"argument (COMMAND|ACTION): invalid choice: '?(.*?)'? \(choose from (.*)\)$"),
-        lambda m: f"`{m[2]}` というコマンドは無い（{_names(m[3])} のどれか）",
-    ),
-    (
-        re.compile(r"argument (\S+?): invalid choice: '?(.*?)'? \(choose from (.*)\)$"),
-        lambda m: f"`{m[1].split('/')[-1]}` に `{m[2]}` は使えない（{_names(m[3])} のどれか）",
-    ),
-    (re.compile(r"argument (\S+?): expected one argument$"), lambda m: f"`{m[1].split('/')[-1]}` に値が無い"),
-    (
-        re.compile(r"argument (\S+?): invalid \S+ value: '?(.*?)'?$"),
-        lambda m: f"`{m[1].split('/')[-1]}` の値 `{m[2]}` が正しくない",
-    ),
-    (re.compile(r"argument (\S+?): (値 .*)$"), lambda m: f"`{m[1].split('/')[-1]}` の{m[2]}"),
-    (re.compile(r"the following arguments are required: (.*)$"), lambda m: f"必須の引数 {_names(m[1])} が無い"),
-    (re.compile(r"unrecognized arguments: (.*)$"), lambda m: f"知らない引数 `{m[1]}` がある"),
-    (
-        re.compile(r"ambiguous option: (\S+) could match (.*)$"),
-        lambda m: f"`{m[1]}` が {_names(m[2])} のどれか決まらない",
-    ),
-    (
-        re.compile(r"argument (\S+?): not allowed with argument (\S+)$"),
-        lambda m: f"`{m[1]}` と `{m[2]}` は一緒に使えない",
-    ),
-)
-
-
-def usage_error_sentence(prog: str, message: str) -> str:
-    """One Japanese sentence for an argparse usage error: what does not match, and where to look."""
-    for pattern, clause in _USAGE_ERRORS:
-        match = pattern.match(message)
-        if match:
-            return f"{prog}: {clause(match)}ので、`{prog} --help` で使い方を確かめてください。"
-    return f"{prog}: 引数が合わない（{message}）ので、`{prog} --help` で使い方を確かめてください。"
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with Japanese usage errors (exit 2, one sentence)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, usage_error_sentence(self.prog, message) + "\n")
 
 
 def _config_arg(parser: argparse.ArgumentParser) -> None:
@@ -80,10 +28,19 @@ def _config_arg(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _index_format_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="出力の形式: text（既定、1 文）か json（MCP のツール update_index と同じ結果）",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="mdmark", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = JapaneseParser(prog="mdmark", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"mdmark {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=JapaneseParser)
 
     p = sub.add_parser("init", help="設定・索引・見本の文書を置く（上書きしない）", description="設定 mdmark.config.yaml・索引 index.yaml・見本の文書 docs/welcome.md を置く。すでにあるファイルは上書きせず、終了コード 1 で終わる。")
     p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="置くフォルダ（既定: 今のフォルダ）")
@@ -136,15 +93,17 @@ def build_parser() -> argparse.ArgumentParser:
     _config_arg(p)
 
     p = sub.add_parser("index", help="索引の項目を置き換え・足し・消す（MCP の update_index と同じ）", description="索引の文書・用語・タグの語彙の項目を書き換える。MCP のツール update_index と同じ。")
-    isub = p.add_subparsers(dest="index_command", metavar="ACTION", parser_class=_Parser)
-    q = isub.add_parser("set", help="項目を置き換える（無ければ末尾に足す）")
+    isub = p.add_subparsers(dest="index_command", metavar="ACTION", parser_class=JapaneseParser)
+    q = isub.add_parser("set", help="項目を置き換える（無ければ末尾に足す）", description="索引の項目を置き換える。その ID の項目が無ければ、その種類の並びの末尾に足す。コメントとほかの項目は変えない。")
     q.add_argument("kind", choices=("doc", "term", "tag"), help="doc・term・tag")
     q.add_argument("id", help="文書・用語の ID、タグの name")
     q.add_argument("--item", required=True, metavar="JSON", help='項目の中身（JSON。例: \'{"path": "b.md", "title": "文書 B"}\'）')
+    _index_format_arg(q)
     _config_arg(q)
-    q = isub.add_parser("remove", help="項目を消す")
+    q = isub.add_parser("remove", help="項目を消す", description="索引の項目を消す。コメントとほかの項目は変えない。")
     q.add_argument("kind", choices=("doc", "term", "tag"), help="doc・term・tag")
     q.add_argument("id", help="文書・用語の ID、タグの name")
+    _index_format_arg(q)
     _config_arg(q)
 
     p = sub.add_parser("serve", help="常駐の MCP サーバーを起動する", description="常駐の MCP サーバー（Streamable HTTP、/mcp、セッションなし）を起動する。SIGINT・SIGTERM で止まり終了コード 0、ポートが使われていると終了コード 1。")
@@ -214,7 +173,7 @@ def _check_description() -> str:
         "設定・索引・文書は書き換えない。設定の check.disable に書いた種類は出さない。\n\n"
         f"ずれの種類（kind）:\n{rows}\n\n"
         "出力の形式: text（1 件 1 行、件数は標準エラー）・json（MCP のツール check と同じ {\"issues\": [...]}）・"
-        "github（GitHub Actions の ::warning 注釈。file は GITHUB_WORKSPACE からの相対パス）。\n"
+        "github（GitHub Actions の ::warning 注釈。file は GITHUB_WORKSPACE からの相対パス。点検できないときは ::error 注釈）。\n"
         "--base REF: REF と作業ツリーを git で比べ、コミット済み・未コミットの変更と、無視していない追跡外のファイルを「変わった」とする。\n\n"
         "終了コード: 0 ずれ無し、1 ずれあり、2 点検できない（設定が無い・読めない、索引を YAML として読めない、"
         "--base の ref を引けない・git のリポジトリでない）。"
@@ -244,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("MDMARK_DEBUG"):
             raise
         print(
-            f"mdmark の内部のエラーで止まったので（{type(exc).__name__}: {exc}）、MDMARK_DEBUG=1 を付けて再実行し、出た内容を報告してください。",
+            f"mdmark の内部のエラー（{type(exc).__name__}: {exc}）で止まったので、MDMARK_DEBUG=1 を付けて実行し直し、出たトレースバックを添えて報告してください。",
             file=sys.stderr,
         )
         return 1

@@ -167,7 +167,7 @@ class Config:
         path = self.index_path
         if path is None:
             raise MdmarkError(
-                f"設定 `{self.shown}` に index がありませんので、index に索引のファイルのパス（例: `index: index.yaml`）を書いてください。"
+                f"設定 `{self.shown}` に index が無いので、index に索引のファイルのパス（例: `index: index.yaml`）を書いてください。"
             )
         return path
 
@@ -298,7 +298,7 @@ def load_config(start: Path, explicit: str | Path | None = None) -> Config:
         found = find_config(start)
         if found is None:
             raise MdmarkError(
-                f"`{start}` から上のフォルダへ順に探しましたが {CONFIG_NAME} が無いので、`mdmark init` で置いてください。",
+                f"`{start}` から上のどのフォルダにも {CONFIG_NAME} が無いので、`mdmark init` で置くか、設定ファイルのパスを渡してください。",
                 exit_code=2,
             )
         path = found

@@ -36,8 +36,15 @@ def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Mode
     return [format_note(file, line or None, message) for line, message in found]
 
 
-def export_html(start: Path, file: str, out: str | None = None, config: str | None = None) -> dict[str, Any]:
-    """Write ``file`` as one HTML page that loads nothing; returns ``{"out", "warnings"}``."""
+def export_html(
+    start: Path, file: str, out: str | None = None, config: str | None = None, confined: bool = True
+) -> dict[str, Any]:
+    """Write ``file`` as one HTML page that loads nothing; returns ``{"out", "warnings"}``.
+
+    ``confined``: the output must lie inside ``start`` or the config folder (the MCP tool); the CLI
+    passes False, because it writes where its user says (design §9). A non-HTML file is never
+    overwritten either way.
+    """
     from mdmark.html.links import ExportLinks, fill
     from mdmark.html.page import check_out_path, page, stylesheet, write_page
     from mdmark.graph.views import export_aside
@@ -61,7 +68,8 @@ def export_html(start: Path, file: str, out: str | None = None, config: str | No
     target = project.resolve_arg(out) if out is not None else source.with_suffix(".html")
     target = target.absolute()
     shown_out = _shown(target, project)
-    project.ensure_writable_target(target)
+    if confined:
+        project.ensure_writable_target(target)
     check_out_path(target, shown_out)
 
     pipeline = project.pipeline

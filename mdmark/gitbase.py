@@ -25,7 +25,7 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, check=False)
     except FileNotFoundError:
         raise MdmarkError(
-            "`--base` には git が要りますが git のコマンドが見つからないので、git を入れるか `--base` を外してください。",
+            "`--base` には git が要るのに git のコマンドが見つからないので、git を入れるか `--base` を外してください。",
             exit_code=2,
         ) from None
     except OSError as exc:

@@ -14,7 +14,7 @@ from pathlib import Path
 from mdmark.errors import MdmarkError
 from mdmark.files import read_text
 from mdmark.index import Index, load_index
-from mdmark.text import close_names, quote_list
+from mdmark.text import suggestion
 
 #: read_guide refuses to return more than this many characters in one call.
 MAX_GUIDE_CHARS = 50_000
@@ -54,12 +54,11 @@ def read_guide(names: list[str]) -> list[str]:
     wanted = list(dict.fromkeys(names))
     unknown = [name for name in wanted if name not in known]
     if unknown:
-        hints = []
-        for name in unknown:
-            close = close_names(name, known, 3)
-            hints.append(f"`{name}`" + (f"（近い名前: {quote_list(close)}）" if close else ""))
+        named = "・".join(f"`{name}`{suggestion(name, known, 3)}" for name in unknown)
+        # A closing full-width bracket takes no space after it; a code name does.
+        gap = "" if named.endswith("）") else " "
         raise MdmarkError(
-            f"使い方集の索引に無い名前 {'・'.join(hints)} があるので、使い方集の索引にある名前を指定してください。"
+            f"使い方集に {named}{gap}というページは無いので、名前を直してください（全てのページの名前は `mdmark guide` で一覧できます）。"
         )
     bodies: list[tuple[str, str]] = []
     for name in wanted:

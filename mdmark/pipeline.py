@@ -67,6 +67,9 @@ class _App:
         self.warning = io.StringIO()
         self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, self.status, self.warning)
         self.srcdir = srcdir
+        from mdmark.linebreaks import enable
+
+        enable(self.sphinx)  # export and build join lines split between Japanese characters
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
         self._texts: dict[str, str] = {}

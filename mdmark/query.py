@@ -22,7 +22,7 @@ from mdmark.files import read_text
 from mdmark.index import Doc, Index, Tag
 from mdmark.project import Project
 from mdmark.relations import RelationGraph, build_graph, doc_file
-from mdmark.schema import type_name
+from mdmark.schema import integral, type_name
 from mdmark.text import close_names, normalize, quote_list
 from mdmark.toon import encode as encode_toon
 
@@ -94,11 +94,12 @@ def bounded_int(name: str, value: Any, low: int, high: int, default: int) -> int
     """An integer argument within ``low``..``high`` (``default`` when omitted), or its one sentence."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int):
+    number = integral(value)
+    if number is None:
         raise MdmarkError(f"{name} は {low} 以上 {high} 以下の整数で渡してください（いまは{type_name(value)}です）。")
-    if not low <= value <= high:
-        raise MdmarkError(f"{name} の {value} は範囲の外なので、{low} 以上 {high} 以下の整数にしてください。")
-    return value
+    if not low <= number <= high:
+        raise MdmarkError(f"{name} の {number} は範囲の外なので、{low} 以上 {high} 以下の整数にしてください。")
+    return number
 
 
 def _limit(value: Any) -> int:
@@ -269,8 +270,8 @@ def _unknown_tag_warning(index: Index, name: str) -> str:
         canonical = index.canonical_tag(candidate)
         if canonical not in names:
             names.append(canonical)
-    tail = f"近いタグは {quote_list(names)} です" if names else "近いタグはありません"
-    return f"タグ `{name}` は索引のタグの語彙に無いので、そのまま引いたので（{tail}）、list_tags で語彙を確かめてください。"
+    tail = f"近いタグ: {quote_list(names)}" if names else "近いタグも無い"
+    return f"タグ `{name}` は索引のタグの語彙に無く、そのまま引いた（{tail}）ので、list_tags で語彙を確かめてください。"
 
 
 def find_docs(
@@ -308,7 +309,7 @@ def find_docs(
         close = close_names(related_arg, [d.id for d in index.docs])
         near = f"（近い ID: {quote_list(close)}）" if close else ""
         raise MdmarkError(
-            f"related_to の `{related_arg}` は索引の文書の ID に無いので、索引の docs の id{near}を渡してください。"
+            f"related_to の `{related_arg}` は索引の文書の ID に無いので、索引の docs の id{near or ' '}を渡してください。"
         )
 
     keys = _TagKeys(index)

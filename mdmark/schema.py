@@ -41,6 +41,18 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def integral(value: Any) -> int | None:
+    """``value`` as an int when it is a JSON integer: ``5`` or an integral number such as ``5.0``
+    (JSON Schema counts both as integers); None for anything else, booleans included."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 class Spec:
     """Base of every spec: ``check`` appends problems for ``value`` found at ``where``."""
 

@@ -81,21 +81,63 @@ def _load(text: str) -> tuple[Any, yaml.Node | None]:
     return _compose_construct(yaml.SafeLoader, text)
 
 
+#: PyYAML's wording of a problem → Japanese (what is wrong at the place it reports).
+_PROBLEMS: tuple[tuple[str, str], ...] = (
+    ("<stream end>", "閉じないままファイルが終わった"),
+    ("expected <block end>", "字下げが前の行と合わない"),
+    ("could not find expected ':'", "`キー: 値` の `:` が無い"),
+    ("that cannot start any token", "字下げにタブ文字は使えない"),
+    ("found unexpected end of stream", "閉じないままファイルが終わった"),
+    ("mapping values are not allowed here", "ここに `キー: 値` は書けない"),
+    ("expected ',' or ']'", "`[` の並びが `]` で閉じていない"),
+    ("expected ',' or '}'", "`{` の組が `}` で閉じていない"),
+    ("found undefined alias", "定義の無い別名（`*`）を使っている"),
+)
+#: PyYAML's wording of what it was reading → what is wrong, said from where it began. Only these
+#: began somewhere worth naming (an indented block's start says nothing about a dedented line).
+_CONTEXTS: tuple[tuple[str, str], ...] = (
+    ("simple key", "{at}のキーの後に `:` が無い"),
+    ("quoted scalar", "{at}で始まった引用符の文字列が閉じていない"),
+    ("flow sequence", "{at}で始まった `[` の並びが `]` で閉じていない"),
+    ("flow mapping", "{at}で始まった `{{` の組が `}}` で閉じていない"),
+)
+
+
+def _japanese(text: str, table: tuple[tuple[str, str], ...]) -> str | None:
+    return next((japanese for english, japanese in table if english in text), None)
+
+
+def yaml_error(exc: yaml.MarkedYAMLError, shown: str, text: str) -> MdmarkError:
+    """The sentence for a YAML syntax error, at the line and column the parser reports."""
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 if mark is not None else 1
+    column = mark.column + 1 if mark is not None else 1
+    lines = text.split("\n")
+    if line > 1 and line == len(lines) and not lines[-1]:
+        # The end of the file, after its last newline: name the end of the last line instead.
+        line -= 1
+        column = len(lines[line - 1]) + 1
+    problem = (exc.problem or "").strip()
+    detail = _japanese(problem, _PROBLEMS) or problem
+    context = exc.context_mark
+    began = _japanese(exc.context or "", _CONTEXTS)
+    if context is not None and began is not None and mark is not None and context.index < mark.index:
+        # The construct that broke began above (an unclosed quote or bracket): say where.
+        detail = began.format(at=f"{context.line + 1} 行 {context.column + 1} 文字目")
+    return MdmarkError(
+        f"`{shown}` の {line} 行 {column} 文字目が YAML として読めない（{detail}）ので、その行の字下げや括弧・引用符を直してください。",
+        exit_code=2,
+        line=line,
+        column=column,
+    )
+
+
 def parse_yaml(text: str, shown: str) -> YamlDoc:
-    """Parse YAML text; a syntax error is one sentence naming the line."""
+    """Parse YAML text; a syntax error is one sentence naming the line and column."""
     try:
         data, node = _load(text)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        # Where the construct that broke began (an unclosed bracket, a quote) when that is above.
-        start = exc.context_mark.line + 1 if exc.context_mark is not None else line
-        span = f"{start}〜{line} 行目" if start < line else f"{line} 行目"
-        problem = (exc.problem or "").strip()
-        raise MdmarkError(
-            f"`{shown}` の {span}が YAML として読めない（{problem}）ので、その行の字下げや括弧・引用符を直してください。",
-            exit_code=2,
-        ) from None
+        raise yaml_error(exc, shown, text) from None
     except yaml.YAMLError as exc:
         raise MdmarkError(
             f"`{shown}` が YAML として読めない（{exc}）ので、ファイルの書き方を直してください。", exit_code=2
@@ -111,7 +153,6 @@ def parse_yaml(text: str, shown: str) -> YamlDoc:
 def load_yaml(path: Path, shown: str) -> YamlDoc:
     """Read and parse a YAML file; unreadable files and syntax errors raise with exit code 2."""
     try:
-        text = read_text(path, shown)
+        return parse_yaml(read_text(path, shown), shown)
     except MdmarkError as exc:
-        raise MdmarkError(exc.message, exit_code=2) from None
-    return parse_yaml(text, shown)
+        raise MdmarkError(exc.message, exit_code=2, file=str(path.absolute()), line=exc.line, column=exc.column) from None

@@ -15,7 +15,9 @@ cannot run (unreadable index); ``mdmark.directive`` for a directive that cannot 
 asked for; ``mdmark.pages`` when a document already has a generated page's name.
 
 Configuration values: ``mdmark_config`` (path or None), ``mdmark_pages`` (folder of the generated
-pages, default ``"mdmark"``; None turns them off), ``mdmark_check`` (report drift, default True).
+pages, default ``"mdmark"``; None turns them off), ``mdmark_check`` (report drift, default True),
+``mdmark_join_east_asian_lines`` (a newline between Japanese characters joins the lines instead of
+showing as a space, as in ``mdmark export``; default False, :mod:`mdmark.linebreaks`).
 Nothing heavy happens in :func:`setup`: the config is read on ``config-inited``, the index on first
 use, and the check once at the end of the build.
 """
@@ -82,6 +84,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
     app.setup_extension("myst_parser")
     app.setup_extension("sphinx_design")
+    # mdmark_join_east_asian_lines: the line-break post-transform export and build use (off by default).
+    app.setup_extension("mdmark.linebreaks")
 
     app.add_config_value("mdmark_config", None, "env", types=(str, type(None)))
     app.add_config_value("mdmark_pages", "mdmark", "html", types=(str, type(None)))

@@ -30,7 +30,9 @@ FLAGS = [
 
 
 def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    from conftest import program
+
+    return program("chromium")
 
 
 class Browser:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -28,7 +29,8 @@ def assert_golden(actual: str, expected_file: Path) -> None:
 
 def run_mdmark(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run the installed ``mdmark`` command as a user would (a real subprocess)."""
-    full_env = {**os.environ, **(env or {})}
+    # A fixed terminal width, so help and usage lines wrap the same on every machine.
+    full_env = {**os.environ, "COLUMNS": "80", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "mdmark", *args],
         cwd=cwd,
@@ -37,6 +39,55 @@ def run_mdmark(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout
         text=True,
         timeout=timeout,
     )
+
+
+#: Programs some tests drive: the names looked up on PATH, and what to install when none is there
+#: (.ci/run installs both).
+PROGRAMS: dict[str, tuple[tuple[str, ...], str]] = {
+    "chromium": (("chromium", "chromium-browser"), "Chromium (Debian: `apt-get install chromium`)"),
+    "claude": (("claude",), "the Claude Code CLI (`npm install -g @anthropic-ai/claude-code`)"),
+}
+
+
+def program(name: str) -> str | None:
+    """The path of a program of :data:`PROGRAMS`, or None when it is not installed."""
+    for candidate in PROGRAMS[name][0]:
+        found = shutil.which(candidate)
+        if found:
+            return found
+    return None
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def needs_program(name: str) -> pytest.MarkDecorator:
+    """Mark a test (or a module's ``pytestmark``) that drives ``chromium`` or ``claude``.
+
+    Without the program the test is skipped on a developer's machine, but fails under ``CI=true``:
+    a CI machine that lacks it would otherwise lose that coverage and still pass.
+    """
+    return pytest.mark.needs_program(name)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "needs_program(name): the test drives an installed program (chromium, claude)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers("needs_program"):
+        name = mark.args[0]
+        if program(name) is not None:
+            continue
+        names = " or ".join(f"`{n}`" for n in PROGRAMS[name][0])
+        if in_ci():
+            pytest.fail(
+                f"CI=true and no {names} is on PATH, so this test fails instead of skipping: "
+                f"install {PROGRAMS[name][1]}, as .ci/run does.",
+                pytrace=False,
+            )
+        pytest.skip(f"no {names} on PATH (install {PROGRAMS[name][1]}; under CI=true this fails)")
 
 
 @pytest.fixture

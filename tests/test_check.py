@@ -164,6 +164,50 @@ def test_github_format_without_workspace_is_relative_to_cwd(tmp_path: Path) -> N
     assert project.is_dir()
 
 
+DEDENTED_INDEX = "docs:\n" + "".join(
+    f"  - id: d{n}\n    path: docs/d{n}.md\n    title: 文書 {n}\n" for n in range(12)
+) + "  - id: late\n    path: docs/late.md\n   title: 字下げがずれた\n"
+
+
+@pytest.mark.parametrize(
+    ("index", "where", "detail"),
+    [
+        # A dedented key 40 lines down is at line 40 (not a span from the list's start).
+        (DEDENTED_INDEX, "40 行 4 文字目", "字下げが前の行と合わない"),
+        # An unclosed bracket at the end of the file: the end of its last line.
+        ("docs:\n  - id: a\n    path: [\n", "3 行 12 文字目", "閉じないままファイルが終わった"),
+    ],
+    ids=["dedented-key", "unclosed-bracket"],
+)
+def test_index_not_yaml_is_exit_2_at_the_parsers_line_and_column(tmp_path: Path, index: str, where: str, detail: str) -> None:
+    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
+    (tmp_path / "index.yaml").write_text(index, encoding="utf-8")
+    result = run_mdmark("check", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == f"`index.yaml` の {where}が YAML として読めない（{detail}）ので、その行の字下げや括弧・引用符を直してください。\n"
+
+
+def test_github_format_annotates_a_failure_that_stops_the_check(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    project = repo / "site"
+    project.mkdir(parents=True)
+    assert run_mdmark("init", cwd=project).returncode == 0
+    (project / "index.yaml").write_text(DEDENTED_INDEX, encoding="utf-8")
+    result = run_mdmark("check", "--format", "github", cwd=project, env={"GITHUB_WORKSPACE": str(repo)})
+    assert result.returncode == 2
+    sentence = result.stderr.strip()
+    assert result.stdout == f"::error file=site/index.yaml,line=40,col=4,title=mdmark check::{sentence}\n"
+    # No config at all: the annotation has no file, the sentence is the same one.
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    result = run_mdmark("check", "--format", "github", cwd=bare, env={"GITHUB_WORKSPACE": str(bare)})
+    assert result.returncode == 2
+    assert result.stdout == f"::error title=mdmark check::{result.stderr.strip()}\n"
+    # The other formats print nothing on stdout for it.
+    assert run_mdmark("check", cwd=project).stdout == ""
+
+
 def test_github_escaping() -> None:
     from mdmark.commands.check import github_line
     from mdmark.diagnostics import Diagnostic
@@ -215,16 +259,7 @@ def test_config_not_yaml_names_the_line(tmp_path: Path) -> None:
     result = run_mdmark("check", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert re.search(r"`mdmark.config.yaml` の [\d〜]+ 行目", result.stderr)
-
-
-def test_index_not_yaml_is_exit_2(tmp_path: Path) -> None:
-    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
-    (tmp_path / "index.yaml").write_text("docs:\n  - id: a\n    path: [\n", encoding="utf-8")
-    result = run_mdmark("check", cwd=tmp_path)
-    assert result.returncode == 2
-    assert result.stdout == ""
-    assert "`index.yaml` の" in result.stderr and "行目" in result.stderr
+    assert re.search(r"`mdmark.config.yaml` の 3 行 \d+ 文字目が YAML として読めない（2 行 \d+ 文字目で始まった `\[` の並び", result.stderr), result.stderr
 
 
 def test_bad_format_is_usage_error(tmp_path: Path) -> None:

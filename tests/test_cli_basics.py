@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmark.cli import build_parser, usage_error_sentence
+from mdmark.argparse_ja import JapaneseParser, usage_error_sentence, wrap_cells
+from mdmark.cli import build_parser
 from mdmark.scaffold import FILES
 
 HEAVY = ("sphinx", "docutils", "mcp", "uvicorn", "myst_parser", "sphinx_design", "starlette", "pydantic", "PIL", "toon_format")
@@ -32,6 +33,10 @@ SUBCOMMANDS = [
     ["outline"],
     ["read"],
 ]
+
+
+#: argparse's own English words, which must not reach a user.
+ENGLISH_ARGPARSE = ("usage:", "options:", "positional arguments", "show this help", "show program's", "error:")
 
 
 def mdmark(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -64,7 +69,9 @@ def test_help_exits_zero_without_heavy_imports(args: list[str], tmp_path: Path) 
     result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     report = json.loads(result.stderr.strip().splitlines()[-1])
     assert report["code"] in (0, None)
-    assert "usage:" in result.stdout
+    assert result.stdout.startswith("使い方: mdmark")
+    for english in ENGLISH_ARGPARSE:
+        assert english not in result.stdout
     heavy = [m for m in report["modules"] if m.split(".")[0] in HEAVY]
     assert heavy == []
 
@@ -152,17 +159,50 @@ def test_find_limit_text_gets_the_tool_sentence() -> None:
     ],
 )
 def test_usage_errors_are_one_japanese_sentence(args: list[str], expected: str, tmp_path: Path) -> None:
+    """argparse's layout (the usage line, then ``prog: エラー: message``), in Japanese."""
     result = mdmark(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == expected + "\n"
+    prog, sentence = expected.split(": ", 1)
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"使い方: {prog} [-h]")
+    assert lines[-1] == f"{prog}: エラー: {sentence}"
+    assert all(line.startswith(" ") for line in lines[1:-1])  # the rest of a wrapped usage
+    for english in ENGLISH_ARGPARSE:
+        assert english not in result.stderr
     assert list(tmp_path.iterdir()) == []  # a usage error changes nothing
 
 
 def test_unknown_argparse_wording_still_gives_one_sentence() -> None:
     assert usage_error_sentence("mdmark", "something new") == (
-        "mdmark: 引数が合わない（something new）ので、`mdmark --help` で使い方を確かめてください。"
+        "引数が合わない（something new）ので、`mdmark --help` で使い方を確かめてください。"
     )
+
+
+def test_a_new_subcommand_is_japanese_without_more_work() -> None:
+    """A command another change adds (any formatter class) gets the Japanese words from the parser class."""
+    import argparse
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    new = sub.add_parser("newcmd", help="新しいコマンド", description="説明。", formatter_class=argparse.RawDescriptionHelpFormatter)
+    new.add_argument("target", help="対象")
+    new.add_argument("--flag", action="store_true", help="旗")
+    assert isinstance(new, JapaneseParser)
+    text = new.format_help()
+    assert text.startswith("使い方: mdmark newcmd [-h] [--flag] target\n")
+    assert "\n引数:\n  target" in text and "\nオプション:\n  -h, --help" in text
+    assert "この使い方を出して終わる" in text
+    for english in ENGLISH_ARGPARSE:
+        assert english not in text
+    assert "新しいコマンド" in parser.format_help()
+
+
+def test_help_wraps_by_terminal_columns() -> None:
+    lines = wrap_cells("使う設定ファイル。省くと今のフォルダから上へ mdmark.config.yaml を探す", 20)
+    assert lines == ["使う設定ファイル。省", "くと今のフォルダから", "上へ", "mdmark.config.yaml", "を探す"]
+    # A closing mark stays at the end of the line rather than starting the next one.
+    assert wrap_cells("あいうえお。かきくけこ", 10) == ["あいうえお。", "かきくけこ"]
 
 
 def test_missing_config_is_exit_2(tmp_path: Path) -> None:
@@ -170,3 +210,19 @@ def test_missing_config_is_exit_2(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "mdmark.config.yaml が無いので" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        (["instal"], "使い方集に `instal`（近い名前: `install`）というページは無いので、"),
+        (["exprot"], "使い方集に `exprot`（近い名前: `export`）というページは無いので、"),
+        (["nosuch"], "使い方集に `nosuch` というページは無いので、"),
+        (["check", "serv", "zzz"], "使い方集に `serv`（近い名前: `serve`）・`zzz` というページは無いので、"),
+    ],
+)
+def test_guide_unknown_name_names_the_close_ones(names: list[str], expected: str, tmp_path: Path) -> None:
+    result = mdmark("guide", *names, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == expected + "名前を直してください（全てのページの名前は `mdmark guide` で一覧できます）。\n"

@@ -106,5 +106,5 @@ def test_require_index_without_index(tmp_path: Path) -> None:
         load_config(tmp_path).require_index()
     assert info.value.exit_code == 1
     assert info.value.message == (
-        f"設定 `{CONFIG_NAME}` に index がありませんので、index に索引のファイルのパス（例: `index: index.yaml`）を書いてください。"
+        f"設定 `{CONFIG_NAME}` に index が無いので、index に索引のファイルのパス（例: `index: index.yaml`）を書いてください。"
     )

@@ -165,6 +165,25 @@ def test_out_outside_the_project(tmp_path: Path) -> None:
     assert "外" in message
 
 
+def test_cli_writes_where_its_user_says(tmp_path: Path, mdmark_cli) -> None:
+    """``mdmark export -o`` outside the project is the user's choice (design §9); the MCP tool stays confined."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "mdmark.config.yaml").write_text("html:\n  lang: ja\n", encoding="utf-8")
+    (project / "a.md").write_text("# A\n", encoding="utf-8")
+    desktop = tmp_path / "Desktop"
+    done = mdmark_cli("export", "a.md", "-o", str(desktop / "a.html"), cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{(desktop / 'a.html').resolve()}\n"
+    assert "<h1>A" in (desktop / "a.html").read_text(encoding="utf-8")
+    # The same rule against overwriting what is not an HTML file.
+    (desktop / "notes.html").write_bytes(b"\x00\x01binary")
+    done = mdmark_cli("export", "a.md", "-o", "../Desktop/notes.html", cwd=project)
+    assert done.returncode == 1
+    assert "HTML ではない内容があり上書きしない" in done.stderr
+    assert (desktop / "notes.html").read_bytes() == b"\x00\x01binary"
+
+
 def test_input_that_is_not_markdown(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("text\n", encoding="utf-8")
     assert ".md" in _refused(tmp_path, "a.txt")

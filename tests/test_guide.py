@@ -530,7 +530,9 @@ def test_cli_page_index_transcript(tmp_path: Path) -> None:
     done = run("index", "set", "doc", "b", "--item", item, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == lines[1] + "\n"
-    done = run("index", "remove", "doc", "b", cwd=tmp_path)
+    remove_command = lines[2][2:]
+    assert remove_command == "mdmark index remove doc b --format json"
+    done = run(*remove_command.split()[1:], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == lines[3] + "\n"
 

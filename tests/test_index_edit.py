@@ -298,7 +298,7 @@ def test_config_and_index_failures_write_nothing(tmp_path: Path) -> None:
         update_index(tmp_path, "doc", "a", {"path": "a.md", "title": "A"}, config="none.yaml")
     assert "none.yaml" in caught.value.message
     (tmp_path / "mdmark.config.yaml").write_text("markdown: {}\n", encoding="utf-8")
-    with pytest.raises(MdmarkError, match="index がありません"):
+    with pytest.raises(MdmarkError, match="index が無いので"):
         update_index(tmp_path, "doc", "a", {"path": "a.md", "title": "A"})
     (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
     with pytest.raises(MdmarkError, match="見つかりません|見つからない"):
@@ -356,7 +356,7 @@ def test_twenty_threads_never_lose_an_update(project: Path) -> None:
 def test_twenty_processes_never_lose_an_update(project: Path) -> None:
     def add(n: int) -> int:
         item = json.dumps({"term": f"用語 {n}", "definition": f"プロセス {n} が足した"}, ensure_ascii=False)
-        done = run_mdmark("index", "set", "term", f"p{n:02d}", "--item", item, cwd=project / "docs")
+        done = run_mdmark("index", "set", "term", f"p{n:02d}", "--item", item, "--format", "json", cwd=project / "docs")
         assert done.stderr == ""
         assert json.loads(done.stdout) == {"action": "added", "index": "docs/index.yaml"}
         return done.returncode
@@ -390,8 +390,14 @@ def test_threads_and_processes_together(project: Path) -> None:
 def test_cli_set_and_remove(project: Path) -> None:
     done = run_mdmark("index", "set", "doc", "b", "--item", '{"path": "b.md", "title": "文書 B", "tags": ["設計"]}', cwd=project)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == '{"action": "added", "index": "docs/index.yaml"}\n'
+    assert done.stdout == "索引 `docs/index.yaml` の文書 `b` を足しました。\n"
+    done = run_mdmark("index", "set", "doc", "b", "--item", '{"path": "b.md", "title": "文書 B"}', "--format", "json", cwd=project)
+    assert done.stdout == '{"action": "replaced", "index": "docs/index.yaml"}\n'
     done = run_mdmark("index", "remove", "doc", "b", cwd=project)
+    assert done.stdout == "索引 `docs/index.yaml` の文書 `b` を消しました。\n"
+    done = run_mdmark("index", "set", "term", "t", "--item", '{"term": "用語"}', cwd=project)
+    assert done.stdout == "索引 `docs/index.yaml` の用語 `t` を足しました。\n"
+    done = run_mdmark("index", "remove", "term", "t", "--format", "json", cwd=project)
     assert done.stdout == '{"action": "removed", "index": "docs/index.yaml"}\n'
     assert index_text(project) == ORIGINAL
 

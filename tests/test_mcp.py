@@ -665,6 +665,33 @@ def raw_post(port: int, headers: dict[str, str], body: dict[str, Any] | None = N
         connection.close()
 
 
+def _rpc_result(body: bytes) -> dict[str, Any]:
+    """The JSON-RPC message of a plain JSON or a one-event SSE answer."""
+    text = body.decode("utf-8")
+    if not text.lstrip().startswith("{"):
+        text = next(line[len("data:"):] for line in text.splitlines() if line.startswith("data:"))
+    message: dict[str, Any] = json.loads(text)
+    return message
+
+
+def test_integral_json_numbers_are_integers(server: Served, project: Path) -> None:
+    """JSON Schema counts 5.0 as an integer: raw JSON-RPC with ``"limit": 5.0`` is taken as 5."""
+    call_message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "find_docs", "arguments": {"project_dir": str(project), "limit": 5.0, "format": "json"}}}
+    assert b'"limit": 5.0' in json.dumps(call_message).encode()
+    status, _headers, body = raw_post(server.port, {}, call_message)
+    assert status == 200, body
+    result = _rpc_result(body)["result"]
+    assert result.get("isError") is not True, result
+    assert len(result["structuredContent"]["docs"]) <= 5
+    for bad, shown in ((5.5, "小数"), (True, "真偽値")):
+        call_message["params"]["arguments"]["limit"] = bad  # type: ignore[index]
+        status, _headers, body = raw_post(server.port, {}, call_message)
+        result = _rpc_result(body)["result"]
+        assert result["isError"] is True
+        assert result["content"][0]["text"] == f"limit は 1 以上 100 以下の整数で渡してください（いまは{shown}です）。"
+
+
 def test_http_loopback_hosts_and_stateless(server: Served) -> None:
     for host in (f"127.0.0.1:{server.port}", f"localhost:{server.port}", f"[::1]:{server.port}", "localhost"):
         status, headers, body = raw_post(server.port, {"Host": host})

@@ -2,7 +2,8 @@
 
 The hooks are run the way Claude Code runs them: a separate ``python3`` process, the event as
 JSON on stdin, the answer as JSON on stdout. The ``claude`` tests use a temporary HOME, no login
-and no network; they skip only when the ``claude`` command is absent.
+and no network; they skip only when the ``claude`` command is absent, and then only outside CI
+(``CI=true`` fails instead).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import needs_program, program
 
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "plugin"
@@ -264,7 +266,7 @@ def test_session_start_default_port_line_says_mdmark_serve(monkeypatch: pytest.M
         "を起動するよう利用者に頼んでください（常駐させる手順は使い方集の serve）。",
     ]
     assert hook.context({"MDMARK_PORT": "http"}).splitlines()[-2] == (
-        "環境変数 MDMARK_PORT の値 `http` はポートの番号ではないので、1 から 65535 の整数にしてください。"
+        "環境変数 MDMARK_PORT の値 `http` はポート番号ではないので、1〜65535 の整数にしてください。"
     )
 
 
@@ -290,8 +292,8 @@ def test_session_start_without_mdmark_says_how_to_install(tmp_path: Path) -> Non
 
 # --- the real claude CLI ---------------------------------------------------------------------
 
-CLAUDE = shutil.which("claude")
-needs_claude = pytest.mark.skipif(CLAUDE is None, reason="the claude CLI (npm @anthropic-ai/claude-code) is not installed")
+CLAUDE = program("claude")
+needs_claude = needs_program("claude")
 
 
 @pytest.fixture

@@ -322,3 +322,14 @@ def test_relations_rule_one_null_relation_only_where_no_index_relation(project: 
     api = find_docs(project, related_to="api", format="json")
     assert isinstance(api, dict)
     assert "faq" not in [d["id"] for d in api["docs"]]
+
+
+def test_related_to_without_a_close_id_reads_well(project: Path) -> None:
+    with pytest.raises(MdmarkError) as caught:
+        find_docs(project, related_to="zzzzzzzz")
+    assert caught.value.message == "related_to の `zzzzzzzz` は索引の文書の ID に無いので、索引の docs の id を渡してください。"
+
+
+def test_limit_takes_an_integral_number(project: Path) -> None:
+    # JSON Schema counts 5.0 as an integer; the library takes it as 5 for every front-end.
+    assert find_docs(project, limit=5.0, format="json") == find_docs(project, limit=5, format="json")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mdmark.check import collect
 from mdmark.diagnostics import Diagnostic
+from mdmark.errors import MdmarkError
 from mdmark.files import display
 from mdmark.project import Project
 
@@ -34,15 +35,34 @@ def github_line(diag: Diagnostic, root: Path, workspace: Path) -> str:
     return f"::warning {','.join(props)}::{_escape_data(where + diag.message)}"
 
 
+def github_error_line(exc: MdmarkError, workspace: Path) -> str:
+    """``::error file=…,line=…,col=…,title=…::sentence`` for a failure that stops the check (exit 2)."""
+    props = []
+    if exc.file is not None:
+        props.append(f"file={_escape_property(display(Path(exc.file), workspace))}")
+        if exc.line is not None:
+            props.append(f"line={exc.line}")
+            if exc.column is not None:
+                props.append(f"col={exc.column}")
+    props.append(f"title={_escape_property('mdmark check')}")
+    return f"::error {','.join(props)}::{_escape_data(exc.message)}"
+
+
 def run(args: argparse.Namespace) -> int:
     start = Path.cwd()
-    project = Project.open(start, args.config)
-    diagnostics = collect(project, base=args.base)
+    # GitHub resolves annotation paths against the checked-out repository.
+    workspace = Path(os.environ.get("GITHUB_WORKSPACE") or start)
+    try:
+        project = Project.open(start, args.config)
+        diagnostics = collect(project, base=args.base)
+    except MdmarkError as exc:
+        if args.format == "github":
+            # Without an annotation a CI run that could not check shows nothing in the pull request.
+            print(github_error_line(exc, workspace))
+        raise
     if args.format == "json":
         print(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2))
     elif args.format == "github":
-        # GitHub resolves annotation paths against the checked-out repository.
-        workspace = Path(os.environ.get("GITHUB_WORKSPACE") or start)
         for diag in diagnostics:
             print(github_line(diag, project.root, workspace))
     else:

@@ -10,7 +10,8 @@ from pathlib import Path
 def run(args: argparse.Namespace) -> int:
     from mdmark.export import export_html
 
-    result = export_html(Path.cwd(), args.file, out=args.out, config=args.config)
+    # The user typed the output path: it may lie outside the project (an MCP tool's may not).
+    result = export_html(Path.cwd(), args.file, out=args.out, config=args.config, confined=False)
     for warning in result["warnings"]:
         print(warning, file=sys.stderr)
     print(result["out"])

@@ -1,4 +1,4 @@
-"""``mdmark index set|remove``: update_index from the shell; prints the tool's JSON result."""
+"""``mdmark index set|remove``: update_index from the shell; one sentence, or the tool's JSON with ``--format json``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,15 @@ from pathlib import Path
 
 from mdmark.errors import MdmarkError
 from mdmark.index_edit import update_index
+
+#: What each kind of item is called in a sentence.
+_KIND_WORDS = {"doc": "文書", "term": "用語", "tag": "タグ"}
+_ACTION_WORDS = {"added": "足しました", "replaced": "置き換えました", "removed": "消しました"}
+
+
+def done_sentence(kind: str, id: str, result: dict[str, str]) -> str:
+    """``索引 `index.yaml` の文書 `b` を足しました。``"""
+    return f"索引 `{result['index']}` の{_KIND_WORDS[kind]} `{id}` を{_ACTION_WORDS[result['action']]}。"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,5 +33,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         item = None
     result = update_index(Path.cwd(), args.kind, args.id, item, args.config)
-    print(json.dumps(result, ensure_ascii=False))
+    if args.format == "json":
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        print(done_sentence(args.kind, args.id, result))
     return 0

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "6"
+RENDER_VERSION = "7"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -347,8 +347,8 @@ class _Pass:
                 icon = " ".join(node.get("classes", [])) or str(node.get("icon", ""))
                 self.note(
                     node,
-                    f"FontAwesome のアイコン `{icon}` は外のフォントを読み込まないと出ないので出していません。"
-                    "{octicon} のアイコンに置き換えてください。",
+                    f"FontAwesome のアイコン `{icon}` は外のフォントを読み込まないと出せないので、"
+                    "`{octicon}` のアイコンに置き換えてください。",
                 )
                 node.parent.remove(node)
             elif isinstance(node, nodes.raw) and "html" in str(node.get("format", "")).split():
@@ -373,7 +373,7 @@ class _Pass:
         text = node.astext()
         cleaned, removed = clean_raw_html(text, local)
         for url in removed:
-            self.note(node, f"HTML の中の `{url}` は外へ読みに行くので外したため、ファイルを保存して文書からの相対パスで指してください。")
+            self.note(node, f"HTML の中の `{url}` は外へ読みに行くため外したので、ファイルを保存して文書からの相対パスで指してください。")
         if cleaned != text:
             node.children = [nodes.Text(cleaned)]
 

@@ -255,6 +255,8 @@ def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
         # uvicorn restores these handlers after its graceful shutdown and re-raises the signal
         # it caught; noting it here (instead of the default action) is what makes the exit 0.
         stopped.append(signum)
+        # A signal before uvicorn has put in its own handlers would otherwise be lost.
+        server.should_exit = True
 
     previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
     shown = f"[{host}]" if ":" in host else host

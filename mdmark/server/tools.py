@@ -24,7 +24,7 @@ from typing import Any
 
 from mdmark.diagnostics import DRIFT_KINDS
 from mdmark.errors import MdmarkError
-from mdmark.schema import type_name
+from mdmark.schema import integral, type_name
 from mdmark.text import quote_list, suggestion
 
 logger = logging.getLogger("mdmark.server")
@@ -455,12 +455,6 @@ def _expected(schema: Mapping[str, Any]) -> str:
     return str(kind)
 
 
-def _is_integer(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-
-
 def _coerce(name: str, value: Any, schema: Mapping[str, Any]) -> Any:
     """The value with its JSON type checked (integral floats become ints); raises ArgumentError."""
     kind = schema.get("type")
@@ -468,9 +462,10 @@ def _coerce(name: str, value: Any, schema: Mapping[str, Any]) -> Any:
     if kind == "string":
         ok = isinstance(value, str)
     elif kind == "integer":
-        ok = _is_integer(value)
+        number = integral(value)
+        ok = number is not None
         if ok:
-            value = int(value)
+            value = number
     elif kind == "boolean":
         ok = isinstance(value, bool)
     elif kind == "array":
@@ -495,7 +490,7 @@ def _project_dir(tool: str, arguments: Mapping[str, Any]) -> Path:
     if PROJECT_DIR not in arguments or arguments[PROJECT_DIR] is None:
         raise ArgumentError(
             f"{tool} に project_dir が無いので、作業のフォルダの絶対パスを project_dir に渡してください"
-            "（Claude Code ではプラグインのフックが CLAUDE_PROJECT_DIR を入れるので、CLAUDE_PROJECT_DIR があるか確かめてください）。"
+            "（Claude Code では、プラグインのフックがそこへ入れる CLAUDE_PROJECT_DIR があるか確かめてください）。"
         )
     value = arguments[PROJECT_DIR]
     if not isinstance(value, str):

@@ -57,7 +57,7 @@ def port_from_env(environ: dict[str, str]) -> tuple[int, str | None]:
     if raw.isdigit() and 0 < int(raw) < 65536:
         return int(raw), None
     return DEFAULT_PORT, (
-        f"環境変数 MDMARK_PORT の値 `{raw}` はポートの番号ではないので、1 から 65535 の整数にしてください。"
+        f"環境変数 MDMARK_PORT の値 `{raw}` はポート番号ではないので、1〜65535 の整数にしてください。"
     )
 
 
