@@ -153,7 +153,9 @@ def test_out_file_and_format_from_its_suffix(project: Path) -> None:
         (
             ["--format", "yaml"],
             2,
-            "mdmark graph: `--format` に `yaml` は使えない（`svg`・`dot`・`json` のどれか）ので、`mdmark graph --help` で使い方を確かめてください。\n",
+            "使い方: mdmark graph [-h] [--format {svg,dot,json}] [--doc ID] [-o OUT]\n"
+            "                  [--config PATH]\n"
+            "mdmark graph: エラー: `--format` に `yaml` は使えない（`svg`・`dot`・`json` のどれか）ので、`mdmark graph --help` で使い方を確かめてください。\n",
         ),
     ],
 )
