@@ -496,20 +496,23 @@ def _transcript(block: Block, command: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def test_check_page_example_gives_the_output_shown(tmp_path: Path) -> None:
-    example = section("check", "例: ずれのある文書の集まり")
-    files = [b for b in blocks("check") if "caption" in b.options and b.options["caption"] in example]
-    assert [b.options["caption"] for b in files] == [
-        "mdmark.config.yaml",
-        "index.yaml",
-        "docs/arch.md",
-        "docs/api.md",
-        "docs/memo.md",
-    ]
+def _write_captioned_files(page: str, folder: Path, captions: list[str], within: str | None = None) -> None:
+    """Write the page's code blocks captioned with a file path (those in ``within`` only) under ``folder``."""
+    files = [b for b in blocks(page) if "caption" in b.options and (within is None or b.options["caption"] in within)]
+    assert [b.options["caption"] for b in files] == captions
     for block in files:
-        path = tmp_path / block.options["caption"]
+        path = folder / block.options["caption"]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(block.body, encoding="utf-8")
+
+
+def test_check_page_example_gives_the_output_shown(tmp_path: Path) -> None:
+    _write_captioned_files(
+        "check",
+        tmp_path,
+        ["mdmark.config.yaml", "index.yaml", "docs/arch.md", "docs/api.md", "docs/memo.md"],
+        within=section("check", "例: ずれのある文書の集まり"),
+    )
     (console,) = [b for b in blocks("check") if b.lang == "console" and "$ mdmark check\nmdmark.config.yaml" in b.body]
     expected = _transcript(console, "mdmark check")
     done = run("check", cwd=tmp_path)
@@ -653,18 +656,8 @@ def test_launchd_agent_is_a_valid_plist() -> None:
 
 def _sphinx_project_example(folder: Path) -> Path:
     """The example project of the sphinx-project page, its files written from the page's blocks."""
-    files = [b for b in blocks("sphinx-project") if "caption" in b.options]
-    assert [b.options["caption"] for b in files] == [
-        "mdmark.config.yaml",
-        "docs/conf.py",
-        "docs/index.md",
-        "docs/arch.md",
-        "docs/api.md",
-    ]
-    for block in files:
-        path = folder / block.options["caption"]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(block.body, encoding="utf-8")
+    captions = ["mdmark.config.yaml", "docs/conf.py", "docs/index.md", "docs/arch.md", "docs/api.md"]
+    _write_captioned_files("sphinx-project", folder, captions)
     return folder
 
 
