@@ -45,6 +45,7 @@ REQUIRED_PAGES = {
     "cli": "CLI",
     "notation": "記法",
     "extension": "Sphinx 拡張",
+    "sphinx-project": "既にある Sphinx のプロジェクトで使う",
     "export": "文書を書き出す",
     "build": "文書を1枚にまとめる",
     "check": "点検する",
@@ -283,6 +284,20 @@ NOTATION_MARKERS = {
     "button-link": 'href="https://sphinx-design.readthedocs.io/"',
     "button-ref": "sd-btn-secondary",
     "octicon": "sd-octicon-check-circle",
+    "ref with its own text": 'std-ref">見出しへ</span>',
+    "numref (default format)": "std-numref docutils literal notranslate\"><span class=\"pre\">図 1</span>",
+    "numref with %s": "流れの図（1）</span>",
+    "doc role with its own text": 'std-doc">設定のページ</span>',
+    "term": 'std-term">ラベル</span>',
+    "glossary": "glossary",
+    "download": 'href="mdmark.config.yaml"',
+    "toctree": "mdmark-toctree",
+    "toctree caption": 'caption-text">手順のページ</span>',
+    "toctree entry (document title)": 'href="check.html">点検する</a>',
+    "toctree entry (title as written)": 'href="export.html">文書を書き出す</a>',
+    "toctree URL entry": 'href="https://myst-parser.readthedocs.io/">MyST の説明</a>',
+    "include": "Ctrl+C で止めた",
+    "literalinclude": "この使い方集の設定の build",
 }
 
 
@@ -481,20 +496,23 @@ def _transcript(block: Block, command: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def test_check_page_example_gives_the_output_shown(tmp_path: Path) -> None:
-    example = section("check", "例: ずれのある文書の集まり")
-    files = [b for b in blocks("check") if "caption" in b.options and b.options["caption"] in example]
-    assert [b.options["caption"] for b in files] == [
-        "mdmark.config.yaml",
-        "index.yaml",
-        "docs/arch.md",
-        "docs/api.md",
-        "docs/memo.md",
-    ]
+def _write_captioned_files(page: str, folder: Path, captions: list[str], within: str | None = None) -> None:
+    """Write the page's code blocks captioned with a file path (those in ``within`` only) under ``folder``."""
+    files = [b for b in blocks(page) if "caption" in b.options and (within is None or b.options["caption"] in within)]
+    assert [b.options["caption"] for b in files] == captions
     for block in files:
-        path = tmp_path / block.options["caption"]
+        path = folder / block.options["caption"]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(block.body, encoding="utf-8")
+
+
+def test_check_page_example_gives_the_output_shown(tmp_path: Path) -> None:
+    _write_captioned_files(
+        "check",
+        tmp_path,
+        ["mdmark.config.yaml", "index.yaml", "docs/arch.md", "docs/api.md", "docs/memo.md"],
+        within=section("check", "例: ずれのある文書の集まり"),
+    )
     (console,) = [b for b in blocks("check") if b.lang == "console" and "$ mdmark check\nmdmark.config.yaml" in b.body]
     expected = _transcript(console, "mdmark check")
     done = run("check", cwd=tmp_path)
@@ -685,6 +703,42 @@ def test_launchd_agent_is_a_valid_plist() -> None:
     assert "io.mdmark.serve.plist" in text_of("serve")
     # Round trip: what plistlib writes back reads the same (no stray keys or types).
     assert plistlib.loads(plistlib.dumps(data)) == data
+
+
+def _sphinx_project_example(folder: Path) -> Path:
+    """The example project of the sphinx-project page, its files written from the page's blocks."""
+    captions = ["mdmark.config.yaml", "docs/conf.py", "docs/index.md", "docs/arch.md", "docs/api.md"]
+    _write_captioned_files("sphinx-project", folder, captions)
+    return folder
+
+
+def test_sphinx_project_page_check_and_build_give_the_output_shown(tmp_path: Path) -> None:
+    project = _sphinx_project_example(tmp_path / "proj")
+    (check,) = [b for b in blocks("sphinx-project") if b.lang == "console" and "$ mdmark check" in b.body]
+    done = run("check", cwd=project)
+    assert done.returncode == 1
+    assert done.stdout + done.stderr == _transcript(check, "mdmark check")
+    (build,) = [b for b in blocks("sphinx-project") if b.lang == "console" and "$ mdmark build" in b.body]
+    done = run("build", cwd=project)
+    assert done.returncode == 0, done.stderr
+    shown = (done.stderr + done.stdout).replace(str(project.resolve()), "/home/user/proj")
+    assert shown == _transcript(build, "mdmark build")
+
+
+def test_sphinx_project_page_shows_what_sphinx_build_warns(tmp_path: Path) -> None:
+    """The page's sphinx-build warnings are what sphinx-build itself says about the example."""
+    project = _sphinx_project_example(tmp_path / "proj")
+    (shown,) = [b for b in blocks("sphinx-project") if b.lang == "text" and "WARNING" in b.body]
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-E", "-q", "-b", "html", "docs", str(tmp_path / "out")],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    said = done.stderr.replace(f"{project.resolve()}/", "").replace(f"{project}/", "")
+    assert sorted(said.splitlines()) == sorted(shown.body.splitlines())
 
 
 def test_extension_page_conf_py_is_the_one_sphinx_builds() -> None:
