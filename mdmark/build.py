@@ -132,7 +132,7 @@ def build_site(
     waiting = {p.resolve() for p in cold}
     fragments = []
     for path, facts in zip(ordered, all_facts, strict=True):
-        fragments.append(render_document(pipeline, path, facts.sha, lang))
+        fragments.append(render_document(pipeline, path, facts, lang))
         if path.resolve() in waiting:
             advance(1)
 

@@ -464,6 +464,10 @@ class _Check:
 
         paths, unindexed = self._document_paths()
         known: dict[Path, DocFacts] = dict(self.doc_facts)
+        todo = [p for p in paths if p not in known]
+        if todo:
+            # Documents outside the source folder too: they come back with an error to report.
+            known.update(zip(todo, self.facts_fn(todo), strict=True))
         model = self.project.reference_model(self.facts_fn, known, paths)
         result: list[Diagnostic] = []
         for path in paths:

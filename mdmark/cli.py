@@ -199,6 +199,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`mdmark check | head`): nothing more to say, and Python must not
+        # complain again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as exc:  # a traceback in front of a user is a bug: one sentence instead
         if os.environ.get("MDMARK_DEBUG"):
             raise

@@ -77,7 +77,7 @@ def export_html(
     rel = pipeline.relpath(source)
     docname = rel[: -len(".md")]
     lang = project.config.html.lang
-    fragment = render_document(pipeline, source, facts.sha, lang)
+    fragment = render_document(pipeline, source, facts, lang)
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
     warnings = document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)

@@ -449,8 +449,6 @@ def _toctrees(doctree: nodes.document, docname: str, counter: LineCounter, suffi
                     target = target.removesuffix(suffix)
                     break
             entries.append(TocEntry(entry_line, text, "doc", _docname_join(docname, target), title))
-        if node.get("mdmark_reversed"):
-            entries.reverse()
         wrapper = node.parent
         names = wrapper.get("names", []) if wrapper is not None else []
         found.append(
@@ -462,6 +460,7 @@ def _toctrees(doctree: nodes.document, docname: str, counter: LineCounter, suffi
                 hidden=bool(node.get("hidden")),
                 numbered=int(node.get("numbered") or 0),
                 titlesonly=bool(node.get("titlesonly")),
+                reversed=bool(node.get("mdmark_reversed")),
                 name=node.get("mdmark_name") or (str(names[0]) if names else None),
             )
         )

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "5"
+FACTS_VERSION = "7"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the
@@ -121,6 +121,8 @@ class Toctree:
     hidden: bool = False
     numbered: int = 0
     titlesonly: bool = False
+    #: ``:reversed:``: the entries, globs expanded, in reverse order (as Sphinx does).
+    reversed: bool = False
     name: str | None = None
 
 
@@ -179,6 +181,9 @@ class DocFacts:
     #: Numbered things (figures, tables, code blocks) in document order: (figtype, their ids).
     figures: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     warnings: list[Warning] = field(default_factory=list)
+    #: Files the document pulled in ({include}, {literalinclude}, images), relative to the source
+    #: folder, with their size and mtime when it was parsed: a change to one re-parses it.
+    deps: list[tuple[str, int, int]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 
@@ -206,6 +211,7 @@ class DocFacts:
             ],
             figures=[(str(a), tuple(str(i) for i in b)) for a, b in data["figures"]],
             warnings=[Warning(**x) for x in data["warnings"]],
+            deps=[(str(d[0]), int(d[1]), int(d[2])) for d in data["deps"]],
             metadata=dict(data["metadata"]),
             error=data["error"],
         )

@@ -139,6 +139,15 @@ class _App:
         return found
 
 
+def file_stamp(path: Path) -> tuple[int, int]:
+    """(size, mtime in ns) of a file, (-1, -1) when it cannot be read: what "unchanged" means."""
+    try:
+        info = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (info.st_size, info.st_mtime_ns)
+
+
 def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str = "") -> str:
     """The key of one document's parse: its bytes, the settings and the conf.py (``conf``: its digest)."""
     digest = hashlib.sha256()
@@ -194,7 +203,10 @@ def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts,
     doctree, warnings = app.read(docname, text)
     metadata = dict(app.sphinx.env.metadata.get(docname, {}))
     parts = extract(doctree, docname, metadata, text, app.sphinx.env, app.info.source_suffixes)
-    facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, **parts)
+    env = app.sphinx.env
+    deps = sorted({str(d) for d in env.dependencies.get(docname, ())} - {relpath})
+    stamps = [(rel, *file_stamp(app.srcdir / rel)) for rel in deps]
+    facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, deps=stamps, **parts)
     # Keep the doctree without its environment so it pickles and can be re-attached later.
     doctree.settings.env = None
     doctree.reporter = None
@@ -278,6 +290,11 @@ class Pipeline:
         try:
             rel = resolved.relative_to(self.srcdir).as_posix()
         except ValueError:
+            if self.conf is not None:
+                raise MdmarkError(
+                    f"`{path}` は conf.py のフォルダ `{self.srcdir}` の外にあり Sphinx のプロジェクトの文書ではないので、"
+                    "そのフォルダの中に置くか、設定の docs・build の include から外してください。"
+                ) from None
             raise MdmarkError(
                 f"`{path}` は `{self.srcdir}` の外にあるので、設定のフォルダの中の文書を指定してください。"
             ) from None
@@ -320,6 +337,11 @@ class Pipeline:
             return None  # a damaged cache entry is just a miss
         self._remember(key, facts, tree)
         return facts, tree
+
+    def _deps_fresh(self, facts: DocFacts) -> bool:
+        """Whether the files the document pulled in (``{include}``, ``{literalinclude}``) are as
+        they were when it was parsed: the cache key covers the document's own bytes only."""
+        return all(file_stamp(self.srcdir / rel) == (size, mtime) for rel, size, mtime in facts.deps)
 
     def _remember(self, key: str, facts: DocFacts, tree: bytes | None) -> None:
         old = self._memory_key.get(facts.path)
@@ -383,7 +405,7 @@ class Pipeline:
                 continue
             first_of[key] = i
             hit = self._load_cached(key, want_trees)
-            if hit is not None:
+            if hit is not None and self._deps_fresh(hit[0]):
                 results[i] = hit[0]
             else:
                 todo.append((i, key, rel, text))
@@ -472,7 +494,7 @@ class Pipeline:
         data, text = self._read_input(path, rel)
         key = cache_key(rel, data, self.settings, self.conf_key)
         hit = self._load_cached(key, want_tree=True)
-        if hit is None or hit[1] is None:
+        if hit is None or hit[1] is None or not self._deps_fresh(hit[0]):
             hit = self._parse_full(key, rel, text)
             if hit[0].error is not None:
                 raise MdmarkError(hit[0].error)

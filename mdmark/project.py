@@ -153,7 +153,7 @@ class Project:
         ``paths`` and the documents they link to, so nothing walks the folder tree around a file.
         """
         from mdmark.refs import Model
-        from mdmark.sphinx_host import found_documents
+        from mdmark.sphinx_host import found_documents, unread_documents
 
         srcdir = self.source_dir
         info = self.conf_info()
@@ -186,7 +186,10 @@ class Project:
             except OSError:
                 return []
 
-        return Model(by_name.get, found, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir)
+        unread = unread_documents(srcdir, info) if whole else []
+        return Model(
+            by_name.get, found, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread
+        )
 
     def index(self) -> Index:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""

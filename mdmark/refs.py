@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mdmark.facts import DocFacts, Label, Link, Toctree, Warning
+from mdmark.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
 from mdmark.text import close_file, close_names
 
 if TYPE_CHECKING:
@@ -93,9 +93,12 @@ class Model:
         order: Iterable[str] = (),
         exists: Callable[[str], bool] | None = None,
         listdir: Callable[[str], list[str]] | None = None,
+        unread: Iterable[str] = (),
     ) -> None:
         self._facts = facts
         self.found = set(found)
+        #: Documents of other source suffixes (``.rst``): they exist, mdmark does not read them.
+        self.unread = set(unread) - self.found
         self.info = info
         self._exists = exists or (lambda _path: False)
         #: The file names in a folder (relative to the source folder), for close-name hints.
@@ -244,6 +247,8 @@ class Model:
 
     def _doc(self, target: str, anchor: str | None, written: str, docname: str, type_: str) -> Resolved:
         facts = self.facts(target)
+        if facts is None and target in self.unread:
+            return Resolved(doc=target)  # a document mdmark does not read: its anchors are not known
         if facts is None:
             pool = [posixpath.relpath(d, posixpath.dirname(docname) or ".") for d in self.found if d != docname]
             wanted = posixpath.relpath(target, posixpath.dirname(docname) or ".")
@@ -444,20 +449,32 @@ class Model:
 
     # -- toctrees ---------------------------------------------------------------------------------
 
-    def toctree_docs(self, tree: Toctree, docname: str) -> list[tuple[str | None, str]]:
-        """The documents a toctree lists, in order, globs expanded: (title as written or None, docname)."""
-        out: list[tuple[str | None, str]] = []
+    def toctree_items(self, tree: Toctree, docname: str) -> list[TocEntry]:
+        """A toctree's entries as Sphinx lists them: globs expanded (each document once, never the
+        toctree's own), entries naming no document left out, then ``:reversed:`` applied."""
+        out: list[TocEntry] = []
+        taken = {docname}
         for entry in tree.entries:
-            if entry.kind == "doc" and entry.target in self.found:
-                out.append((entry.title, entry.target))
-            elif entry.kind == "glob":
-                out.extend((None, d) for d in sorted(self.found) if d != docname and posixpath_match(d, entry.target))
-        return out
+            if entry.kind == "glob":
+                for match in sorted(d for d in self.found if d not in taken and posixpath_match(d, entry.target)):
+                    taken.add(match)
+                    out.append(TocEntry(entry.line, entry.written, "doc", match))
+            elif entry.kind == "doc":
+                if entry.target in self.found or entry.target in self.unread:
+                    taken.add(entry.target)
+                    out.append(entry)
+            else:
+                out.append(entry)
+        return out[::-1] if tree.reversed else out
+
+    def toctree_docs(self, tree: Toctree, docname: str) -> list[tuple[str | None, str]]:
+        """The documents a toctree lists, in order: (title as written or None, docname)."""
+        return [(e.title, e.target) for e in self.toctree_items(tree, docname) if e.kind == "doc"]
 
     def toctree_problems(self, tree: Toctree, docname: str) -> list[tuple[int, Problem]]:
         problems: list[tuple[int, Problem]] = []
         for entry in tree.entries:
-            if entry.kind == "doc" and entry.target not in self.found:
+            if entry.kind == "doc" and entry.target not in self.found and entry.target not in self.unread:
                 close = close_file(f"{entry.target}.md", [f"{d}.md" for d in self.found if d != docname])
                 fix = f"近い `{_relative(close[: -len('.md')], docname)}` に直すか、" if close else "文書の名前を直すか、"
                 problems.append(

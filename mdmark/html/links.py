@@ -93,38 +93,33 @@ class _Links:
     ) -> str:
         rows: list[str] = []
         number = 0
-        for entry in tree.entries:
-            children: list[tuple[str | None, str]] = []
+        level = f"toctree-l{len(prefix) + 1}"
+        for entry in self.model.toctree_items(tree, docname):
             if entry.kind == "url":
-                rows.append(f'<li class="toctree-l{len(prefix) + 1}"><a class="reference external" href="{htmllib.escape(entry.target)}">{htmllib.escape(entry.title or entry.target)}</a></li>')
+                title = htmllib.escape(entry.title or entry.target)
+                rows.append(f'<li class="{level}"><a class="reference external" href="{htmllib.escape(entry.target)}">{title}</a></li>')
                 continue
             if entry.kind == "self":
-                own_title = entry.title or self.model.title(docname) or docname
-                own_href = self.doc_href(docname, None) or "#"
-                rows.append(f'<li class="toctree-l{len(prefix) + 1}"><a class="reference internal" href="{htmllib.escape(own_href)}">{htmllib.escape(own_title)}</a></li>')
+                own_title = htmllib.escape(entry.title or self.model.title(docname) or docname)
+                own_href = htmllib.escape(self.doc_href(docname, None) or "#")
+                rows.append(f'<li class="{level}"><a class="reference internal" href="{own_href}">{own_title}</a></li>')
                 continue
-            if entry.kind == "glob":
-                children = self.model.toctree_docs(Toctree(tree.line, (entry,)), docname)
-            elif entry.target in self.model.found:
-                children = [(entry.title, entry.target)]
-            for title, child in children:
-                facts = self.model.facts(child)
-                if facts is None:
-                    continue
-                number += 1
-                label = title or facts.title or child
-                numbers = (*prefix, number)
-                shown = f"{'.'.join(map(str, numbers))}. {label}" if numbered else label
-                child_href = self.doc_href(child, None)
-                link = (
-                    f'<a class="reference internal" href="{htmllib.escape(child_href)}">{htmllib.escape(shown)}</a>'
-                    if child_href is not None
-                    else htmllib.escape(shown)
-                )
-                inner = ""
-                if (depth < 0 or depth > 1) and child not in seen:
-                    inner = self._toc_children(child, depth - 1 if depth > 0 else -1, {*seen, child}, numbered, numbers, tree.titlesonly)
-                rows.append(f'<li class="toctree-l{len(prefix) + 1}">{link}{inner}</li>')
+            child = entry.target
+            facts = self.model.facts(child)
+            number += 1
+            label = entry.title or (facts.title if facts is not None else None) or child
+            numbers = (*prefix, number)
+            shown = htmllib.escape(f"{'.'.join(map(str, numbers))}. {label}" if numbered else label)
+            child_href = self.doc_href(child, None)
+            link = (
+                f'<a class="reference internal" href="{htmllib.escape(child_href)}">{shown}</a>'
+                if child_href is not None
+                else shown
+            )
+            inner = ""
+            if (depth < 0 or depth > 1) and child not in seen:
+                inner = self._toc_children(child, depth - 1 if depth > 0 else -1, {*seen, child}, numbered, numbers, tree.titlesonly)
+            rows.append(f'<li class="{level}">{link}{inner}</li>')
         return f"<ul>{''.join(rows)}</ul>" if rows else ""
 
     def _toc_children(

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.config import MarkdownSettings
-from mdmark.facts import Link
-from mdmark.pipeline import SPHINX_LOCK, Pipeline
+from mdmark.facts import DocFacts, Link
+from mdmark.pipeline import SPHINX_LOCK, Pipeline, file_stamp
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -89,7 +89,7 @@ class Fragment:
         return asdict(self)
 
     def fresh(self, srcdir: Path) -> bool:
-        return all(_stamp(srcdir / rel) == (size, mtime) for rel, size, mtime in self.deps)
+        return all(file_stamp(srcdir / rel) == (size, mtime) for rel, size, mtime in self.deps)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Fragment:
@@ -101,13 +101,6 @@ class Fragment:
             deps=[(str(d[0]), int(d[1]), int(d[2])) for d in data.get("deps", [])],
         )
 
-
-def _stamp(path: Path) -> tuple[int, int]:
-    try:
-        info = path.stat()
-    except OSError:
-        return (-1, -1)
-    return (info.st_size, info.st_mtime_ns)
 
 
 #: Admonition titles by page language (Sphinx's own Japanese catalogue wording).
@@ -361,7 +354,7 @@ class _Pass:
             path = value.split("#", 1)[0].split("?", 1)[0]
             rel = self._resolve(urllib.parse.unquote(path))
             file = self.srcdir / rel
-            self.deps[rel] = _stamp(file)
+            self.deps[rel] = file_stamp(file)
             if file.is_file() and file.stat().st_size <= MAX_IMAGE_BYTES:
                 try:
                     return _data_uri(file)
@@ -418,7 +411,7 @@ class _Pass:
             self._drop_image(node, alt or written)
             return
         file = self.srcdir / uri
-        self.deps[uri] = _stamp(file)
+        self.deps[uri] = file_stamp(file)
         try:
             size = file.stat().st_size if file.is_file() else -1
         except OSError:
@@ -527,14 +520,16 @@ def fragment_cache(pipeline: Pipeline) -> FragmentCache:
     return cache
 
 
-def render_document(pipeline: Pipeline, path: Path, sha: str, lang: str) -> Fragment:
-    """The fragment of one document (``sha`` is its facts' content key), from the cache when it can be."""
+def render_document(pipeline: Pipeline, path: Path, facts: DocFacts, lang: str) -> Fragment:
+    """The fragment of one document (``facts``: its facts), from the cache when it can be."""
     cache = fragment_cache(pipeline)
-    key = render_key(sha, lang)
+    key = render_key(facts.sha, lang)
     hit = cache.get(key)
     if hit is not None and hit.fresh(pipeline.srcdir):
         return hit
     fragment = _render(pipeline, path, lang)
+    # The files the document pulled in make the fragment stale too.
+    fragment.deps = sorted({*fragment.deps, *facts.deps})
     cache.put(key, fragment)
     return fragment
 
@@ -597,7 +592,7 @@ def _worker_render(job: tuple[int, str]) -> tuple[int, dict[str, Any], dict[str,
     facts = pipeline.facts_many([path], want_trees=True)[0]
     if facts.error is not None:
         return number, facts.to_json(), None
-    return number, facts.to_json(), render_document(pipeline, path, facts.sha, lang).to_json()
+    return number, facts.to_json(), render_document(pipeline, path, facts, lang).to_json()
 
 
 def render_parallel(
@@ -611,8 +606,6 @@ def render_parallel(
     import concurrent.futures
     import multiprocessing
     import threading
-
-    from mdmark.facts import DocFacts
 
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
     workers = min(2, os.cpu_count() or 1)
