@@ -195,7 +195,9 @@ def create_app(
         _prepare(app)
         return app, info_for_settings(settings)
 
-    overrides: dict[str, Any] = {"smartquotes": False}
+    # The HTML theme plays no part in reading (mdmark writes its own page), and an uninstalled one
+    # would stop the application from starting.
+    overrides: dict[str, Any] = {"smartquotes": False, "html_theme": "basic", "html_theme_options": {}}
     dropped: list[tuple[str, str]] = []
     extensions: list[str] | None = None
     while True:

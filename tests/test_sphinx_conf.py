@@ -96,3 +96,10 @@ def test_sphinx_conf_values_are_checked(tmp_path: Path) -> None:
     )
     (root / "mdmark.config.yaml").write_text("sphinx:\n  conf: docs/nope.py\n", encoding="utf-8")
     assert "sphinx.conf の conf.py `docs/nope.py` が見つからないので" in run_mdmark("check", cwd=root).stdout
+
+
+def test_an_html_theme_that_is_not_installed_does_not_matter(tmp_path: Path) -> None:
+    root = _project(tmp_path, conf='extensions = ["myst_parser"]\nhtml_theme = "no_such_theme_here"\nhtml_theme_options = {"x": 1}\n')
+    result = run_mdmark("check", cwd=root)
+    assert result.returncode in (0, 1), result.stderr
+    assert "theme" not in result.stdout + result.stderr
