@@ -216,7 +216,7 @@ def test_missing_config_is_exit_2(tmp_path: Path) -> None:
     ("names", "expected"),
     [
         (["instal"], "使い方集に `instal`（近い名前: `install`）というページは無いので、"),
-        (["exprot"], "使い方集に `exprot`（近い名前: `export`）というページは無いので、"),
+        (["exprot"], "使い方集に `exprot`（近い名前: `export`・`sphinx-project`）というページは無いので、"),
         (["nosuch"], "使い方集に `nosuch` というページは無いので、"),
         (["check", "serv", "zzz"], "使い方集に `serv`（近い名前: `serve`）・`zzz` というページは無いので、"),
     ],
