@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.export import document_warnings
-from mdmark.files import display
+from mdmark.files import display, resolved
 from mdmark.pipeline import PARALLEL_THRESHOLD, Pipeline, cache_key
 from mdmark.project import Project, match_files
 from mdmark.text import quote_list
@@ -35,7 +35,7 @@ def _ordered(project: Project, files: list[Path], model: Model) -> list[Path]:
     by_doc: dict[str, Path] = {}
     for f in files:
         try:
-            by_doc[f.resolve().relative_to(srcdir).as_posix().removesuffix(".md")] = f
+            by_doc[resolved(f).relative_to(srcdir).as_posix().removesuffix(".md")] = f
         except ValueError:
             continue
     ordered: list[Path] = []
@@ -43,15 +43,15 @@ def _ordered(project: Project, files: list[Path], model: Model) -> list[Path]:
     root_facts = model.facts(root) if root in by_doc else None
     if root_facts is not None and root_facts.toctrees:
         ordered = [by_doc[d] for d in model.toctree_order(root) if d in by_doc]
-    taken = {f.resolve() for f in ordered}
-    wanted = {f.resolve(): f for f in files if f.resolve() not in taken}
+    taken = {resolved(f) for f in ordered}
+    wanted = {resolved(f): f for f in files if resolved(f) not in taken}
     if project.config.index is not None:
         index = project.index()
         for doc in index.docs:
             match = wanted.pop(index.doc_file(doc), None)
             if match is not None:
                 ordered.append(match)
-    return ordered + [f for f in files if f.resolve() in wanted]
+    return ordered + [f for f in files if resolved(f) in wanted]
 
 
 def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
@@ -120,8 +120,8 @@ def build_site(
     known: dict[Path, DocFacts] = {}
     model = project.reference_model(project.facts_for, known, files)
     ordered = _ordered(project, files, model)
-    by_path = {path.resolve(): facts for path, facts in known.items()}
-    all_facts = [by_path.get(p.resolve()) or pipeline.facts_many([p])[0] for p in ordered]
+    by_path = {resolved(path): facts for path, facts in known.items()}
+    all_facts = [by_path.get(resolved(p)) or pipeline.facts_many([p])[0] for p in ordered]
     broken = [f for f in all_facts if f.error]
     if broken:
         raise MdmarkError(broken[0].error or "")
@@ -129,17 +129,17 @@ def build_site(
 
     index = project.index() if cfg.index is not None else None
     index_titles = {index.doc_file(d): d.title for d in index.docs} if index is not None else {}
-    waiting = {p.resolve() for p in cold}
+    waiting = {resolved(p) for p in cold}
     fragments = []
     for path, facts in zip(ordered, all_facts, strict=True):
         fragments.append(render_document(pipeline, path, facts, lang))
-        if path.resolve() in waiting:
+        if resolved(path) in waiting:
             advance(1)
 
     in_page = {fragment.docname for fragment in fragments}
     from mdmark.graph.views import build_graphs
 
-    graphs = build_graphs(project, {p.resolve(): doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
+    graphs = build_graphs(project, {resolved(p): doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
     body: list[str] = []
     nav: list[NavEntry] = []
     warnings: list[str] = []
@@ -155,7 +155,7 @@ def build_site(
         body.append(
             f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(path)}</section>\n'
         )
-        title = index_titles.get(path.resolve()) or facts.title or path.stem
+        title = index_titles.get(resolved(path)) or facts.title or path.stem
         entry = NavEntry(title, f"#{prefix}")
         for heading in facts.headings:
             if not heading.ids or heading.level not in (2, 3):

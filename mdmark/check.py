@@ -34,6 +34,7 @@ from typing import Any
 from mdmark.diagnostics import Diagnostic
 from mdmark.facts import DocFacts
 from mdmark.files import display
+from mdmark.files import resolved as resolve_path
 from mdmark.index import Doc, Index, Relation, load_index
 from mdmark.project import Project, glob_match, match_files
 from mdmark.text import close_file, close_names, normalize, quote_list
@@ -200,7 +201,13 @@ class _Check:
         existing = [(doc, index.doc_file(doc)) for doc in index.docs]
         indexed = {d.path for d in index.docs}
         for doc, path in existing:
-            if not path.is_file():
+            if path.is_dir():
+                self._add(
+                    f"{doc.where}.path",
+                    "missing_doc",
+                    f"文書 `{doc.path}` はファイルではなくフォルダなので、そのフォルダの中の Markdown のファイルを path に書いてください。",
+                )
+            elif not path.is_file():
                 candidate = close_file(doc.path, [p for p in self._all_md_files() if p not in indexed])
                 fix = f"近い `{candidate}` にパスを直すか、" if candidate is not None else "パスを直すか、"
                 self._add(
@@ -451,7 +458,7 @@ class _Check:
         docset = self.config.docs
         if docset is not None:
             for path in match_files(self.root, docset.include, docset.exclude):
-                resolved = path.resolve()
+                resolved = resolve_path(path)
                 if not resolved.name.endswith(".md") or resolved in indexed:
                     continue
                 paths.append(resolved)

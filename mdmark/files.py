@@ -11,6 +11,14 @@ from mdmark.errors import MdmarkError
 MAX_FILE_BYTES = 5 * 1024 * 1024
 
 
+def resolved(path: Path) -> Path:
+    """``path.resolve()``, or the absolute path when links loop (reading it then says so, located)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return Path(os.path.abspath(path))
+
+
 def display(path: Path, base: Path | None = None) -> str:
     """A path as a user reads it: relative to ``base`` when inside it, POSIX separators."""
     if base is not None:
@@ -18,6 +26,11 @@ def display(path: Path, base: Path | None = None) -> str:
             return path.resolve().relative_to(base.resolve()).as_posix()
         except ValueError:
             pass
+        except (RuntimeError, OSError):  # links that loop: name the path as given
+            try:
+                return path.absolute().relative_to(base.absolute()).as_posix()
+            except ValueError:
+                pass
     return path.as_posix()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.diagnostics import Diagnostic
-from mdmark.files import display
+from mdmark.files import display, resolved
 from mdmark.schema import Bool, Choice, Key, ListOf, Problem, Record, Str, string_or_record, validate
 from mdmark.text import normalize
 from mdmark.yamlio import YamlDoc, load_yaml
@@ -181,7 +181,7 @@ class Index:
 
     def doc_file(self, doc: Doc) -> Path:
         """The absolute path of a document (paths in the index are relative to the index file)."""
-        return (self.folder / doc.path).resolve()
+        return resolved(self.folder / doc.path)
 
     def tag(self, name: str) -> Tag | None:
         """The vocabulary entry whose name is ``name``, else the first whose alias is (normalised)."""

@@ -286,7 +286,12 @@ class Pipeline:
 
     def relpath(self, path: Path) -> str:
         """The document's path relative to the source folder; refuses paths outside it or not ``.md``."""
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (RuntimeError, OSError):  # RuntimeError: links that loop
+            raise MdmarkError(
+                f"`{path.name}` のリンクが輪になっていて行き着くファイルが無いので、リンクを張り直すか消してください。"
+            ) from None
         try:
             rel = resolved.relative_to(self.srcdir).as_posix()
         except ValueError:
