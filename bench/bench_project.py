@@ -101,25 +101,36 @@ def _rss(pid: int) -> tuple[float, float]:
     return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
 
 
-def cli_figures(fig: Figures, corpus: Corpus, mine: Path, theirs: Path, caches: CacheHome, warm_runs: int) -> None:
+def _best(old: Timing | None, new: Timing) -> Timing:
+    return new if old is None or new.wall < old.wall else old
+
+
+def cli_figures(
+    fig: Figures, corpus: Corpus, mine: Path, theirs: Path, caches: CacheHome, cold_runs: int, warm_runs: int
+) -> None:
     check = [str(BIN / "mdmark"), "check"]
     say = lambda text: print(text, flush=True)  # noqa: E731
 
-    shutil.rmtree(theirs / "_build", ignore_errors=True)
-    fig.sphinx = run([str(BIN / "sphinx-build"), "-E", "-q", "-b", "singlehtml", ".", "_build"], theirs)
-    say(f"sphinx-build -E -b singlehtml   {fig.sphinx.wall:7.2f} s  (CPU {fig.sphinx.cpu:.1f} s)")
-
+    sphinx_cmd = [str(BIN / "sphinx-build"), "-E", "-q", "-b", "singlehtml", ".", "_build"]
     build_caches = CacheHome(caches.base)
-    build_caches.cold(mine)
-    shutil.rmtree(mine / "dist", ignore_errors=True)
-    fig.cold_build = run([str(BIN / "mdmark"), "build"], mine, build_caches.env())
-    say(f"mdmark build, no cache          {fig.cold_build.wall:7.2f} s  (CPU {fig.cold_build.cpu:.1f} s; "
-        f"page {(mine / 'dist' / 'kb.html').stat().st_size / 1e6:.1f} MB)")
+    # The machine is shared: alternate the cold runs and keep each one's best.
+    for i in range(cold_runs):
+        shutil.rmtree(theirs / "_build", ignore_errors=True)
+        fig.sphinx = _best(fig.sphinx, run(sphinx_cmd, theirs))
+        say(f"sphinx-build -E -b singlehtml   {fig.sphinx.wall:7.2f} s  (CPU {fig.sphinx.cpu:.1f} s)  best of {i + 1}")
 
-    caches.cold(mine)  # the checks (and then the server) start from no cache at all
-    fig.cold_check = run(check, mine, caches.env(), ok=(0, 1))
-    _expect("cold check", _drifts(fig.cold_check), corpus)
-    say(f"mdmark check, no cache          {fig.cold_check.wall:7.2f} s  (CPU {fig.cold_check.cpu:.1f} s; cache: {caches.where(mine)})")
+        build_caches.cold(mine)
+        shutil.rmtree(mine / "dist", ignore_errors=True)
+        fig.cold_build = _best(fig.cold_build, run([str(BIN / "mdmark"), "build"], mine, build_caches.env()))
+        say(f"mdmark build, no cache          {fig.cold_build.wall:7.2f} s  (CPU {fig.cold_build.cpu:.1f} s; "
+            f"page {(mine / 'dist' / 'kb.html').stat().st_size / 1e6:.1f} MB)  best of {i + 1}")
+
+        caches.cold(mine)  # the checks (and then the server) start from no cache at all
+        timing = run(check, mine, caches.env(), ok=(0, 1))
+        _expect("cold check", _drifts(timing), corpus)
+        fig.cold_check = _best(fig.cold_check, timing)
+        say(f"mdmark check, no cache          {fig.cold_check.wall:7.2f} s  (CPU {fig.cold_check.cpu:.1f} s; "
+            f"cache: {caches.where(mine)})  best of {i + 1}")
 
     for _ in range(warm_runs):
         timing = run(check, mine, caches.env(), ok=(0, 1))
@@ -195,9 +206,11 @@ def report(fig: Figures) -> None:
     warm_mcp = median(fig.mcp["check (warm)"]) / 1000
     related, tags = median(fig.mcp["find_docs related_to"]), median(fig.mcp["list_tags"])
     rows = [
-        ("mdmark check, no cache", f"{fig.cold_check.wall:.1f} s = {fig.cold_check.wall / sphinx:.2f}× Sphinx",
+        ("mdmark check, no cache", f"{fig.cold_check.wall:.1f} s = {fig.cold_check.wall / sphinx:.2f}× Sphinx "
+         f"(CPU {fig.cold_check.cpu:.1f} s = {fig.cold_check.cpu / fig.sphinx.cpu:.2f}×)",
          "≤ 0.35×", fig.cold_check.wall / sphinx <= 0.35),
-        ("mdmark build, no cache", f"{fig.cold_build.wall:.1f} s = {fig.cold_build.wall / sphinx:.2f}× Sphinx",
+        ("mdmark build, no cache", f"{fig.cold_build.wall:.1f} s = {fig.cold_build.wall / sphinx:.2f}× Sphinx "
+         f"(CPU {fig.cold_build.cpu:.1f} s = {fig.cold_build.cpu / fig.sphinx.cpu:.2f}×)",
          "≤ 0.35×", fig.cold_build.wall / sphinx <= 0.35),
         ("mdmark check, nothing changed (CLI)", f"{median(fig.warm_check):.2f} s", "≤ 1.0 s", median(fig.warm_check) <= 1.0),
         ("MCP check, server warm", f"{warm_mcp:.2f} s p50", "≤ 0.3 s", warm_mcp <= 0.3),
@@ -220,6 +233,7 @@ def report(fig: Figures) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=1200, help="documents in the corpus (default 1200)")
+    parser.add_argument("--cold-runs", type=int, default=2, help="rounds of Sphinx, cold build, cold check (best)")
     parser.add_argument("--warm-runs", type=int, default=5, help="warm and one-changed CLI checks (median)")
     parser.add_argument("--mcp-runs", type=int, default=10, help="calls per MCP figure (p50)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (default: a temporary one)")
@@ -240,7 +254,7 @@ def main() -> int:
           f"{corpus.broken} deliberate broken references, in {base}")
     print(f"machine: {fig.machine}", flush=True)
     try:
-        cli_figures(fig, corpus, mine, theirs, caches, args.warm_runs)
+        cli_figures(fig, corpus, mine, theirs, caches, args.cold_runs, args.warm_runs)
         mcp_figures(fig, corpus, base, caches, args.mcp_runs)
         report(fig)
         if args.json:
