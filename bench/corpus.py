@@ -315,6 +315,8 @@ class _Writer:
             if k is None:
                 topic = FOLDERS[doc.folder][1] if doc.folder >= 0 else "案内"
                 lines += [f"    description: {topic}の文書の入口", "    tags:", f"      - {{name: {topic}, main: true}}", "      - 案内"]
+                if doc.folder >= 0:
+                    lines += ["    related:", "      - {to: top, type: part_of, when: 分野の並びを変えたとき}"]
                 continue
             _, topic = FOLDERS[doc.folder]
             lines += [f"    description: {doc.title}の要点と判断の理由", "    tags:", f"      - {{name: {topic}, main: true}}",

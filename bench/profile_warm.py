@@ -15,7 +15,9 @@ On the knowledge base of :mod:`corpus` (generated, or an existing ``--project`` 
    The same for ``find_docs`` with ``related_to``, and ``list_tags`` for comparison;
 4. ``build`` (not by default): ``mdmark build`` with every document's parse and fragment cached —
    the serial part of a build that the worker processes do not share;
-5. ``cold`` (not by default): ``--cold-docs`` documents parsed one after another in this process
+5. ``render`` (not by default): ``--cold-docs`` documents parsed and rendered to HTML in this
+   process with no cache, as each worker of a cold build does;
+6. ``cold`` (not by default): ``--cold-docs`` documents parsed one after another in this process
    with no cache (the application created beforehand) — what each worker of a cold run pays per
    document.
 
@@ -86,6 +88,34 @@ def profile_cold(project: Path, out: Path, top: int, count: int) -> None:
     show("cold_parse", prof, top)
 
 
+def profile_render(project: Path, out: Path, top: int, count: int, scratch: Path) -> None:
+    from mdmark.html import render
+    from mdmark.project import Project
+
+    opened = Project.open(project)
+    files = sorted(p for p in project.rglob("*.md") if ".mdmark_cache" not in p.parts)[: count + 1]
+    conf = opened.config.sphinx_conf
+    render._worker_init(str(opened.root), opened.config.markdown, str(scratch), opened.config.html.lang,
+                        str(conf) if conf else None)
+    start = time.perf_counter()
+    render._worker_render((0, str(files[0])))  # creates the Sphinx application
+    app = time.perf_counter() - start
+    profiler = cProfile.Profile()
+
+    def all_of_them() -> None:
+        for i, path in enumerate(files[1:], 1):
+            render._worker_render((i, str(path)))
+
+    start = time.perf_counter()
+    profiler.runcall(all_of_them)
+    took = time.perf_counter() - start
+    prof = out / "cold_render.prof"
+    profiler.dump_stats(str(prof))
+    print(f"\ncold_render: application {app:.2f} s, {len(files) - 1} documents parsed and rendered {took:.2f} s "
+          f"under cProfile ({took / (len(files) - 1) * 1000:.1f} ms each)")
+    show("cold_render", prof, top)
+
+
 def profile_calls(project: Path, out: Path, top: int, related_to: str) -> None:
     from mdmark.server.tools import call_tool
 
@@ -118,7 +148,7 @@ def main() -> int:
     parser.add_argument("--project", type=Path, help="profile this generated project instead of generating one")
     parser.add_argument("--out", type=Path, help="write the .prof files here (default: a temporary folder)")
     parser.add_argument("--top", type=int, default=30)
-    parser.add_argument("--only", default="cli,edit,mcp", help="which: cli, edit, mcp, build, cold (comma-separated)")
+    parser.add_argument("--only", default="cli,edit,mcp", help="which: cli, edit, mcp, build, cold, render (comma-separated)")
     parser.add_argument("--cold-docs", type=int, default=150, help="documents the cold profile parses")
     args = parser.parse_args()
 
@@ -161,6 +191,8 @@ def main() -> int:
             show("build_warm", prof, args.top)
         if "cold" in only:
             profile_cold(project, out, args.top, args.cold_docs)
+        if "render" in only:
+            profile_render(project, out, args.top, args.cold_docs, base / "render-cache")
         print(f"\nprofiles in {out}")
     finally:
         if args.out is None:
