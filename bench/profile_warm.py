@@ -36,6 +36,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -65,27 +66,32 @@ def profile_cli(name: str, project: Path, caches: CacheHome, out: Path, top: int
     show(name, prof, top)
 
 
+def _per_document(name: str, project: Path, out: Path, top: int, count: int, each: Callable[[Path], object]) -> None:
+    """Profile ``each`` over ``count`` documents, after one call that creates the Sphinx application."""
+    files = sorted(p for p in project.rglob("*.md") if ".mdmark_cache" not in p.parts)[: count + 1]
+    start = time.perf_counter()
+    each(files[0])
+    app = time.perf_counter() - start
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.runcall(lambda: [each(path) for path in files[1:]])
+    took = time.perf_counter() - start
+    prof = out / f"{name}.prof"
+    profiler.dump_stats(str(prof))
+    print(f"\n{name}: application {app:.2f} s, {len(files) - 1} documents {took:.2f} s under cProfile "
+          f"({took / (len(files) - 1) * 1000:.1f} ms each)")
+    show(name, prof, top)
+
+
 def profile_cold(project: Path, out: Path, top: int, count: int) -> None:
     import mdmark.pipeline
     from mdmark.pipeline import Pipeline
     from mdmark.project import Project
 
     opened = Project.open(project)
-    files = sorted(p for p in project.rglob("*.md") if ".mdmark_cache" not in p.parts)[: count + 1]
     pipeline = Pipeline(opened.root, opened.config.markdown, None, opened.config.sphinx_conf)
     mdmark.pipeline.PARALLEL_THRESHOLD = 10**9  # one process: cProfile sees one thread only
-    start = time.perf_counter()
-    pipeline.facts_many(files[:1])  # creates the Sphinx application
-    app = time.perf_counter() - start
-    profiler = cProfile.Profile()
-    start = time.perf_counter()
-    profiler.runcall(pipeline.facts_many, files[1:])
-    parse = time.perf_counter() - start
-    prof = out / "cold_parse.prof"
-    profiler.dump_stats(str(prof))
-    print(f"\ncold_parse: application {app:.2f} s, {len(files) - 1} documents {parse:.2f} s under cProfile "
-          f"({parse / (len(files) - 1) * 1000:.1f} ms each)")
-    show("cold_parse", prof, top)
+    _per_document("cold_parse", project, out, top, count, lambda path: pipeline.facts_many([path]))
 
 
 def profile_render(project: Path, out: Path, top: int, count: int, scratch: Path) -> None:
@@ -93,27 +99,10 @@ def profile_render(project: Path, out: Path, top: int, count: int, scratch: Path
     from mdmark.project import Project
 
     opened = Project.open(project)
-    files = sorted(p for p in project.rglob("*.md") if ".mdmark_cache" not in p.parts)[: count + 1]
     conf = opened.config.sphinx_conf
     render._worker_init(str(opened.root), opened.config.markdown, str(scratch), opened.config.html.lang,
                         str(conf) if conf else None)
-    start = time.perf_counter()
-    render._worker_render((0, str(files[0])))  # creates the Sphinx application
-    app = time.perf_counter() - start
-    profiler = cProfile.Profile()
-
-    def all_of_them() -> None:
-        for i, path in enumerate(files[1:], 1):
-            render._worker_render((i, str(path)))
-
-    start = time.perf_counter()
-    profiler.runcall(all_of_them)
-    took = time.perf_counter() - start
-    prof = out / "cold_render.prof"
-    profiler.dump_stats(str(prof))
-    print(f"\ncold_render: application {app:.2f} s, {len(files) - 1} documents parsed and rendered {took:.2f} s "
-          f"under cProfile ({took / (len(files) - 1) * 1000:.1f} ms each)")
-    show("cold_render", prof, top)
+    _per_document("cold_render", project, out, top, count, lambda path: render._worker_render((0, str(path))))
 
 
 def profile_calls(project: Path, out: Path, top: int, related_to: str) -> None:
