@@ -79,7 +79,7 @@ def generate_own(root: Path, n: int) -> None:
 def generate(root: Path, n: int) -> str:
     """Use engineer B's shared generator when it exists; say which one made the corpus."""
     try:
-        from corpus import generate as shared  # type: ignore[import-not-found]
+        from corpus import generate as shared
     except ImportError:
         generate_own(root, n)
         return "bench/bench_mcp.py"

@@ -101,6 +101,10 @@ def _rss(pid: int) -> tuple[float, float]:
     return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
 
 
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
 def _best(old: Timing | None, new: Timing) -> Timing:
     return new if old is None or new.wall < old.wall else old
 
@@ -109,7 +113,6 @@ def cli_figures(
     fig: Figures, corpus: Corpus, mine: Path, theirs: Path, caches: CacheHome, cold_runs: int, warm_runs: int
 ) -> None:
     check = [str(BIN / "mdmark"), "check"]
-    say = lambda text: print(text, flush=True)  # noqa: E731
 
     sphinx_cmd = [str(BIN / "sphinx-build"), "-E", "-q", "-b", "singlehtml", ".", "_build"]
     build_caches = CacheHome(caches.base)

@@ -304,8 +304,8 @@ class _Writer:
         lines = ["# 社内ナレッジベースの索引（bench/corpus.py が生成）", "docs:"]
         content_pos = {d.id: k for k, d in enumerate(self.content)}
         pairs: dict[str, str] = {}  # change_together written on both sides
-        for k in range(0, len(self.content) - 1, 17):
-            a, b = self.content[k], self.content[k + 1]
+        for first in range(0, len(self.content) - 1, 17):
+            a, b = self.content[first], self.content[first + 1]
             pairs[a.id], pairs[b.id] = b.id, a.id
         for doc in order:
             lines += [f"  - id: {doc.id}", f"    path: {doc.rel}", f"    title: {doc.title}"]
