@@ -2,13 +2,13 @@
 
     .venv/bin/python bench/bench_build.py [--docs 500] [--runs 2] [--keep DIR]
 
-Generates the corpus of :mod:`bench.corpus`, then, alternating the two tools ``--runs`` times and
+Generates the knowledge base of :mod:`bench.corpus`, then, alternating the two tools ``--runs`` times and
 keeping each best time:
 
 * mdmark cold: ``mdmark build`` with no parse cache;
 * mdmark one changed: ``mdmark build`` again after appending a line to one document;
 * Sphinx cold: ``sphinx-build -E -b singlehtml`` with myst_parser + sphinx_design on a copy of the
-  same documents (plus a root page whose toctree globs them, so the single page holds them all);
+  same documents (:func:`corpus.sphinx_copy`; the corpus's root ``index.md`` holds the toctree);
 * Sphinx one changed (for reference): ``sphinx-build -b singlehtml`` after the same change.
 
 Prints the times and the ratios against Sphinx cold (targets: cold ≤ 0.5×, one changed ≤ 0.1×).
@@ -17,45 +17,16 @@ Prints the times and the ratios against Sphinx cold (targets: cold ≤ 0.5×, on
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from corpus import generate  # noqa: E402
-
-BIN = Path(sys.executable).parent
-
-SPHINX_CONF = """\
-extensions = ["myst_parser", "sphinx_design"]
-myst_enable_extensions = ["colon_fence", "deflist", "tasklist", "dollarmath", "substitution", "attrs_inline"]
-myst_heading_anchors = 3
-root_doc = "index"
-exclude_patterns = ["dist", ".mdmark_cache", "_build"]
-suppress_warnings = ["toc.not_included", "myst.header"]
-"""
-
-SPHINX_ROOT = "# Benchmark\n\n```{toctree}\n:glob:\n\ndocs/*\n```\n"
-
-
-def _run(cmd: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return elapsed
-
-
-def _touch(doc: Path, run: int) -> None:
-    with open(doc, "a", encoding="utf-8") as handle:
-        handle.write(f"\n追記 {run}。\n")
+from corpus import generate, sphinx_copy  # noqa: E402
+from runner import BIN, CacheHome, append_line, machine, run  # noqa: E402
 
 
 def main() -> None:
@@ -70,26 +41,26 @@ def main() -> None:
     theirs = base / "sphinx"
     for folder in (mine, theirs):
         shutil.rmtree(folder, ignore_errors=True)
-    generate(mine, args.docs)
-    shutil.copytree(mine, theirs)
-    (theirs / "index.md").write_text(SPHINX_ROOT, encoding="utf-8")
-    (theirs / "conf.py").write_text(SPHINX_CONF, encoding="utf-8")
-    changed_mine = mine / "docs" / f"doc{args.docs // 2:04d}.md"
-    changed_theirs = theirs / "docs" / f"doc{args.docs // 2:04d}.md"
+    corpus = generate(mine, args.docs)
+    sphinx_copy(mine, theirs)
+    changed = corpus.sample(1)[0].rel
+    changed_mine, changed_theirs = mine / changed, theirs / changed
+    caches = CacheHome(base)
     mdmark = [str(BIN / "mdmark"), "build"]
     sphinx = [str(BIN / "sphinx-build"), "-q", "-b", "singlehtml", ".", "_build"]
 
     times: dict[str, list[float]] = {"mdmark cold": [], "mdmark one changed": [], "sphinx cold": [], "sphinx one changed": []}
-    print(f"corpus: {args.docs} documents in {base} ({os.cpu_count()} CPUs)", flush=True)
-    for run in range(args.runs):
-        shutil.rmtree(mine / ".mdmark_cache", ignore_errors=True)
-        times["mdmark cold"].append(_run(mdmark, mine))
-        _touch(changed_mine, run)
-        times["mdmark one changed"].append(_run(mdmark, mine))
-        times["sphinx cold"].append(_run(sphinx[:1] + ["-E"] + sphinx[1:], theirs))
-        _touch(changed_theirs, run)
-        times["sphinx one changed"].append(_run(sphinx, theirs))
-        print(f"run {run + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()), flush=True)
+    print(f"corpus: {args.docs} documents in {base} ({machine()})", flush=True)
+    for i in range(args.runs):
+        caches.cold(mine)
+        times["mdmark cold"].append(run(mdmark, mine, caches.env()).wall)
+        append_line(changed_mine, i)
+        times["mdmark one changed"].append(run(mdmark, mine, caches.env()).wall)
+        shutil.rmtree(theirs / "_build", ignore_errors=True)
+        times["sphinx cold"].append(run(sphinx[:1] + ["-E"] + sphinx[1:], theirs).wall)
+        append_line(changed_theirs, i)
+        times["sphinx one changed"].append(run(sphinx, theirs).wall)
+        print(f"run {i + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()), flush=True)
 
     best = {k: min(v) for k, v in times.items()}
     sphinx_cold = best["sphinx cold"]
@@ -100,7 +71,7 @@ def main() -> None:
     print()
     print(f"cold ratio {best['mdmark cold'] / sphinx_cold:.2f}× (target ≤ 0.5×); "
           f"one changed {best['mdmark one changed'] / sphinx_cold:.3f}× (target ≤ 0.1×)")
-    size = (mine / "dist" / "docs.html").stat().st_size
+    size = (mine / "dist" / "kb.html").stat().st_size
     print(f"page size {size / 1e6:.1f} MB")
     if args.keep is None:
         shutil.rmtree(base, ignore_errors=True)

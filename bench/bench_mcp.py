@@ -29,6 +29,10 @@ from typing import Any
 import anyio
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+
+from runner import percentile  # noqa: E402
+
 TAGS = [f"topic{n:02d}" for n in range(20)]
 
 
@@ -75,23 +79,21 @@ def generate_own(root: Path, n: int) -> None:
 def generate(root: Path, n: int) -> str:
     """Use engineer B's shared generator when it exists; say which one made the corpus."""
     try:
-        sys.path.insert(0, str(REPO / "bench"))
-        from corpus import generate as shared  # type: ignore[import-not-found]
+        from corpus import generate as shared
     except ImportError:
         generate_own(root, n)
         return "bench/bench_mcp.py"
-    finally:
-        sys.path.pop(0)
     shared(root, n)
     return "bench/corpus.py"
 
 
-def start_server(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(folder: Path, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    """``mdmark serve`` on a free port, started in ``folder`` (its stderr goes to ``folder/serve.err``)."""
     err = folder / "serve.err"
     with err.open("wb") as handle:
         proc = subprocess.Popen(
             [sys.executable, "-m", "mdmark", "serve", "--port", "0"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=handle, cwd=folder,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=handle, cwd=folder, env=env,
         )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -103,13 +105,6 @@ def start_server(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
         time.sleep(0.05)
     proc.kill()
     raise SystemExit(f"mdmark serve did not start: {err.read_text(encoding='utf-8', errors='replace')}")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
 def sample_names(project: Path) -> tuple[str, str]:
