@@ -135,30 +135,12 @@ def _bool(name: str, value: Any) -> bool:
 
 #: Parsed indexes by file, reused while the file is unchanged (the server answers many queries per edit;
 #: parsing a 2,000-document index costs seconds). Queries never modify an Index.
-_INDEXES: dict[Path, tuple[tuple[int, int, int], Index]] = {}
-_INDEXES_LOCK = threading.Lock()
 
 
 def _open_index(start: Path, config: Any) -> tuple[Project, Index]:
     config_arg = _opt_str("config", config)
     project = Project.open(start, config_arg)
-    path = project.config.require_index().resolve()
-    try:
-        stat = path.stat()
-        key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-    except OSError:
-        return project, project.index()  # says why it cannot be read
-    with _INDEXES_LOCK:
-        hit = _INDEXES.get(path)
-    if hit is not None and hit[0] == key:
-        project._index = hit[1]
-        return project, hit[1]
-    index = project.index()
-    with _INDEXES_LOCK:
-        if len(_INDEXES) > 64:
-            _INDEXES.clear()
-        _INDEXES[path] = (key, index)
-    return project, index
+    return project, project.index()
 
 
 _CHARS: dict[Path, tuple[int, int, int | None]] = {}
