@@ -83,7 +83,7 @@ def locked(path: Path) -> Iterator[None]:
         thread_lock = _THREAD_LOCKS.setdefault(key, threading.Lock())
     with thread_lock:
         try:
-            fd = os.open(path.parent, os.O_RDONLY)
+            fd = os.open(path.resolve().parent, os.O_RDONLY)
         except OSError as exc:
             raise MdmarkError(
                 f"索引のフォルダ `{path.parent}` を開けない（{exc.strerror}）ので、フォルダの権限を確かめてください。"

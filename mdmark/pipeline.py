@@ -2,8 +2,9 @@
 
 One Sphinx application per (source folder, MyST settings) is created once per process and reused
 for every document (creating it costs far more than reading a document). Results are cached by
-content hash: in memory for the life of the process (the MCP server), and on disk in
-``<config folder>/.mdmark_cache/`` for the CLI, so an unchanged document is never parsed twice.
+content hash: in memory for the life of the process (the MCP server), and on disk in the user's
+cache folder (:mod:`mdmark.cachestore`, entries authenticated) for the CLI, so an unchanged
+document is never parsed twice.
 
 Sphinx and docutils keep global state (directive registries, the logging set-up), so every use of
 an application happens under :data:`SPHINX_LOCK`. Cached results are read without it.
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark import __version__
+from mdmark.cachestore import read_entry, write_entry
 from mdmark.config import MarkdownSettings
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts, Warning
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 #: Serialises all Sphinx/docutils work in this process.
 SPHINX_LOCK = threading.RLock()
 
+#: The in-tree cache folder of older versions: never read any more, still never searched for documents.
 CACHE_DIR_NAME = ".mdmark_cache"
 
 #: Below this many documents to parse, worker processes cost more than they save.
@@ -286,12 +289,16 @@ class Pipeline:
             return hit
         facts_file = self._disk(key, ".json")
         tree_file = self._disk(key, ".doctree")
-        if facts_file is None or tree_file is None or not facts_file.is_file():
+        if facts_file is None or tree_file is None:
+            return None
+        # Only authenticated entries are loaded (the doctree is a pickle): see mdmark.cachestore.
+        facts_data = read_entry(facts_file)
+        tree = read_entry(tree_file) if want_tree else None
+        if facts_data is None or (want_tree and tree is None):
             return None
         try:
-            facts = DocFacts.from_json(json.loads(facts_file.read_text(encoding="utf-8")))
-            tree = tree_file.read_bytes() if want_tree else None
-        except (OSError, ValueError, KeyError, TypeError):
+            facts = DocFacts.from_json(json.loads(facts_data.decode("utf-8")))
+        except (ValueError, KeyError, TypeError):
             return None  # a damaged cache entry is just a miss
         self._remember(key, facts, tree)
         return facts, tree
@@ -312,11 +319,8 @@ class Pipeline:
         try:
             _ensure_cache_dir(self.cache_dir)  # type: ignore[arg-type]
             facts_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = facts_file.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_bytes(tree)
-            os.replace(tmp, tree_file)
-            tmp.write_text(json.dumps(facts.to_json(), ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, facts_file)
+            write_entry(tree_file, tree)
+            write_entry(facts_file, json.dumps(facts.to_json(), ensure_ascii=False).encode("utf-8"))
         except OSError:
             pass  # the cache is an optimisation; a read-only folder still works
 
@@ -458,7 +462,7 @@ class Pipeline:
 def _ensure_cache_dir(cache_dir: Path) -> None:
     """Create the cache folder with a ``.gitignore`` so git never picks it up."""
     if not cache_dir.is_dir():
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         (cache_dir / ".gitignore").write_text("# created by mdmark; safe to delete\n*\n", encoding="utf-8")
         (cache_dir / "CACHEDIR.TAG").write_text(
             "Signature: 8a477f597d28d172789f06886806bc55\n# mdmark parse cache; safe to delete\n", encoding="utf-8"

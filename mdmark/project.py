@@ -106,7 +106,10 @@ class Project:
 
     @property
     def cache_dir(self) -> Path | None:
-        return self.root / CACHE_DIR_NAME if self.config.path is not None else None
+        """The per-user cache folder of this project (see :mod:`mdmark.cachestore`); None without a config."""
+        from mdmark.cachestore import project_cache_dir
+
+        return project_cache_dir(self.root) if self.config.path is not None else None
 
     @property
     def pipeline(self) -> Pipeline:

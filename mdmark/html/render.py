@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mdmark.cachestore import read_entry, write_entry
 from mdmark.config import MarkdownSettings
 from mdmark.pipeline import SPHINX_LOCK, Pipeline
 
@@ -512,9 +513,12 @@ class FragmentCache:
         if hit is not None or self.folder is None:
             return hit
         file = self.folder / key[:2] / f"{key}.html.json"
+        data = read_entry(file)  # authenticated: a fragment is pasted into pages as is
+        if data is None:
+            return None
         try:
-            hit = Fragment.from_json(json.loads(file.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError):
+            hit = Fragment.from_json(json.loads(data.decode("utf-8")))
+        except (ValueError, KeyError, TypeError):
             return None
         self.remember(key, hit)
         return hit
@@ -525,10 +529,7 @@ class FragmentCache:
             return
         file = self.folder / key[:2] / f"{key}.html.json"
         try:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(fragment.to_json(), ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, file)
+            write_entry(file, json.dumps(fragment.to_json(), ensure_ascii=False).encode("utf-8"))
         except OSError:
             pass  # the cache is an optimisation
 
