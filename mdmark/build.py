@@ -62,7 +62,7 @@ def build_site(
 ) -> dict[str, Any]:
     """Build the single page; returns ``{"out", "docs", "warnings"}``."""
     from mdmark.html.links import BuildLinks, DocTargets, doc_id, fill, prefix_ids
-    from mdmark.html.page import NavEntry, check_out_path, page, stylesheet, write_page
+    from mdmark.html.page import NavEntry, check_out_path, css_warnings, page, stylesheet, write_page
     from mdmark.html.render import render_document, render_parallel
 
     project = Project.open(start, config)
@@ -129,7 +129,7 @@ def build_site(
 
     body: list[str] = []
     nav: list[NavEntry] = []
-    warnings: list[str] = []
+    warnings: list[str] = css_warnings(cfg)
     for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
         docname = fragment.docname
         prefix = doc_id(docname)

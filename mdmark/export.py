@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mdmark.confine import OUTSIDE_WARNING
 from mdmark.errors import MdmarkError
 from mdmark.files import decode_text, display
 from mdmark.project import Project
@@ -25,6 +26,8 @@ def document_warnings(file: str, facts: Any, notes: list[Any]) -> list[str]:
         (w.line or 0, f"記法の警告（{w.message.rstrip('.')}）が出たので、その行の書き方を直してください。")
         for w in facts.syntax_warnings
     ]
+    # Files refused for lying outside the project root (mdmark.confine): already one sentence.
+    found += [(w.line or 0, w.message) for w in facts.warnings if w.type == OUTSIDE_WARNING]
     found += [(n.line or 0, n.message) for n in notes]
     found.sort(key=lambda item: item[0])
     return [format_note(file, line or None, message) for line, message in found]
@@ -33,7 +36,7 @@ def document_warnings(file: str, facts: Any, notes: list[Any]) -> list[str]:
 def export_html(start: Path, file: str, out: str | None = None, config: str | None = None) -> dict[str, Any]:
     """Write ``file`` as one HTML page that loads nothing; returns ``{"out", "warnings"}``."""
     from mdmark.html.links import DocTargets, ExportLinks, fill
-    from mdmark.html.page import check_out_path, page, stylesheet, write_page
+    from mdmark.html.page import check_out_path, css_warnings, page, stylesheet, write_page
     from mdmark.html.render import render_document
 
     project = Project.for_export(start, config)
@@ -73,7 +76,7 @@ def export_html(start: Path, file: str, out: str | None = None, config: str | No
         return known[other]
 
     body, link_notes = fill(fragment, ExportLinks(docname, pipeline.srcdir, target, own, targets_of))
-    warnings = document_warnings(shown_source, facts, [*fragment.notes, *link_notes])
+    warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes])
     title = facts.title or source.stem
     html = page(
         mode="export",

@@ -19,7 +19,7 @@ from typing import Any
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``.
 COVERED_WARNING_TYPES: frozenset[str] = frozenset(
-    {"image.not_readable", "myst.xref_missing", "ref.doc", "ref.myst", "download.not_readable"}
+    {"image.not_readable", "myst.xref_missing", "ref.doc", "ref.myst", "download.not_readable", "mdmark.outside_root"}
 )
 
 

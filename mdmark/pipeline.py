@@ -96,6 +96,9 @@ class _App:
             freshenv=True,
         )
         self.srcdir = srcdir
+        from mdmark.confine import install
+
+        install(self.sphinx)  # {include} and friends read only inside the project root
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
         self._texts: dict[str, str] = {}

@@ -33,14 +33,16 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark.cachestore import read_entry, write_entry
 from mdmark.config import MarkdownSettings
+from mdmark.confine import inside, outside_message, project_root
 from mdmark.pipeline import SPHINX_LOCK, Pipeline
+from mdmark.rawhtml import drop_navigating, dropped_message
 
 if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "4"
+RENDER_VERSION = "5"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -296,6 +298,7 @@ class _Pass:
         self.docname = docname
         self.docdir = posixpath.dirname(docname)
         self.srcdir = srcdir
+        self.root = project_root(srcdir)
         self.lines = LineCounter(source.splitlines())
         self.xrefs: list[Xref] = []
         self.notes: list[Note] = []
@@ -371,6 +374,9 @@ class _Pass:
             rel = self._resolve(urllib.parse.unquote(path))
             file = self.srcdir / rel
             self.deps[rel] = _stamp(file)
+            if file.exists() and not inside(file, self.root):
+                self.note(node, outside_message("HTML の中の", value))
+                return None
             if file.is_file() and file.stat().st_size <= MAX_IMAGE_BYTES:
                 try:
                     return _data_uri(file)
@@ -380,7 +386,10 @@ class _Pass:
             return None
 
         text = node.astext()
-        cleaned, removed = clean_raw_html(text, local)
+        kept, dropped = drop_navigating(text)
+        for tag in dropped:
+            self.note(node, dropped_message(tag))
+        cleaned, removed = clean_raw_html(kept, local)
         for url in removed:
             self.note(node, f"HTML の中の `{url}` は外へ読みに行くので外したため、ファイルを保存して文書からの相対パスで指してください。")
         if cleaned != text:
@@ -440,6 +449,10 @@ class _Pass:
             return
         file = self.srcdir / uri
         self.deps[uri] = _stamp(file)
+        if file.exists() and not inside(file, self.root):
+            self.note(node, outside_message("画像", written))
+            self._drop_image(node, alt or written)
+            return
         try:
             size = file.stat().st_size if file.is_file() else -1
         except OSError:
