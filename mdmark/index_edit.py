@@ -21,13 +21,14 @@ from typing import Any
 
 import yaml
 
+from mdmark.bounds import check_value
 from mdmark.errors import MdmarkError
 from mdmark.files import atomic_write_text, display, read_text
 from mdmark.index import DOC, ITEM_KEYS, RELATION, TERM, TAG, format_problem, index_problems
 from mdmark.project import Project
 from mdmark.schema import Key, ListOf, OneOf, Problem, Record, Spec, type_name, validate
 from mdmark.text import close_names, quote_list
-from mdmark.yamlio import parse_yaml
+from mdmark.yamlio import guard_node, parse_yaml
 
 #: What a kind is called in sentences.
 _KIND_NAMES: dict[str, str] = {"doc": "文書", "term": "用語", "tag": "タグの語彙"}
@@ -118,6 +119,9 @@ def update_index(start: Path, kind: Any, id: Any, item: Any, config: Any = None)
     if config is not None and not isinstance(config, str):
         raise MdmarkError(f"config は文字列で渡してください（いまは{type_name(config)}です）。")
 
+    check_value(id, "id")
+    if item is not None:
+        check_value(item, "item")
     project = Project.open(start, config)
     path = project.config.require_index()
     project.ensure_writable_target(path)
@@ -157,6 +161,7 @@ def _compose(text: str, shown: str) -> tuple[yaml.Node | None, Any]:
     loader = _LOADER(text)
     try:
         node = loader.get_single_node()
+        guard_node(node, shown)
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError:
         parse_yaml(text, shown)  # raises the loader's sentence, the one check says

@@ -231,7 +231,7 @@ def _decode_cursor(cursor: str, filt: _Filter) -> int:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         data = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
         data = None
     offset = data.get("offset") if isinstance(data, dict) else None
     if (
