@@ -17,7 +17,7 @@ from typing import Any
 
 from mdmark.errors import MdmarkError
 from mdmark.export import document_warnings
-from mdmark.files import display
+from mdmark.files import display, read_regular
 from mdmark.pipeline import PARALLEL_THRESHOLD, Pipeline, cache_key
 from mdmark.project import Project, match_files
 from mdmark.text import quote_list
@@ -47,7 +47,7 @@ def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
     for path in paths:
         try:
             rel = pipeline.relpath(path)
-            key = cache_key(rel, path.read_bytes(), pipeline.settings)
+            key = cache_key(rel, read_regular(path), pipeline.settings)
         except (MdmarkError, OSError):
             missing.append(path)
             continue

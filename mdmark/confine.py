@@ -96,7 +96,7 @@ def _directive_classes() -> dict[str, type[Any]]:
     from docutils.parsers.rst.directives.tables import CSVTable
     from sphinx.directives.code import LiteralInclude
 
-    class ConfinedInclude(Directive):
+    class ConfinedInclude(Directive):  # type: ignore[misc]
         """``{include}``. Not an Include subclass on purpose: MyST runs Include subclasses through
         its own mock without calling ``run``; this checks the path, then hands over to that mock."""
 
@@ -120,10 +120,12 @@ def _directive_classes() -> dict[str, type[Any]]:
                 if not inside(Path(absolute), project_root(Path(env.srcdir))):
                     return _refuse(self, "{include} のファイル", argument)
             if renderer is None:  # reStructuredText: docutils' own include
-                return Include(
-                    self.name, self.arguments, self.options, self.content, self.lineno,
-                    self.content_offset, self.block_text, self.state, self.state_machine,
-                ).run()
+                return list(
+                    Include(
+                        self.name, self.arguments, self.options, self.content, self.lineno,
+                        self.content_offset, self.block_text, self.state, self.state_machine,
+                    ).run()
+                )
             from myst_parser.mocking import MockIncludeDirective
 
             mock = MockIncludeDirective(
@@ -148,7 +150,7 @@ def _directive_classes() -> dict[str, type[Any]]:
             return list(super().run())
 
     def file_option(base: type[Any], what: str) -> type[Any]:
-        class ConfinedFileOption(base):  # type: ignore[misc, valid-type]
+        class ConfinedFileOption(base):  # type: ignore[misc]
             def run(self) -> list[Any]:
                 env = _env_of(self)
                 if env is not None:

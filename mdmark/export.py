@@ -7,7 +7,7 @@ from typing import Any
 
 from mdmark.confine import OUTSIDE_WARNING
 from mdmark.errors import MdmarkError
-from mdmark.files import decode_text, display
+from mdmark.files import display, read_text
 from mdmark.project import Project
 
 
@@ -50,7 +50,7 @@ def export_html(start: Path, file: str, out: str | None = None, config: str | No
     if source.suffix.lower() != ".md":
         raise MdmarkError(f"`{shown_source}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
     try:
-        decode_text(source.read_bytes(), shown_source)
+        read_text(source, shown_source)
     except OSError as exc:
         raise MdmarkError(f"`{shown_source}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。") from None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -40,20 +41,50 @@ def decode_text(data: bytes, shown: str) -> str:
     return text.removeprefix("\ufeff")
 
 
+class NotRegularFile(OSError):
+    """The path names a FIFO, a device, a socket or a folder: reading it could block or never end."""
+
+
+def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file (links followed) of at most ``limit`` bytes.
+
+    Opened without blocking and checked on the open file, so a FIFO named like a document is
+    refused instead of hanging the reader (and a file swapped after a check cannot slip through).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
+        if info.st_size > limit:
+            raise FileTooBig(info.st_size)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooBig(len(data))
+    return data
+
+
+class FileTooBig(OSError):
+    """A file over the size limit (its size in ``size``)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(errno.EFBIG, "file too big")
+        self.size = size
+
+
 def read_text(path: Path, shown: str | None = None) -> str:
     """Read a UTF-8 text file, with one sentence for a missing, huge, binary or undecodable file."""
     shown = shown or path.as_posix()
     try:
-        if not path.is_file():
-            if path.exists():
-                raise MdmarkError(f"`{shown}` はファイルではないので、ファイルのパスを指定してください。")
+        if not path.exists():
             raise MdmarkError(f"`{shown}` が見つからないので、パスを確かめてください。")
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise MdmarkError(
-                f"`{shown}` は {size:,} バイトで読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えるので、ファイルを分けてください。"
-            )
-        data = path.read_bytes()
+        data = read_regular(path)
+    except NotRegularFile:
+        raise MdmarkError(f"`{shown}` はふつうのファイルではないので、ファイルのパスを指定してください。") from None
+    except FileTooBig as exc:
+        raise MdmarkError(
+            f"`{shown}` は {exc.size:,} バイトで読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えるので、ファイルを分けてください。"
+        ) from None
     except OSError as exc:
         if exc.errno == 40:  # ELOOP: a symlink loop
             raise MdmarkError(

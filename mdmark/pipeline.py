@@ -34,7 +34,7 @@ from mdmark.cachestore import read_entry, write_entry
 from mdmark.config import MarkdownSettings
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts, Warning
-from mdmark.files import MAX_FILE_BYTES, decode_text
+from mdmark.files import MAX_FILE_BYTES, FileTooBig, NotRegularFile, decode_text, read_regular
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -268,13 +268,17 @@ class Pipeline:
 
     def _read_input(self, path: Path, rel: str) -> tuple[bytes, str]:
         try:
-            if not path.is_file():
+            if not path.exists():
                 raise MdmarkError(f"`{rel}` が見つからないので、パスを確かめてください。")
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise MdmarkError(
-                    f"`{rel}` は読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えているので、文書を分けてください。"
-                )
-            data = path.read_bytes()
+            data = read_regular(path)
+        except NotRegularFile:
+            raise MdmarkError(
+                f"`{rel}` はふつうのファイルではない（FIFO・デバイスなど）ので、文書にはふつうのファイルを置いてください。"
+            ) from None
+        except FileTooBig:
+            raise MdmarkError(
+                f"`{rel}` は読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えているので、文書を分けてください。"
+            ) from None
         except OSError as exc:
             raise MdmarkError(f"`{rel}` を読めない（{exc.strerror}）ので、ファイルの権限やリンクを確かめてください。") from None
         return data, decode_text(data, rel)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark.cachestore import read_entry, write_entry
 from mdmark.config import MarkdownSettings
 from mdmark.confine import inside, outside_message, project_root
+from mdmark.files import read_regular
 from mdmark.pipeline import SPHINX_LOCK, Pipeline
 from mdmark.rawhtml import drop_navigating, dropped_message
 
@@ -260,7 +261,7 @@ def _data_uri(path: Path) -> str:
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     if path.suffix.lower() == ".svg":
         mime = "image/svg+xml"
-    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+    return f"data:{mime};base64,{base64.b64encode(read_regular(path, MAX_IMAGE_BYTES)).decode('ascii')}"
 
 
 def clean_raw_html(html: str, local: Callable[[str], str | None] | None = None) -> tuple[str, list[str]]:
