@@ -178,6 +178,9 @@ _WORKER: _App | None = None
 
 def _worker_init(srcdir: str, settings: MarkdownSettings, workdir_base: str | None = None) -> None:
     global _WORKER
+    from mdmark.lifeline import die_with_parent
+
+    die_with_parent()
     # Workers end without running finalizers; the parent removes ``workdir_base`` afterwards.
     _WORKER = _App(Path(srcdir), settings, Path(workdir_base) if workdir_base else None)
 

@@ -613,6 +613,9 @@ _WORKER_ARGS: tuple[str, MarkdownSettings, str | None, str] | None = None
 
 def _worker_init(srcdir: str, settings: MarkdownSettings, cache_dir: str | None, lang: str) -> None:
     global _WORKER_ARGS
+    from mdmark.lifeline import die_with_parent
+
+    die_with_parent()
     _WORKER_ARGS = (srcdir, settings, cache_dir, lang)
 
 
