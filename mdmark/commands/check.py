@@ -12,6 +12,7 @@ from mdmark.check import collect
 from mdmark.diagnostics import Diagnostic
 from mdmark.files import display
 from mdmark.project import Project
+from mdmark.text import terminal_safe
 
 
 def _escape_data(text: str) -> str:
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     project = Project.open(start, args.config)
     diagnostics = collect(project, base=args.base)
     if args.format == "json":
-        print(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2))
+        print(terminal_safe(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2), True))
     elif args.format == "github":
         # GitHub resolves annotation paths against the checked-out repository.
         workspace = Path(os.environ.get("GITHUB_WORKSPACE") or start)
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             print(github_line(diag, project.root, workspace))
     else:
         for diag in diagnostics:
-            print(f"{diag.file}:{diag.where}: {diag.kind}: {diag.message}")
+            print(terminal_safe(f"{diag.file}:{diag.where}: {diag.kind}: {diag.message}"))
     if args.format != "json":
         if diagnostics:
             print(f"ずれが {len(diagnostics)} 件見つかりました。", file=sys.stderr)

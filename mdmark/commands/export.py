@@ -6,12 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from mdmark.text import terminal_safe
+
 
 def run(args: argparse.Namespace) -> int:
     from mdmark.export import export_html
 
     result = export_html(Path.cwd(), args.file, out=args.out, config=args.config)
     for warning in result["warnings"]:
-        print(warning, file=sys.stderr)
+        print(terminal_safe(warning), file=sys.stderr)
     print(result["out"])
     return 0

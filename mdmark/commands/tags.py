@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.query import list_tags
+from mdmark.text import terminal_safe
 
 
 def print_result(result: str | dict[str, Any]) -> None:
     """Markdown as the tool returns it; json as the tool's JSON, indented for reading."""
     if isinstance(result, str):
-        sys.stdout.write(result)
+        sys.stdout.write(terminal_safe(result, keep_newlines=True))
     else:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        print(terminal_safe(json.dumps(result, ensure_ascii=False, indent=2), keep_newlines=True))
 
 
 def run(args: argparse.Namespace) -> int:

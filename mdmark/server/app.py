@@ -298,7 +298,7 @@ def _server_class() -> type[Any]:
     return StoppingServer
 
 
-def _Server(config: Any) -> Any:
+def _stopping_server(config: Any) -> Any:
     return _server_class()(config)
 
 
@@ -317,7 +317,7 @@ def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
         # Calls still running when a stop comes are stopped, not waited for (limits.stop_all).
         timeout_graceful_shutdown=2,
     )
-    server = _Server(config)
+    server = _stopping_server(config)
     stopped: list[int] = []
 
     def note(signum: int, _frame: object) -> None:
