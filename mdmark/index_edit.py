@@ -207,7 +207,18 @@ def _order_key(data: Any, where: str) -> tuple[int, ...]:
 
 
 def edit_index_text(text: str, kind: str, item_id: str, item: dict[str, Any] | None, shown: str = "index.yaml") -> tuple[str, str]:
-    """The action and the new index text; raises with ``{場所}: {内容}`` lines when the result breaks the schema."""
+    """The action and the new index text; raises with ``{場所}: {内容}`` lines when the result breaks the schema.
+
+    An index written with CRLF line ends keeps them: the edit is made on LF text and the result
+    turned back, so no LF-only line appears in a CRLF file.
+    """
+    if "\r\n" in text and text.count("\n") == text.count("\r\n"):
+        action, new_text = _edit_index_text(text.replace("\r\n", "\n"), kind, item_id, item, shown)
+        return action, new_text.replace("\n", "\r\n")
+    return _edit_index_text(text, kind, item_id, item, shown)
+
+
+def _edit_index_text(text: str, kind: str, item_id: str, item: dict[str, Any] | None, shown: str) -> tuple[str, str]:
     list_key, id_key, _ = ITEM_KEYS[kind]
     root, data = _compose(text, shown)
     if data is None:
