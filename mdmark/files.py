@@ -132,9 +132,14 @@ def _remove_leftovers(folder: Path, stem: str) -> None:
     except OSError:
         return
     for name in names:
-        if not (name.startswith(stem) and name.endswith(_TMP_SUFFIX)):
+        if not name.startswith(stem):
             continue
-        pid_text = name[len(stem) : -len(_TMP_SUFFIX)].split("-", 1)[0]
+        if name.endswith(_TMP_SUFFIX):
+            pid_text = name[len(stem) : -len(_TMP_SUFFIX)].split("-", 1)[0]
+        elif name.endswith(".tmp"):  # the per-process name of earlier versions
+            pid_text = name[len(stem) : -len(".tmp")]
+        else:
+            continue
         if pid_text.isdigit() and int(pid_text) != os.getpid() and not _alive(int(pid_text)):
             with contextlib.suppress(OSError):
                 os.unlink(folder / name)  # unlink never follows a link
