@@ -18,7 +18,11 @@ POLL_SECONDS = 0.5
 
 def die_with_parent() -> None:
     """Start the watcher in this (worker) process."""
-    parent = os.getppid()
+    import multiprocessing
+
+    # The pid the pool recorded, not getppid(): a spawned worker may start after its parent died.
+    process = multiprocessing.parent_process()
+    parent = process.pid if process is not None and process.pid is not None else os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
