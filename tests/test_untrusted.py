@@ -570,3 +570,39 @@ def test_check_text_output_escapes_control_characters(tmp_path: Path) -> None:
     found = mdmark(project, "find", "--format", "json")
     assert "\x1b" not in found.stdout and "\x07" not in found.stdout
     assert json.loads(found.stdout)["docs"][0]["title"] == "は\x1b[31mじ\x07めに"
+
+
+def test_exported_page_does_not_navigate_in_chromium(tmp_path: Path) -> None:
+    from cdp import Browser, chromium
+
+    executable = chromium()
+    if executable is None:
+        pytest.skip("chromium is not installed")
+    moved = tmp_path / "moved.html"
+    moved.write_text("<!DOCTYPE html><title>moved</title><p>moved</p>\n", encoding="utf-8")
+    meta = f'<meta http-equiv="refresh" content="0;url={moved.as_uri()}">'
+    control = tmp_path / "control.html"
+    control.write_text(f"<!DOCTYPE html><title>control</title>{meta}<p>control</p>\n", encoding="utf-8")
+    project = init(tmp_path / "p")
+    (project / "docs" / "nav.md").write_text(f"# 移動\n\n{meta}\n\n本文。\n", encoding="utf-8")
+    assert mdmark(project, "export", "docs/nav.md").returncode == 0
+    page = project / "docs" / "nav.html"
+    browser = Browser(executable)
+    try:
+        browser.call("Page.enable")
+
+        def where_after(url: str) -> str:
+            browser.open(url)
+            deadline = time.monotonic() + 5
+            href = str(browser.evaluate("location.href"))
+            while time.monotonic() < deadline and href == url:
+                time.sleep(0.1)
+                href = str(browser.evaluate("location.href"))
+            return href
+
+        # The control page (the same element, not exported) does navigate in this browser ...
+        assert where_after(control.as_uri()) == moved.as_uri()
+        # ... the exported page stays where it was opened.
+        assert where_after(page.as_uri()) == page.as_uri()
+    finally:
+        browser.close()
