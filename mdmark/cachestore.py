@@ -22,7 +22,8 @@ from mdmark.files import atomic_write_bytes
 
 _KEY_BYTES = 32
 _MAC_BYTES = hashlib.sha256().digest_size
-_KEY: bytes | None = None
+#: Keys read so far, by file (the cache folder follows XDG_CACHE_HOME, which may change).
+_KEYS: dict[Path, bytes] = {}
 
 
 def user_cache_root() -> Path:
@@ -54,11 +55,11 @@ def _read_key(path: Path) -> bytes | None:
 
 def secret_key() -> bytes:
     """This user's cache key, created on first use (0600); concurrent first uses agree on one key."""
-    global _KEY
-    if _KEY is not None:
-        return _KEY
     root = user_cache_root()
     path = root / "key"
+    cached = _KEYS.get(path)
+    if cached is not None:
+        return cached
     key = _read_key(path)
     if key is None:
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -81,7 +82,7 @@ def secret_key() -> bytes:
         key = _read_key(path)
         if key is None:
             raise OSError(f"cache key {path} is not usable")
-    _KEY = key
+    _KEYS[path] = key
     return key
 
 

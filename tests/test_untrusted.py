@@ -116,11 +116,11 @@ def test_damaged_or_foreign_entries_are_rebuilt_silently(tmp_path: Path) -> None
     os.chmod(key, 0o600)
     from mdmark import cachestore
 
-    cachestore._KEY = None
+    cachestore._KEYS.clear()
     try:
         assert read_entry(entry) is None
     finally:
-        cachestore._KEY = None
+        cachestore._KEYS.clear()
 
 
 def test_cache_lives_outside_the_work_tree(tmp_path: Path, user_cache: Path) -> None:
