@@ -462,7 +462,14 @@ class Pipeline:
             if hit[0].error is not None:
                 raise MdmarkError(hit[0].error)
         assert hit[1] is not None
-        tree: nodes.document = pickle.loads(hit[1])
+        try:
+            # Authenticated bytes this user's mdmark wrote; a docutils upgrade can still make old ones unloadable.
+            tree: nodes.document = pickle.loads(hit[1])
+        except Exception:
+            facts, fresh = self._parse_full(key, rel, text)
+            if facts.error is not None:
+                raise MdmarkError(facts.error) from None
+            tree = pickle.loads(fresh)
         app = self._get_app()
         tree.settings.env = app.sphinx.env
         tree.reporter = LoggingReporter(str(path))

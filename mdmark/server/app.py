@@ -370,6 +370,7 @@ def serve_stdio() -> int:
             async def stop_on_signal() -> None:
                 with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                     async for _signum in signals:
+                        stop_all()
                         group.cancel_scope.cancel()
                         # The SDK reads stdin in a thread that no cancellation reaches; when no
                         # line or EOF comes to release it, leave without waiting for it.
