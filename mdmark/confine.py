@@ -92,9 +92,12 @@ def _env_of(directive: Any) -> Any:
 @functools.cache
 def _directive_classes() -> dict[str, type[Any]]:
     from docutils.parsers.rst import Directive, directives
-    from docutils.parsers.rst.directives.misc import Include, Raw
-    from docutils.parsers.rst.directives.tables import CSVTable
+    from docutils.parsers.rst.directives.misc import Raw
     from sphinx.directives.code import LiteralInclude
+    # The classes Sphinx registers for these names: outside mdmark's own applications (a Sphinx
+    # build that loads mdmark.sphinx_ext) the replacements must behave exactly as they do.
+    from sphinx.directives.other import Include
+    from sphinx.directives.patches import CSVTable
 
     class ConfinedInclude(Directive):  # type: ignore[misc]
         """``{include}``. Not an Include subclass on purpose: MyST runs Include subclasses through
@@ -164,6 +167,8 @@ def _directive_classes() -> dict[str, type[Any]]:
                         settings = self.state.document.settings
                         source = self.state.document.current_source or str(env.doc2path(env.docname))
                         target = Path(adapt_path(written, source, getattr(settings, "root_prefix", "")))
+                        if issubclass(base, CSVTable) and written.startswith("/") and not Path(written).exists():
+                            target = Path(env.srcdir) / written[1:]  # Sphinx reads it from the source folder
                         if not inside(target, project_root(Path(env.srcdir))):
                             return _refuse(self, what, str(written))
                 return list(super().run())

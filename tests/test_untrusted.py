@@ -606,3 +606,37 @@ def test_exported_page_does_not_navigate_in_chromium(tmp_path: Path) -> None:
         assert where_after(page.as_uri()) == page.as_uri()
     finally:
         browser.close()
+
+
+def test_raw_and_csv_table_files_are_confined_too(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.csv"
+    secret.write_text(f"a,{SECRET}\n", encoding="utf-8")
+    project = init(tmp_path / "p")
+    (project / "data.csv").write_text("x,INSIDECELL\n", encoding="utf-8")
+    (project / "docs" / "files.md").write_text(
+        "# ファイル\n"
+        "\n"
+        "```{raw} html\n"
+        f":file: {secret}\n"
+        "```\n"
+        "\n"
+        "```{csv-table}\n"
+        ":file: ../../secret.csv\n"
+        "```\n"
+        "\n"
+        "```{csv-table}\n"
+        ":url: http://127.0.0.1:9/x.csv\n"
+        "```\n"
+        "\n"
+        "```{csv-table}\n"
+        ":file: ../data.csv\n"
+        "```\n",
+        encoding="utf-8",
+    )
+    result = mdmark(project, "export", "docs/files.md")
+    assert result.returncode == 0, result.stderr
+    html = (project / "docs" / "files.html").read_text(encoding="utf-8")
+    assert_no_secret(html)
+    assert "INSIDECELL" in html
+    warned = {line.split(":")[1] for line in result.stderr.splitlines() if "プロジェクトのルートの外" in line}
+    assert warned == {"3", "7", "11"}, result.stderr
