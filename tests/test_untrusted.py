@@ -56,6 +56,14 @@ def assert_one_sentence(text: str, *parts: str) -> None:
         assert part in text, (part, text)
 
 
+def export_doc(project: Path, name: str, text: str) -> tuple[str, str]:
+    """Write ``docs/{name}.md``, export it (exit 0) and return the page and the warnings."""
+    (project / "docs" / f"{name}.md").write_text(text, encoding="utf-8")
+    result = mdmark(project, "export", f"docs/{name}.md")
+    assert result.returncode == 0, result.stderr
+    return (project / "docs" / f"{name}.html").read_text(encoding="utf-8"), result.stderr
+
+
 # -- 1. a planted cache never runs ---------------------------------------------------------------
 
 
@@ -328,12 +336,11 @@ def test_files_inside_the_project_are_still_embedded(tmp_path: Path) -> None:
     project = init(tmp_path / "p")
     (project / "assets").mkdir()
     (project / "assets" / "note.txt").write_text("INSIDETEXT\n", encoding="utf-8")
-    (project / "docs" / "in.md").write_text(
-        "# 中\n\n```{literalinclude} ../assets/note.txt\n```\n\n```{include} ../assets/note.txt\n```\n", encoding="utf-8"
+    html, warnings = export_doc(
+        project, "in", "# 中\n\n```{literalinclude} ../assets/note.txt\n```\n\n```{include} ../assets/note.txt\n```\n"
     )
-    result = mdmark(project, "export", "docs/in.md")
-    assert result.returncode == 0 and result.stderr == "", result.stderr
-    assert (project / "docs" / "in.html").read_text(encoding="utf-8").count("INSIDETEXT") == 2
+    assert warnings == ""
+    assert html.count("INSIDETEXT") == 2
 
 
 def test_find_docs_counts_no_file_outside_the_project(tmp_path: Path) -> None:
@@ -352,7 +359,9 @@ def test_find_docs_counts_no_file_outside_the_project(tmp_path: Path) -> None:
 
 def test_meta_refresh_and_loading_elements_are_dropped(tmp_path: Path) -> None:
     project = init(tmp_path / "p")
-    (project / "docs" / "nav.md").write_text(
+    html, warnings = export_doc(
+        project,
+        "nav",
         "# 移動\n"
         "\n"
         '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:9/">\n'
@@ -368,17 +377,13 @@ def test_meta_refresh_and_loading_elements_are_dropped(tmp_path: Path) -> None:
         '<object data="x.swf"></object><embed src="x.swf">\n'
         "\n"
         '<a href="welcome.html">次へ</a>\n',
-        encoding="utf-8",
     )
-    result = mdmark(project, "export", "docs/nav.md")
-    assert result.returncode == 0, result.stderr
-    html = (project / "docs" / "nav.html").read_text(encoding="utf-8")
     body = html.split("<body", 1)[1]
     for tag in ("<meta", "<base", "<form", "<iframe", "<link", "<object", "<embed"):
         assert tag not in body, tag
     assert '<a href="welcome.html">次へ</a>' in body
-    warned = {line.split(":")[1] for line in result.stderr.splitlines() if "外したため" in line}
-    assert warned == {"3", "5", "7", "9", "11", "13"}, result.stderr
+    warned = {line.split(":")[1] for line in warnings.splitlines() if "外したため" in line}
+    assert warned == {"3", "5", "7", "9", "11", "13"}, warnings
 
 
 # -- 5. hangs and exhaustion ----------------------------------------------------------------------
@@ -613,7 +618,9 @@ def test_raw_and_csv_table_files_are_confined_too(tmp_path: Path) -> None:
     secret.write_text(f"a,{SECRET}\n", encoding="utf-8")
     project = init(tmp_path / "p")
     (project / "data.csv").write_text("x,INSIDECELL\n", encoding="utf-8")
-    (project / "docs" / "files.md").write_text(
+    html, warnings = export_doc(
+        project,
+        "files",
         "# ファイル\n"
         "\n"
         "```{raw} html\n"
@@ -631,12 +638,8 @@ def test_raw_and_csv_table_files_are_confined_too(tmp_path: Path) -> None:
         "```{csv-table}\n"
         ":file: ../data.csv\n"
         "```\n",
-        encoding="utf-8",
     )
-    result = mdmark(project, "export", "docs/files.md")
-    assert result.returncode == 0, result.stderr
-    html = (project / "docs" / "files.html").read_text(encoding="utf-8")
     assert_no_secret(html)
     assert "INSIDECELL" in html
-    warned = {line.split(":")[1] for line in result.stderr.splitlines() if "プロジェクトのルートの外" in line}
-    assert warned == {"3", "7", "11"}, result.stderr
+    warned = {line.split(":")[1] for line in warnings.splitlines() if "プロジェクトのルートの外" in line}
+    assert warned == {"3", "7", "11"}, warnings
