@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.export import document_warnings
-from mdmark.files import display, resolved
+from mdmark.files import display, read_regular, resolved
 from mdmark.pipeline import PARALLEL_THRESHOLD, Pipeline, cache_key
 from mdmark.project import Project, match_files
 from mdmark.text import quote_list
@@ -63,7 +63,7 @@ def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
     for path in paths:
         try:
             rel = pipeline.relpath(path)
-            key = cache_key(rel, path.read_bytes(), pipeline.settings, pipeline.conf_key)
+            key = cache_key(rel, read_regular(path), pipeline.settings, pipeline.conf_key)
         except (MdmarkError, OSError):
             missing.append(path)
             continue
@@ -78,7 +78,7 @@ def build_site(
 ) -> dict[str, Any]:
     """Build the single page; returns ``{"out", "docs", "warnings"}``."""
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
-    from mdmark.html.page import NavEntry, check_out_path, page, stylesheet, write_page
+    from mdmark.html.page import NavEntry, check_out_path, css_warnings, page, stylesheet, write_page
     from mdmark.html.render import render_document, render_parallel
 
     project = Project.open(start, config)
@@ -142,7 +142,7 @@ def build_site(
     graphs = build_graphs(project, {resolved(p): doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
     body: list[str] = []
     nav: list[NavEntry] = []
-    warnings: list[str] = []
+    warnings: list[str] = css_warnings(cfg)
     for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
         docname = fragment.docname
         prefix = doc_id(docname)

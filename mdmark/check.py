@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mdmark.confine import inside, outside_message, project_root
 from mdmark.diagnostics import Diagnostic
 from mdmark.facts import DocFacts
 from mdmark.files import display
@@ -90,6 +91,10 @@ class _Check:
         shown = self.config.shown
         doc = self.config.yaml
         index_path = self.config.index_path
+        from mdmark.html.page import refused_css
+
+        for where, message in refused_css(self.config):
+            out.add(shown, where, "config_value", message, doc.line_of(where) if doc else None)
         if index_path is not None:
             if not index_path.is_file():
                 candidate = close_file(self.config.index or "", self._yaml_files())
@@ -506,7 +511,10 @@ class _Check:
             if image.remote or image.path is None:
                 continue
             image_file = Path(os.path.normpath(srcdir / image.path))
-            if not image_file.is_file():
+            if image_file.is_file() and not inside(image_file, project_root(self.root)):
+                message = outside_message("画像", image.uri)
+                out.add(file, str(image.line) if image.line else "", "missing_image", message, image.line)
+            elif not image_file.is_file():
                 folder = image_file.parent
                 candidate = close_file(image_file.name, [p.name for p in folder.iterdir() if p.is_file()] if folder.is_dir() else [])
                 if candidate is not None:

@@ -195,7 +195,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = module.run(args)
         return code
     except MdmarkError as exc:
-        print(exc.message, file=sys.stderr)
+        from mdmark.text import terminal_safe
+
+        # Sentences quote names from the repository (file names, titles): no control character reaches the terminal.
+        print(terminal_safe(exc.message, keep_newlines=True), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

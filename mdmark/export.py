@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.errors import MdmarkError
-from mdmark.files import decode_text, display
+from mdmark.files import display, read_text
 from mdmark.project import Project
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def export_html(
     overwritten either way.
     """
     from mdmark.html.links import ExportLinks, fill
-    from mdmark.html.page import check_out_path, page, stylesheet, write_page
+    from mdmark.html.page import check_out_path, css_warnings, page, stylesheet, write_page
     from mdmark.graph.views import export_aside
     from mdmark.html.render import render_document
 
@@ -61,7 +61,7 @@ def export_html(
     if source.suffix.lower() != ".md":
         raise MdmarkError(f"`{shown_source}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
     try:
-        decode_text(source.read_bytes(), shown_source)
+        read_text(source, shown_source)
     except OSError as exc:
         raise MdmarkError(f"`{shown_source}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。") from None
 
@@ -80,7 +80,7 @@ def export_html(
     fragment = render_document(pipeline, source, facts, lang)
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
-    warnings = document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
+    warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
     title = facts.title or source.stem
     html = page(
         mode="export",

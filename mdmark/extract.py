@@ -526,11 +526,12 @@ def extract(
     counter = LineCounter(source.splitlines())
     slugs = dict(metadata.get("myst_slugs") or {})
     headings = _headings(doctree, slugs, counter)
-    anchors: list[str] = list(slugs)
+    # A dict keeps the order and makes each lookup constant (a list made 32k headings take minutes).
+    seen: dict[str, None] = dict.fromkeys(slugs)
     for node in doctree.findall(nodes.Element):
         for ident in (*node.get("ids", ()), *node.get("names", ())):
-            if ident not in anchors:
-                anchors.append(ident)
+            seen.setdefault(ident, None)
+    anchors = list(seen)
     term_refs = [
         TermRef(str(node.get("reftarget", "")), counter.line(node))
         for node in doctree.findall(nodes.Element)

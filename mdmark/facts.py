@@ -34,6 +34,7 @@ COVERED_WARNING_TYPES: frozenset[str] = frozenset(
         "toc.excluded",
         "toc.empty_glob",
         "toc.duplicate_entry",
+        "mdmark.outside_root",
     }
 )
 

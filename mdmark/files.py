@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import secrets
+import stat
 from pathlib import Path
 
 from mdmark.errors import MdmarkError
@@ -50,20 +54,50 @@ def decode_text(data: bytes, shown: str) -> str:
     return text.removeprefix("\ufeff")
 
 
+class NotRegularFile(OSError):
+    """The path names a FIFO, a device, a socket or a folder: reading it could block or never end."""
+
+
+def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file (links followed) of at most ``limit`` bytes.
+
+    Opened without blocking and checked on the open file, so a FIFO named like a document is
+    refused instead of hanging the reader (and a file swapped after a check cannot slip through).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
+        if info.st_size > limit:
+            raise FileTooBig(info.st_size)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooBig(len(data))
+    return data
+
+
+class FileTooBig(OSError):
+    """A file over the size limit (its size in ``size``)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(errno.EFBIG, "file too big")
+        self.size = size
+
+
 def read_text(path: Path, shown: str | None = None) -> str:
     """Read a UTF-8 text file, with one sentence for a missing, huge, binary or undecodable file."""
     shown = shown or path.as_posix()
     try:
-        if not path.is_file():
-            if path.exists():
-                raise MdmarkError(f"`{shown}` はファイルではないので、ファイルのパスを指定してください。")
+        if not path.exists():
             raise MdmarkError(f"`{shown}` が見つからないので、パスを確かめてください。")
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise MdmarkError(
-                f"`{shown}` は {size:,} バイトで読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えるので、ファイルを分けてください。"
-            )
-        data = path.read_bytes()
+        data = read_regular(path)
+    except NotRegularFile:
+        raise MdmarkError(f"`{shown}` はふつうのファイルではないので、ファイルのパスを指定してください。") from None
+    except FileTooBig as exc:
+        raise MdmarkError(
+            f"`{shown}` は {exc.size:,} バイトで読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えるので、ファイルを分けてください。"
+        ) from None
     except OSError as exc:
         if exc.errno == 40:  # ELOOP: a symlink loop
             raise MdmarkError(
@@ -82,15 +116,102 @@ def is_inside(path: Path, root: Path) -> bool:
     return True
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` next to ``path`` and replace it in one step, so a crash leaves old or new, never half."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+#: Suffix of the temp files atomic writes create; a leftover names the process that made it.
+_TMP_SUFFIX = ".mdmark-tmp"
+#: Bytes of the target's name kept in a temp name (NAME_MAX is 255 on most file systems).
+_TMP_NAME_BYTES = 120
+
+
+def _tmp_stem(name: str) -> str:
+    """``.{name}``, cut to fit a temp name under NAME_MAX without splitting a character."""
+    cut = name.encode("utf-8")[:_TMP_NAME_BYTES].decode("utf-8", "ignore")
+    return f".{cut}."
+
+
+def _alive(pid: int) -> bool:
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process: it exists
+    return True
+
+
+def _remove_leftovers(folder: Path, stem: str) -> None:
+    """Temp files of this target left by a killed writer (its process is gone)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(stem):
+            continue
+        if name.endswith(_TMP_SUFFIX):
+            pid_text = name[len(stem) : -len(_TMP_SUFFIX)].split("-", 1)[0]
+        elif name.endswith(".tmp"):  # the per-process name of earlier versions
+            pid_text = name[len(stem) : -len(".tmp")]
+        else:
+            continue
+        if pid_text.isdigit() and int(pid_text) != os.getpid() and not _alive(int(pid_text)):
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)  # unlink never follows a link
+
+
+def write_target(path: Path, root: Path | None = None) -> Path:
+    """The file a write to ``path`` really changes: links resolved, then confined to ``root``.
+
+    A link (even a dangling one) placed where the output goes would otherwise carry the write
+    outside the folder the user meant.
+    """
+    real = path.resolve()
+    if root is not None and not is_inside(real, root):
+        raise MdmarkError(
+            f"`{path}` はリンクをたどると `{root}` の外の `{real}` を指すので、リンクを外すか別のパスを指定してください。"
+        )
+    return real
+
+
+def atomic_write_bytes(path: Path, data: bytes, root: Path | None = None, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` in one step, so readers and a crash see old or new, never half.
+
+    The temp file is created exclusively and without following links (a planted link at its name
+    fails the write instead of redirecting it), with a random name, so parallel writers to one
+    target all succeed and the last one wins. The target's mode is kept; the temp goes on any
+    failure, and leftovers of killed writers go on the next write. ``durable=False`` skips the
+    fsync (caches, which a crash may lose).
+    """
+    real = write_target(path, root)
+    folder = real.parent
+    stem = _tmp_stem(real.name)
+    _remove_leftovers(folder, stem)
+    try:
+        mode = stat.S_IMODE(os.stat(real).st_mode)
+    except FileNotFoundError:
+        mode = None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = folder / f"{stem}{os.getpid()}-{secrets.token_hex(6)}{_TMP_SUFFIX}"
+        try:
+            fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
+            break
+        except FileExistsError:
+            continue
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+            if durable:
+                os.fsync(handle.fileno())
+        os.replace(tmp, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: Path, text: str, root: Path | None = None) -> None:
+    """:func:`atomic_write_bytes` of UTF-8 text, newlines as given."""
+    atomic_write_bytes(path, text.encode("utf-8"), root)

@@ -13,6 +13,8 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+from mdmark.confine import inside
+from mdmark.files import FileTooBig, read_regular
 from mdmark.html.render import MAX_IMAGE_BYTES
 
 #: What a model takes in one image block without scaling it itself.
@@ -35,39 +37,17 @@ class ImageBlock:
     svg: str | None = None
 
 
-def project_root_private(config_folder: Path) -> Path:
-    """The project root of design.md §9: the git work tree holding the config folder, else the config folder.
-
-    A private stand-in for the shared confinement rule (``mdmark/confine.py``, another change):
-    fold it into that module when both are merged.
-    """
-    folder = config_folder.resolve()
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return folder
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except (ValueError, OSError, RuntimeError):
-        return False
-    return True
-
-
 def load_image(file: Path, shown: str, line: int, root: Path) -> ImageBlock:
     """The image at ``file`` as a block, or a note-only block saying why it is not read."""
     where = f"画像 `{shown}`（{line} 行目）"
-    if not _inside(file, root):
+    if not inside(file, root):
         return ImageBlock(f"{where}はプロジェクトのフォルダ（{root}）の外にあるので、読みません。")
     try:
         if not file.is_file():
             return ImageBlock(f"{where}のファイルが無いので、読みません。")
-        size = file.stat().st_size
-        if size > MAX_IMAGE_BYTES:
-            return ImageBlock(f"{where}は {size:,} バイトあり大きすぎるので、読みません。")
-        data = file.read_bytes()
+        data = read_regular(file, MAX_IMAGE_BYTES)
+    except FileTooBig as exc:
+        return ImageBlock(f"{where}は {exc.size:,} バイトあり大きすぎるので、読みません。")
     except OSError as exc:
         return ImageBlock(f"{where}を読めない（{exc.strerror}）ので、読みません。")
     if file.suffix.lower() == ".svg":

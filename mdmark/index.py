@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mdmark.bounds import path_problem
 from mdmark.diagnostics import Diagnostic
 from mdmark.files import display, resolved
 from mdmark.schema import Bool, Choice, Key, ListOf, Problem, Record, Str, string_or_record, validate
@@ -47,7 +48,7 @@ RELATION = Record(
 DOC = Record(
     keys={
         "id": Key(Str(non_empty=True), required=True),
-        "path": Key(Str(non_empty=True), required=True),
+        "path": Key(Str(non_empty=True, path=True), required=True),
         "title": Key(Str(non_empty=True), required=True),
         "aliases": Key(_names),
         "description": Key(Str(nullable=True)),
@@ -220,6 +221,8 @@ def _opt_str(value: Any) -> str | None:
 
 def _doc(item: dict[str, Any], where: str) -> Doc | None:
     if not all(isinstance(item.get(k), str) and item[k].strip() for k in ("id", "path", "title")):
+        return None
+    if path_problem(item["path"]) is not None:  # a schema problem; no file can be looked up by it
         return None
     doc = Doc(
         id=item["id"],

@@ -21,13 +21,14 @@ from typing import Any
 
 import yaml
 
+from mdmark.bounds import check_value
 from mdmark.errors import MdmarkError
 from mdmark.files import atomic_write_text, display, read_text
 from mdmark.index import DOC, ITEM_KEYS, RELATION, TERM, TAG, format_problem, index_problems
 from mdmark.project import Project
 from mdmark.schema import Key, ListOf, OneOf, Problem, Record, Spec, type_name, validate
 from mdmark.text import close_names, quote_list
-from mdmark.yamlio import parse_yaml
+from mdmark.yamlio import guard_node, parse_yaml
 
 #: What a kind is called in sentences.
 _KIND_NAMES: dict[str, str] = {"doc": "文書", "term": "用語", "tag": "タグの語彙"}
@@ -83,7 +84,7 @@ def locked(path: Path) -> Iterator[None]:
         thread_lock = _THREAD_LOCKS.setdefault(key, threading.Lock())
     with thread_lock:
         try:
-            fd = os.open(path.parent, os.O_RDONLY)
+            fd = os.open(path.resolve().parent, os.O_RDONLY)
         except OSError as exc:
             raise MdmarkError(
                 f"索引のフォルダ `{path.parent}` を開けない（{exc.strerror}）ので、フォルダの権限を確かめてください。"
@@ -118,6 +119,9 @@ def update_index(start: Path, kind: Any, id: Any, item: Any, config: Any = None)
     if config is not None and not isinstance(config, str):
         raise MdmarkError(f"config は文字列で渡してください（いまは{type_name(config)}です）。")
 
+    check_value(id, "id")
+    if item is not None:
+        check_value(item, "item")
     project = Project.open(start, config)
     path = project.config.require_index()
     project.ensure_writable_target(path)
@@ -157,6 +161,7 @@ def _compose(text: str, shown: str) -> tuple[yaml.Node | None, Any]:
     loader = _LOADER(text)
     try:
         node = loader.get_single_node()
+        guard_node(node, shown)
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError:
         parse_yaml(text, shown)  # raises the loader's sentence, the one check says
@@ -202,7 +207,18 @@ def _order_key(data: Any, where: str) -> tuple[int, ...]:
 
 
 def edit_index_text(text: str, kind: str, item_id: str, item: dict[str, Any] | None, shown: str = "index.yaml") -> tuple[str, str]:
-    """The action and the new index text; raises with ``{場所}: {内容}`` lines when the result breaks the schema."""
+    """The action and the new index text; raises with ``{場所}: {内容}`` lines when the result breaks the schema.
+
+    An index written with CRLF line ends keeps them: the edit is made on LF text and the result
+    turned back, so no LF-only line appears in a CRLF file.
+    """
+    if "\r\n" in text and text.count("\n") == text.count("\r\n"):
+        action, new_text = _edit_index_text(text.replace("\r\n", "\n"), kind, item_id, item, shown)
+        return action, new_text.replace("\n", "\r\n")
+    return _edit_index_text(text, kind, item_id, item, shown)
+
+
+def _edit_index_text(text: str, kind: str, item_id: str, item: dict[str, Any] | None, shown: str) -> tuple[str, str]:
     list_key, id_key, _ = ITEM_KEYS[kind]
     root, data = _compose(text, shown)
     if data is None:

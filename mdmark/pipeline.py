@@ -2,8 +2,9 @@
 
 One Sphinx application per (source folder, MyST settings) is created once per process and reused
 for every document (creating it costs far more than reading a document). Results are cached by
-content hash: in memory for the life of the process (the MCP server), and on disk in
-``<config folder>/.mdmark_cache/`` for the CLI, so an unchanged document is never parsed twice.
+content hash: in memory for the life of the process (the MCP server), and on disk in the user's
+cache folder (:mod:`mdmark.cachestore`, entries authenticated) for the CLI, so an unchanged
+document is never parsed twice.
 
 Sphinx and docutils keep global state (directive registries, the logging set-up), so every use of
 an application happens under :data:`SPHINX_LOCK`. Cached results are read without it.
@@ -29,10 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark import __version__
+from mdmark.cachestore import read_entry, write_entry
 from mdmark.config import MarkdownSettings
 from mdmark.errors import MdmarkError
 from mdmark.facts import FACTS_VERSION, DocFacts, Warning
-from mdmark.files import MAX_FILE_BYTES, decode_text
+from mdmark.files import MAX_FILE_BYTES, FileTooBig, NotRegularFile, decode_text, read_regular
 from mdmark.sphinx_host import ConfInfo
 
 if TYPE_CHECKING:
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
 #: Serialises all Sphinx/docutils work in this process.
 SPHINX_LOCK = threading.RLock()
 
+#: The in-tree cache folder of older versions: never read any more, still never searched for documents.
 CACHE_DIR_NAME = ".mdmark_cache"
 
 #: Below this many documents to parse, worker processes cost more than they save.
@@ -70,6 +73,10 @@ class _App:
         from mdmark.linebreaks import enable
 
         enable(self.sphinx)  # export and build join lines split between Japanese characters
+
+        from mdmark.confine import install
+
+        install(self.sphinx)  # {include} and friends read only inside the project root
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
         self._texts: dict[str, str] = {}
@@ -166,6 +173,9 @@ def _worker_init(
     srcdir: str, settings: MarkdownSettings, workdir_base: str | None = None, conf: str | None = None
 ) -> None:
     global _WORKER
+    from mdmark.lifeline import die_with_parent
+
+    die_with_parent()
     # Workers end without running finalizers; the parent removes ``workdir_base`` afterwards.
     _WORKER = _App(Path(srcdir), settings, Path(workdir_base) if workdir_base else None, Path(conf) if conf else None)
 
@@ -263,11 +273,12 @@ class Pipeline:
             self._info = info_for_settings(self.settings)
             return self._info
         file = self._info_file()
-        if file is not None:
+        data = read_entry(file) if file is not None else None
+        if data is not None:
             try:
-                self._info = ConfInfo.from_json(json.loads(file.read_text(encoding="utf-8")))
+                self._info = ConfInfo.from_json(json.loads(data))
                 return self._info
-            except (OSError, ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError):
                 pass
         return self._get_app().info
 
@@ -309,13 +320,17 @@ class Pipeline:
 
     def _read_input(self, path: Path, rel: str) -> tuple[bytes, str]:
         try:
-            if not path.is_file():
+            if not path.exists():
                 raise MdmarkError(f"`{rel}` が見つからないので、パスを確かめてください。")
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise MdmarkError(
-                    f"`{rel}` は読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えているので、文書を分けてください。"
-                )
-            data = path.read_bytes()
+            data = read_regular(path)
+        except NotRegularFile:
+            raise MdmarkError(
+                f"`{rel}` はふつうのファイルではない（FIFO・デバイスなど）ので、文書にはふつうのファイルを置いてください。"
+            ) from None
+        except FileTooBig:
+            raise MdmarkError(
+                f"`{rel}` は読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えているので、文書を分けてください。"
+            ) from None
         except OSError as exc:
             raise MdmarkError(f"`{rel}` を読めない（{exc.strerror}）ので、ファイルの権限やリンクを確かめてください。") from None
         return data, decode_text(data, rel)
@@ -333,12 +348,16 @@ class Pipeline:
             return hit
         facts_file = self._disk(key, ".json")
         tree_file = self._disk(key, ".doctree")
-        if facts_file is None or tree_file is None or not facts_file.is_file():
+        if facts_file is None or tree_file is None:
+            return None
+        # Only authenticated entries are loaded (the doctree is a pickle): see mdmark.cachestore.
+        facts_data = read_entry(facts_file)
+        tree = read_entry(tree_file) if want_tree else None
+        if facts_data is None or (want_tree and tree is None):
             return None
         try:
-            facts = DocFacts.from_json(json.loads(facts_file.read_text(encoding="utf-8")))
-            tree = tree_file.read_bytes() if want_tree else None
-        except (OSError, ValueError, KeyError, TypeError):
+            facts = DocFacts.from_json(json.loads(facts_data.decode("utf-8")))
+        except (ValueError, KeyError, TypeError):
             return None  # a damaged cache entry is just a miss
         self._remember(key, facts, tree)
         return facts, tree
@@ -369,9 +388,7 @@ class Pipeline:
         try:
             _ensure_cache_dir(self.cache_dir)  # type: ignore[arg-type]
             file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = file.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, file)
+            write_entry(file, data)
             return True
         except OSError:
             return False  # the cache is an optimisation; a read-only folder still works
@@ -504,7 +521,14 @@ class Pipeline:
             if hit[0].error is not None:
                 raise MdmarkError(hit[0].error)
         assert hit[1] is not None
-        tree: nodes.document = pickle.loads(hit[1])
+        try:
+            # Authenticated bytes this user's mdmark wrote; a docutils upgrade can still make old ones unloadable.
+            tree: nodes.document = pickle.loads(hit[1])
+        except Exception:
+            facts, fresh = self._parse_full(key, rel, text)
+            if facts.error is not None:
+                raise MdmarkError(facts.error) from None
+            tree = pickle.loads(fresh)
         app = self._get_app()
         tree.settings.env = app.sphinx.env
         tree.reporter = LoggingReporter(str(path))
@@ -514,7 +538,7 @@ class Pipeline:
 def _ensure_cache_dir(cache_dir: Path) -> None:
     """Create the cache folder with a ``.gitignore`` so git never picks it up."""
     if not cache_dir.is_dir():
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         (cache_dir / ".gitignore").write_text("# created by mdmark; safe to delete\n*\n", encoding="utf-8")
         (cache_dir / "CACHEDIR.TAG").write_text(
             "Signature: 8a477f597d28d172789f06886806bc55\n# mdmark parse cache; safe to delete\n", encoding="utf-8"

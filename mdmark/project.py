@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mdmark.bounds import check_path
 from mdmark.config import Config, config_for_export, load_config
 from mdmark.errors import MdmarkError
 from mdmark.files import resolved
@@ -91,6 +92,11 @@ def match_files(root: Path, include: tuple[str, ...], exclude: tuple[str, ...]) 
     return [root / rel for rel in sorted(found)]
 
 
+def _check_config_arg(config: str | Path | None) -> None:
+    if isinstance(config, str):
+        check_path(config, "config")
+
+
 @dataclass
 class Project:
     config: Config
@@ -103,11 +109,13 @@ class Project:
     @classmethod
     def open(cls, start: Path, config: str | Path | None = None) -> Project:
         """Load the config (``config`` relative to ``start``, else searched upward from ``start``)."""
+        _check_config_arg(config)
         return cls(load_config(start, config), start)
 
     @classmethod
     def for_export(cls, start: Path, config: str | Path | None = None) -> Project:
         """Like :meth:`open`, but a missing config (none given, none found) means the built-in defaults."""
+        _check_config_arg(config)
         return cls(config_for_export(start, config), start)
 
     @property
@@ -117,7 +125,10 @@ class Project:
 
     @property
     def cache_dir(self) -> Path | None:
-        return self.root / CACHE_DIR_NAME if self.config.path is not None else None
+        """The per-user cache folder of this project (see :mod:`mdmark.cachestore`); None without a config."""
+        from mdmark.cachestore import project_cache_dir
+
+        return project_cache_dir(self.root) if self.config.path is not None else None
 
     @property
     def pipeline(self) -> Pipeline:
@@ -204,6 +215,7 @@ class Project:
 
     def resolve_arg(self, value: str) -> Path:
         """A path argument: absolute as is, relative to the starting folder (cwd or project_dir)."""
+        check_path(value, "パス")
         path = Path(value)
         return path if path.is_absolute() else (self.start / path)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.errors import MdmarkError
+from mdmark.confine import inside, project_root
 from mdmark.files import read_text
 from mdmark.index import Doc, Index, Tag
 from mdmark.project import Project
@@ -147,8 +148,11 @@ _CHARS: dict[Path, tuple[int, int, int | None]] = {}
 _CHARS_LOCK = threading.Lock()
 
 
-def file_chars(path: Path) -> int | None:
-    """Code points in a document's file, None when it is missing or unreadable (cached by mtime and size)."""
+def file_chars(path: Path, root: Path | None = None) -> int | None:
+    """Code points in a document's file, None when it is missing, unreadable or (links resolved)
+    outside ``root`` (cached by mtime and size)."""
+    if root is not None and not inside(path, root):
+        return None
     try:
         stat = path.stat()
     except OSError:
@@ -218,7 +222,7 @@ def _decode_cursor(cursor: str, filt: _Filter) -> int:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         data = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
         data = None
     offset = data.get("offset") if isinstance(data, dict) else None
     if (
@@ -337,7 +341,8 @@ def find_docs(
         # Stable sort: documents whose subject tag (main) is one of the asked tags first, index order within.
         matched.sort(key=lambda d: 0 if any(t.main and keys.key(t.name) in wanted for t in d.tags) else 1)
 
-    chars = {id(doc): file_chars(doc_file(index, doc)) for doc in matched}
+    root = project_root(project.root)
+    chars = {id(doc): file_chars(doc_file(index, doc), root) for doc in matched}
     total_chars = sum(c for c in chars.values() if c is not None)
     result: dict[str, Any] = {"total": len(matched)}
     page = matched[offset : offset + page_size]

@@ -18,7 +18,8 @@ from typing import Any
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.files import read_text
-from mdmark.image_blocks import ImageBlock, load_image, project_root_private
+from mdmark.confine import project_root
+from mdmark.image_blocks import ImageBlock, load_image
 from mdmark.outline import Section, open_project, resolve_target, sections, span_chars
 from mdmark.query import _opt_str, bounded_int
 from mdmark.text import close_names, normalize, quote_list
@@ -113,7 +114,7 @@ def read_doc(
             f"`{found.shown}` の読む範囲（{first}-{last} 行）は {chars:,} 文字で {MAX_TEXT_CHARS:,} 文字を超えるので、"
             "outline で見出しを確かめ、section で節を選ぶか lines で行を絞って読んでください。"
         )
-    root = project_root_private(project.root)
+    root = project_root(project.root)
     return _blocks(facts, source, first, last, limit, pipeline.srcdir, root, MAX_TEXT_CHARS - chars)
 
 

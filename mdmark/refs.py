@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mdmark.confine import OUTSIDE_WARNING
 from mdmark.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
 from mdmark.text import close_file, close_names
 
@@ -580,6 +581,9 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
         for line, problem in model.toctree_problems(tree, docname):
             if not model.info.suppressed(problem.type):
                 found.append((line, problem))
+    for warning in facts.warnings:
+        if warning.type == OUTSIDE_WARNING:  # an {include} of a file outside the project root
+            found.append((warning.line, Problem("broken_link", warning.type, warning.message)))
     for warning in facts.syntax_warnings:
         found.append((warning.line, warning_problem(warning)))
     found.sort(key=lambda item: item[0] or 0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
 
 from mdmark.config import CONFIG_NAME
@@ -70,15 +72,27 @@ def init_project(folder: Path) -> list[Path]:
     """Write the starter files into ``folder``; refuses (nothing written) if any already exists."""
     targets = [(folder / rel, text) for rel, text in FILES]
     for path, _ in targets:
-        if path.exists():
+        # lexists: a dangling link counts as there (writing through it would land outside).
+        if os.path.lexists(path):
             raise MdmarkError(
                 f"`{path}` がすでにあって上書きしないので、別のフォルダを指定するか、そのファイルを移してください。"
             )
     if folder.exists() and not folder.is_dir():
         raise MdmarkError(f"`{folder}` はフォルダではないので、フォルダのパスを指定してください。")
     written: list[Path] = []
-    for path, text in targets:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        for path, text in targets:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, flags, 0o666)
+            written.append(path)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+    except OSError as exc:
+        for path in written:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise MdmarkError(
+            f"`{folder}` に見本を書けない（{exc.strerror}）ので、フォルダの権限を確かめるか別のフォルダを指定してください。"
+        ) from None
     return written

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mdmark.bounds import path_problem
 from mdmark.text import close_names, quote_list
 
 
@@ -84,6 +85,9 @@ class Str(Spec):
     non_empty: bool = False
     expected: str = "文字列"
 
+    #: The string names a file: refuse what no file system accepts (too long, NUL).
+    path: bool = False
+
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         if value is None and self.nullable:
             return
@@ -91,6 +95,8 @@ class Str(Spec):
             self.wrong_type(value, where, out)
         elif self.non_empty and not value.strip():
             out.append(Problem(where, "空の文字列なので、値を書いてください。"))
+        elif self.path and (problem := path_problem(value)) is not None:
+            out.append(Problem(where, f"パスが{problem}、短いパスにしてください。"))
 
 
 @dataclass

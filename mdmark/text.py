@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import posixpath
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -11,6 +12,21 @@ from collections.abc import Iterable
 def normalize(text: str) -> str:
     """NFKC, lower-case, strip: how names, queries, titles and aliases are compared everywhere."""
     return unicodedata.normalize("NFKC", text).lower().strip()
+
+
+#: C0 controls (but tab and, where kept, newline), DEL and C1 controls: a terminal acts on them.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_CONTROL_KEEP_NEWLINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str, keep_newlines: bool = False) -> str:
+    """``text`` with control characters written as ``\\u001b`` escapes (valid in JSON strings too).
+
+    Titles and file names come from other people's repositories: printed raw, an ESC could drive
+    the reader's terminal and a newline could forge an output line.
+    """
+    pattern = _CONTROL_KEEP_NEWLINE if keep_newlines else _CONTROL
+    return pattern.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def close_names(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:

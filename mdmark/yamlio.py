@@ -57,16 +57,77 @@ def _walk(
             _walk(item, child, lines, dups, dup_lines)
 
 
-def _compose_construct(loader_class: Any, text: str) -> tuple[Any, yaml.Node | None]:
+#: Values a YAML file may stand for once its aliases (``*name``) are expanded: a few kilobytes of
+#: nested aliases ("billion laughs") would otherwise stand for billions of values.
+MAX_EXPANDED_NODES = 200_000
+#: Deeper nesting than this is refused before anything recurses into it.
+MAX_DEPTH = 64
+
+
+def guard_node(root: yaml.Node | None, shown: str) -> None:
+    """Refuse a node tree whose aliases expand past :data:`MAX_EXPANDED_NODES` or nested past :data:`MAX_DEPTH`.
+
+    Runs on the composed nodes before construction: each distinct node is visited once (shared
+    ones are counted from memory), so the check costs the size of the file, not of the expansion.
+    """
+    if root is None:
+        return
+    # Per distinct node: (values it stands for, levels of nesting it holds), aliases expanded.
+    measured: dict[int, tuple[int, int]] = {}
+    pending: set[int] = set()
+    # An explicit stack (node, children done): no recursion on hostile input.
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if done:
+            pending.discard(key)
+            size = 1 + sum(measured[id(c)][0] for c in children)
+            height = 1 + max((measured[id(c)][1] for c in children), default=0)
+            if size > MAX_EXPANDED_NODES:
+                raise MdmarkError(
+                    f"`{shown}` の {node.start_mark.line + 1} 行目からの別名（*名前）を展開すると値が {MAX_EXPANDED_NODES:,} 個を超えるので、別名を使わずに書いてください。",
+                    exit_code=2,
+                )
+            if height > MAX_DEPTH:
+                raise MdmarkError(
+                    f"`{shown}` の {node.start_mark.line + 1} 行目からの入れ子が {MAX_DEPTH} 段より深いので、入れ子を浅くしてください。",
+                    exit_code=2,
+                )
+            measured[key] = (size, height)
+            continue
+        if key in measured:
+            continue
+        if key in pending:
+            raise MdmarkError(
+                f"`{shown}` の {node.start_mark.line + 1} 行目の別名（*名前）が自分自身を含むので、別名を使わずに書いてください。",
+                exit_code=2,
+            )
+        pending.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in measured)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _compose_construct(loader_class: Any, text: str, shown: str = "") -> tuple[Any, yaml.Node | None]:
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
+        guard_node(node, shown)
         return (loader.construct_document(node) if node is not None else None), node
     finally:
         loader.dispose()
 
 
-def _load(text: str) -> tuple[Any, yaml.Node | None]:
+def _load(text: str, shown: str = "") -> tuple[Any, yaml.Node | None]:
     """Data and node tree from one parse, by libyaml when present (about 4x faster on a big index).
 
     A text libyaml refuses is parsed again by the pure-Python parser, whose error wording the
@@ -75,10 +136,10 @@ def _load(text: str) -> tuple[Any, yaml.Node | None]:
     fast = getattr(yaml, "CSafeLoader", None)
     if fast is not None:
         try:
-            return _compose_construct(fast, text)
+            return _compose_construct(fast, text, shown)
         except yaml.YAMLError:
             pass
-    return _compose_construct(yaml.SafeLoader, text)
+    return _compose_construct(yaml.SafeLoader, text, shown)
 
 
 #: PyYAML's wording of a problem → Japanese (what is wrong at the place it reports).
@@ -135,7 +196,12 @@ def yaml_error(exc: yaml.MarkedYAMLError, shown: str, text: str) -> MdmarkError:
 def parse_yaml(text: str, shown: str) -> YamlDoc:
     """Parse YAML text; a syntax error is one sentence naming the line and column."""
     try:
-        data, node = _load(text)
+        data, node = _load(text, shown)
+    except RecursionError:
+        # Nesting libyaml refuses and the pure-Python parser cannot follow.
+        raise MdmarkError(
+            f"`{shown}` の入れ子が {MAX_DEPTH} 段より深いので、入れ子を浅くしてください。", exit_code=2
+        ) from None
     except yaml.MarkedYAMLError as exc:
         raise yaml_error(exc, shown, text) from None
     except yaml.YAMLError as exc:

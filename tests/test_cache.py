@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mdmark import pipeline as pipeline_module
+from mdmark.cachestore import read_entry
 from mdmark.config import MarkdownSettings
 from mdmark.pipeline import CACHE_DIR_NAME, PARALLEL_THRESHOLD, Pipeline
 
@@ -113,7 +114,9 @@ def test_damaged_cache_entries_are_misses(tmp_path: Path) -> None:
     assert again.parse_count == 2
     # the re-parse repaired the entries
     for entry in cache.rglob("*.json"):
-        json.loads(entry.read_text(encoding="utf-8"))
+        data = read_entry(entry)
+        assert data is not None
+        json.loads(data)
 
 
 def test_unwritable_cache_location_still_works(tmp_path: Path) -> None:

@@ -148,14 +148,19 @@ def test_get_pipeline_is_process_wide(tmp_path: Path) -> None:
     assert get_pipeline(tmp_path, MarkdownSettings(heading_anchors=2)) is not one
 
 
-def test_project_caches_under_the_config_folder(tmp_path: Path) -> None:
-    write(tmp_path / "mdmark.config.yaml", "index: index.yaml\n")
-    doc = write(tmp_path / "docs" / "a.md", "# A\n")
-    project = Project.open(tmp_path / "docs")
-    assert project.root == tmp_path.resolve()
+def test_project_caches_in_the_user_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache is kept outside the work tree, per user, keyed by the project's real path."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    project_dir = tmp_path / "p"
+    write(project_dir / "mdmark.config.yaml", "index: index.yaml\n")
+    doc = write(project_dir / "docs" / "a.md", "# A\n")
+    project = Project.open(project_dir / "docs")
+    assert project.root == project_dir.resolve()
     [facts] = project.facts_for([doc])
     assert facts.path == "docs/a.md"
-    assert (tmp_path / CACHE_DIR_NAME / ".gitignore").is_file()
+    assert project.cache_dir is not None and project.cache_dir.parent == tmp_path / "cache" / "mdmark"
+    assert (project.cache_dir / ".gitignore").is_file()
+    assert not (project_dir / CACHE_DIR_NAME).exists()
 
 
 def test_scratch_folders_are_removed_when_the_process_ends(tmp_path: Path) -> None:

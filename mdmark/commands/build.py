@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from mdmark.text import terminal_safe
+
 
 def _progress() -> Callable[[int, int], None] | None:
     """A one-line progress counter on a terminal; nothing when stderr is a file or a pipe."""
@@ -31,6 +33,6 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
     for warning in result["warnings"]:
-        print(warning, file=sys.stderr)
+        print(terminal_safe(warning), file=sys.stderr)
     print(f"{result['docs']} 件の文書を {result['out']} にまとめました。")
     return 0

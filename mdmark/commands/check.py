@@ -13,6 +13,7 @@ from mdmark.diagnostics import Diagnostic
 from mdmark.errors import MdmarkError
 from mdmark.files import display
 from mdmark.project import Project
+from mdmark.text import terminal_safe
 
 
 def _escape_data(text: str) -> str:
@@ -61,13 +62,13 @@ def run(args: argparse.Namespace) -> int:
             print(github_error_line(exc, workspace))
         raise
     if args.format == "json":
-        print(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2))
+        print(terminal_safe(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2), True))
     elif args.format == "github":
         for diag in diagnostics:
             print(github_line(diag, project.root, workspace))
     else:
         for diag in diagnostics:
-            print(f"{diag.file}:{diag.where}: {diag.kind}: {diag.message}")
+            print(terminal_safe(f"{diag.file}:{diag.where}: {diag.kind}: {diag.message}"))
     if args.format != "json":
         if diagnostics:
             print(f"ずれが {len(diagnostics)} 件見つかりました。", file=sys.stderr)

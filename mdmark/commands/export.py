@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from mdmark.text import terminal_safe
+
 
 def run(args: argparse.Namespace) -> int:
     from mdmark.export import export_html
@@ -13,6 +15,6 @@ def run(args: argparse.Namespace) -> int:
     # The user typed the output path: it may lie outside the project (an MCP tool's may not).
     result = export_html(Path.cwd(), args.file, out=args.out, config=args.config, confined=False)
     for warning in result["warnings"]:
-        print(warning, file=sys.stderr)
+        print(terminal_safe(warning), file=sys.stderr)
     print(result["out"])
     return 0

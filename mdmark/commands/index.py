@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from mdmark.bounds import MAX_VALUE_DEPTH
 from mdmark.errors import MdmarkError
 from mdmark.index_edit import update_index
 
@@ -23,6 +24,10 @@ def run(args: argparse.Namespace) -> int:
     if args.index_command == "set":
         try:
             item = json.loads(args.item)
+        except RecursionError:
+            raise MdmarkError(
+                f"--item の入れ子が {MAX_VALUE_DEPTH} 段より深いので、入れ子を浅くしてください。"
+            ) from None
         except json.JSONDecodeError as exc:
             raise MdmarkError(
                 f"--item の {exc.lineno} 行 {exc.colno} 文字目が JSON として読めないので、"

@@ -9,15 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.query import list_tags
+from mdmark.text import terminal_safe
 
 
 def print_result(result: str | dict[str, Any]) -> None:
     """Markdown and toon as the tool returns them; json as the tool's JSON, indented for reading."""
     if isinstance(result, str):
         # TOON text ends without a newline; the shell prompt must not land on its last line.
-        sys.stdout.write(result if result.endswith("\n") else result + "\n")
+        sys.stdout.write(terminal_safe(result if result.endswith("\n") else result + "\n", keep_newlines=True))
     else:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        print(terminal_safe(json.dumps(result, ensure_ascii=False, indent=2), keep_newlines=True))
 
 
 def run(args: argparse.Namespace) -> int:

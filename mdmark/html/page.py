@@ -76,10 +76,35 @@ def _pygments_css() -> str:
     return cached
 
 
+def refused_css(config: Config) -> list[tuple[str, str]]:
+    """``(key path, sentence)`` of each ``html.css`` file outside the project root (not inlined)."""
+    from mdmark.confine import inside, outside_message, project_root
+
+    root = project_root(config.root)
+    return [
+        (f"html.css[{i}]", outside_message("設定の html.css の", name))
+        for i, name in enumerate(config.html.css)
+        if (config.root / name).exists() and not inside(config.root / name, root)
+    ]
+
+
+def css_warnings(config: Config) -> list[str]:
+    """The warnings export and build print for :func:`refused_css` (``{config}:{line}: {sentence}``)."""
+    doc = config.yaml
+    out = []
+    for where, message in refused_css(config):
+        line = doc.line_of(where) if doc is not None else None
+        out.append(f"{config.shown}:{line}: {message}" if line else f"{config.shown}: {message}")
+    return out
+
+
 def extra_css(config: Config) -> str:
     """The config's ``html.css`` files, inlined in order; a missing one is an error (exit 1)."""
     parts: list[str] = []
-    for name in config.html.css:
+    refused = {where for where, _ in refused_css(config)}
+    for i, name in enumerate(config.html.css):
+        if f"html.css[{i}]" in refused:
+            continue
         path = config.root / name
         if not path.is_file():
             raise MdmarkError(

@@ -31,16 +31,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mdmark.cachestore import read_entry, write_entry
 from mdmark.config import MarkdownSettings
+from mdmark.confine import inside, outside_message, project_root
 from mdmark.facts import DocFacts, Link
+from mdmark.files import read_regular
 from mdmark.pipeline import SPHINX_LOCK, Pipeline, file_stamp
+from mdmark.rawhtml import drop_navigating, dropped_message
 
 if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "7"
+RENDER_VERSION = "8"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -235,7 +239,7 @@ def _data_uri(path: Path) -> str:
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     if path.suffix.lower() == ".svg":
         mime = "image/svg+xml"
-    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+    return f"data:{mime};base64,{base64.b64encode(read_regular(path, MAX_IMAGE_BYTES)).decode('ascii')}"
 
 
 def clean_raw_html(html: str, local: Callable[[str], str | None] | None = None) -> tuple[str, list[str]]:
@@ -273,6 +277,7 @@ class _Pass:
         self.docname = docname
         self.docdir = posixpath.dirname(docname)
         self.srcdir = srcdir
+        self.root = project_root(srcdir)
         self.lines = LineCounter(source.splitlines())
         self.xrefs: list[Link] = []
         self.toctrees = 0
@@ -355,6 +360,9 @@ class _Pass:
             rel = self._resolve(urllib.parse.unquote(path))
             file = self.srcdir / rel
             self.deps[rel] = file_stamp(file)
+            if file.exists() and not inside(file, self.root):
+                self.note(node, outside_message("HTML の中の", value))
+                return None
             if file.is_file() and file.stat().st_size <= MAX_IMAGE_BYTES:
                 try:
                     return _data_uri(file)
@@ -364,7 +372,10 @@ class _Pass:
             return None
 
         text = node.astext()
-        cleaned, removed = clean_raw_html(text, local)
+        kept, dropped = drop_navigating(text)
+        for tag in dropped:
+            self.note(node, dropped_message(tag))
+        cleaned, removed = clean_raw_html(kept, local)
         for url in removed:
             self.note(node, f"HTML の中の `{url}` は外へ読みに行くため外したので、ファイルを保存して文書からの相対パスで指してください。")
         if cleaned != text:
@@ -412,6 +423,10 @@ class _Pass:
             return
         file = self.srcdir / uri
         self.deps[uri] = file_stamp(file)
+        if file.exists() and not inside(file, self.root):
+            self.note(node, outside_message("画像", written))
+            self._drop_image(node, alt or written)
+            return
         try:
             size = file.stat().st_size if file.is_file() else -1
         except OSError:
@@ -487,9 +502,12 @@ class FragmentCache:
         if hit is not None or self.folder is None:
             return hit
         file = self.folder / key[:2] / f"{key}.html.json"
+        data = read_entry(file)  # authenticated: a fragment is pasted into pages as is
+        if data is None:
+            return None
         try:
-            hit = Fragment.from_json(json.loads(file.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError):
+            hit = Fragment.from_json(json.loads(data.decode("utf-8")))
+        except (ValueError, KeyError, TypeError):
             return None
         self.remember(key, hit)
         return hit
@@ -500,10 +518,7 @@ class FragmentCache:
             return
         file = self.folder / key[:2] / f"{key}.html.json"
         try:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(fragment.to_json(), ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, file)
+            write_entry(file, json.dumps(fragment.to_json(), ensure_ascii=False).encode("utf-8"))
         except OSError:
             pass  # the cache is an optimisation
 
@@ -575,6 +590,9 @@ _WORKER_ARGS: tuple[str, MarkdownSettings, str | None, str, str | None] | None =
 
 def _worker_init(srcdir: str, settings: MarkdownSettings, cache_dir: str | None, lang: str, conf: str | None) -> None:
     global _WORKER_ARGS
+    from mdmark.lifeline import die_with_parent
+
+    die_with_parent()
     _WORKER_ARGS = (srcdir, settings, cache_dir, lang, conf)
 
 

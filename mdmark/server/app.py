@@ -4,9 +4,11 @@ The low-level server (not MCPServer) is used so that mdmark owns the ``tools/lis
 (``project_dir`` is accepted but hidden), the argument checks (every mistake is an ``isError``
 result with one Japanese sentence, never a JSON-RPC error) and the exact result shape.
 
-Each tool call runs in a worker thread, so a long ``build_site`` does not hold up a ``find_docs``
-of another session; the pipeline serialises the Sphinx work itself (``SPHINX_LOCK``) and keeps its
-parse results in the process-wide registry, so every call after the first is warm.
+Each tool call runs in a thread of its own (:mod:`mdmark.server.limits`), so a long
+``build_site`` does not hold up a ``find_docs`` of another session, and a call that outlives its
+time bound is answered with an error and stopped; the pipeline serialises the Sphinx work itself
+(``SPHINX_LOCK``) and keeps its parse results in the process-wide registry, so every call after
+the first is warm.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark import __version__
 from mdmark.errors import MdmarkError
+from mdmark.bounds import value_problem
+from mdmark.server.limits import Job, call_seconds, stop_all, stopping_message, timeout_message
 from mdmark.server.prompts import register_prompts
-from mdmark.server.tools import TOOLS, TOOLS_BY_NAME, call_tool
+from mdmark.server.tools import TOOLS, TOOLS_BY_NAME, ToolOutcome, call_tool, error
 
 if TYPE_CHECKING:
     import mcp_types
@@ -66,6 +70,7 @@ def create_server() -> Server[Any]:
     from mcp.server.lowlevel import Server
 
     tools = tool_list()
+    seconds = call_seconds()
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -73,8 +78,7 @@ def create_server() -> Server[Any]:
         return mcp_types.ListToolsResult(tools=tools)
 
     async def call(ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
-        # A worker thread per call: concurrent sessions never wait on each other's parsing.
-        outcome = await anyio.to_thread.run_sync(call_tool, params.name, params.arguments)
+        outcome = await run_bounded(params.name, params.arguments, seconds)
         return mcp_types.CallToolResult(
             content=[
                 mcp_types.TextContent(text=part)
@@ -103,6 +107,35 @@ def create_server() -> Server[Any]:
     return server
 
 
+async def run_bounded(name: str, arguments: dict[str, Any] | None, seconds: float) -> ToolOutcome:
+    """One tool call in a thread of its own (concurrent sessions never wait on each other's
+    parsing), answered with an error sentence and stopped when it outlives ``seconds``, and
+    stopped when its client goes away."""
+    import anyio
+
+    problem = value_problem(arguments, "引数") if arguments else None
+    if problem is not None:
+        return error(problem)
+    job = Job(lambda: call_tool(name, arguments))
+    job.start()
+    loop = anyio.current_time
+    deadline = loop() + seconds
+    try:
+        # Polling keeps no thread of the pool waiting; a cancel (client gone, server stopping)
+        # arrives in the sleep.
+        while not job.done.is_set():
+            if loop() >= deadline:
+                job.stop()
+                return error(timeout_message(name, seconds))
+            await anyio.sleep(0.02)
+    except BaseException:
+        job.stop()
+        raise
+    if job.result is None:  # call_tool answers every failure; only a stop leaves no result
+        return error(stopping_message(name))
+    return job.result
+
+
 # -- HTTP -------------------------------------------------------------------------------------
 
 
@@ -117,6 +150,31 @@ def host_name(header: str) -> str:
     return value
 
 
+def host_allowed(header: str, hosts: frozenset[str], port: int | None) -> bool:
+    """Whether a ``Host`` header is exactly one of ``hosts``, with no port or with ``port``.
+
+    Exact: ``localhost:evil``, ``localhost.evil.example`` or an empty Host are a rebinding attempt
+    or a broken client, not this server's name. ``port`` None accepts any numeric port.
+    """
+    value = header.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return False
+        name, rest = value[1:end], value[end + 1 :]
+    else:
+        name, colon, port_text = value.partition(":")
+        rest = f":{port_text}" if colon else ""
+    if not name or name not in hosts:
+        return False
+    if not rest:
+        return True
+    digits = rest[1:]
+    if not rest.startswith(":") or not digits.isascii() or not digits.isdigit():
+        return False
+    return port is None or int(digits) == port
+
+
 def _origin_key(origin: str) -> str:
     return origin.strip().rstrip("/").lower()
 
@@ -128,9 +186,10 @@ class Guard:
     ones, as the SDK's own check does) means no page, local or remote, can drive the tools.
     """
 
-    def __init__(self, app: ASGIApp, hosts: Iterable[str], origins: Iterable[str]) -> None:
+    def __init__(self, app: ASGIApp, hosts: Iterable[str], origins: Iterable[str], port: int | None = None) -> None:
         self.app = app
         self.hosts = frozenset(h.lower() for h in hosts)
+        self.port = port
         self.origins = frozenset(_origin_key(o) for o in origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -139,7 +198,7 @@ class Guard:
             from starlette.responses import PlainTextResponse
 
             headers = Headers(scope=scope)
-            if host_name(headers.get("host", "")) not in self.hosts:
+            if not host_allowed(headers.get("host", ""), self.hosts, self.port):
                 response = PlainTextResponse(
                     "Host がループバック（127.0.0.1・localhost・[::1]）ではないので、mdmark serve には 127.0.0.1 でつないでください。\n",
                     status_code=421,
@@ -157,7 +216,7 @@ class Guard:
         await self.app(scope, receive, send)
 
 
-def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = ()) -> ASGIApp:
+def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = (), port: int | None = None) -> ASGIApp:
     """The ASGI app: the SDK's stateless Streamable HTTP endpoint at ``/mcp`` behind :class:`Guard`."""
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -186,7 +245,7 @@ def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = ()) -
     if host not in ("0.0.0.0", "::", ""):
         # Bound to a specific address on purpose: requests naming that address are the user's own.
         hosts.add(host_name(host if ":" not in host or host.startswith("[") else f"[{host}]"))
-    return Guard(app, hosts, origins)
+    return Guard(app, hosts, origins, port)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -234,6 +293,24 @@ def _setup_logging() -> None:
     log.propagate = False
 
 
+def _server_class() -> type[Any]:
+    import uvicorn
+
+    class StoppingServer(uvicorn.Server):
+        """Stops the running tool calls as soon as a stop is asked, so the graceful shutdown has
+        nothing left to wait for (a call could otherwise run on for minutes)."""
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            stop_all()
+            super().handle_exit(sig, frame)
+
+    return StoppingServer
+
+
+def _stopping_server(config: Any) -> Any:
+    return _server_class()(config)
+
+
 def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
     """Run the HTTP server until SIGINT/SIGTERM; returns the exit code (0 after a signal)."""
     import uvicorn
@@ -242,19 +319,21 @@ def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
     actual_port = sock.getsockname()[1]
     _setup_logging()
     config = uvicorn.Config(
-        build_http_app(host, allow_origins),
+        build_http_app(host, allow_origins, actual_port),
         log_level="warning",
         access_log=False,
         lifespan="on",
-        timeout_graceful_shutdown=10,
+        # Calls still running when a stop comes are stopped, not waited for (limits.stop_all).
+        timeout_graceful_shutdown=2,
     )
-    server = uvicorn.Server(config)
+    server = _stopping_server(config)
     stopped: list[int] = []
 
     def note(signum: int, _frame: object) -> None:
         # uvicorn restores these handlers after its graceful shutdown and re-raises the signal
         # it caught; noting it here (instead of the default action) is what makes the exit 0.
         stopped.append(signum)
+        stop_all()
         # A signal before uvicorn has put in its own handlers would otherwise be lost.
         server.should_exit = True
 
@@ -273,8 +352,19 @@ def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
         sock.close()
     if not server.started:
         raise MdmarkError("MCP サーバーを起動できなかったので、標準エラーに出た内容を確かめてください。")
+    stop_all()
     print("mdmark serve: 止めました。", file=sys.stderr, flush=True)
+    exit_soon()
     return 0
+
+
+def exit_soon(seconds: float = 3.0) -> None:
+    """Leave within ``seconds`` even if the interpreter's exit would wait: a call stuck in C code
+    (where a stop cannot reach), or a worker pool being joined, must not keep a stopped server alive."""
+    sys.stdout.flush()
+    timer = threading.Timer(seconds, os._exit, (0,))
+    timer.daemon = True
+    timer.start()
 
 
 def serve_stdio() -> int:
@@ -291,6 +381,7 @@ def serve_stdio() -> int:
             async def stop_on_signal() -> None:
                 with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                     async for _signum in signals:
+                        stop_all()
                         group.cancel_scope.cancel()
                         # The SDK reads stdin in a thread that no cancellation reaches; when no
                         # line or EOF comes to release it, leave without waiting for it.

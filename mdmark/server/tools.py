@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mdmark.bounds import check_path
 from mdmark.diagnostics import DRIFT_KINDS
 from mdmark.errors import MdmarkError
 from mdmark.schema import integral, type_name
@@ -495,6 +496,7 @@ def _project_dir(tool: str, arguments: Mapping[str, Any]) -> Path:
     value = arguments[PROJECT_DIR]
     if not isinstance(value, str):
         raise ArgumentError(f"project_dir は作業のフォルダの絶対パスの文字列で渡してください（いまは{type_name(value)}です）。")
+    check_path(value, "project_dir")
     if not value or not os.path.isabs(value):
         raise ArgumentError(f"project_dir の `{value}` が絶対パスではないので、作業のフォルダの絶対パスを渡してください。")
     path = Path(value)

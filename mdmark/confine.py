@@ -1,0 +1,184 @@
+"""What a page may embed: only files inside the project root (design.md §9).
+
+A document from someone else's repository must not pull ``/etc/passwd`` or ``~/.ssh/…`` into a
+page that is then shared. The project root is the git work tree holding the config folder, else
+the config folder (with no config: the folder mdmark was started in). Paths are compared after
+resolving links and ``..``, so a symlink inside the project that points outside is outside.
+
+Images, raw HTML and ``html.css`` are checked where they are inlined (:mod:`mdmark.html.render`,
+:mod:`mdmark.html.page`); ``{include}``, ``{literalinclude}`` and the ``:file:`` option of
+``{raw}`` and ``{csv-table}`` are read while MyST parses, so :func:`install` registers directives
+that check first. A refusal is a Sphinx warning of type :data:`OUTSIDE_WARNING` at the
+directive's line, which ``check`` reports as a ``broken_link``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+#: The Sphinx warning type (``type.subtype``) of an embedding refused for being outside the root.
+OUTSIDE_WARNING = "mdmark.outside_root"
+
+
+@functools.lru_cache(maxsize=256)
+def project_root(folder: Path) -> Path:
+    """The git work tree holding ``folder`` (links resolved), else ``folder`` itself."""
+    real = folder.resolve()
+    for probe in (real, *real.parents):
+        if os.path.lexists(probe / ".git"):
+            return probe
+    return real
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, links and ``..`` resolved, lies in ``root`` (already resolved)."""
+    try:
+        path.resolve().relative_to(root)
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a link loop on older Pythons
+        return False
+    return True
+
+
+def outside_message(what: str, written: str) -> str:
+    """The one sentence for an embedding refused (export, build and check say the same)."""
+    return (
+        f"{what} `{written}` はプロジェクトのルートの外のファイルを指すので埋め込まず、"
+        "プロジェクトの中に置いたファイルを指してください。"
+    )
+
+
+# -- directives that read files while parsing --------------------------------------------------------
+
+#: Environments of mdmark's own Sphinx applications: only there do the directives refuse.
+_CONFINED: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def install(app: Sphinx) -> None:
+    """Make ``app``'s reads of ``{include}``, ``{literalinclude}``, ``{raw}`` and ``{csv-table}`` files confined.
+
+    The directive registry of docutils is global to the process: the replacements act only for
+    environments registered here and behave as the originals everywhere else.
+    """
+    _CONFINED.add(app.env)
+    for name, cls in _directive_classes().items():
+        app.add_directive(name, cls, override=True)
+
+
+def _refuse(directive: Any, what: str, written: str) -> list[Any]:
+    from sphinx.util import logging as sphinx_logging
+
+    env = directive.state.document.settings.env
+    sphinx_logging.getLogger("mdmark").warning(
+        outside_message(what, written),
+        location=(env.docname, directive.lineno),
+        type="mdmark",
+        subtype="outside_root",
+    )
+    return []
+
+
+def _env_of(directive: Any) -> Any:
+    env = getattr(directive.state.document.settings, "env", None)
+    return env if env is not None and env in _CONFINED else None
+
+
+@functools.cache
+def _directive_classes() -> dict[str, type[Any]]:
+    from docutils.parsers.rst import Directive, directives
+    from docutils.parsers.rst.directives.misc import Raw
+    from sphinx.directives.code import LiteralInclude
+    # The classes Sphinx registers for these names: outside mdmark's own applications (a Sphinx
+    # build that loads mdmark.sphinx_ext) the replacements must behave exactly as they do.
+    from sphinx.directives.other import Include
+    from sphinx.directives.patches import CSVTable
+
+    class ConfinedInclude(Directive):  # type: ignore[misc]
+        """``{include}``. Not an Include subclass on purpose: MyST runs Include subclasses through
+        its own mock without calling ``run``; this checks the path, then hands over to that mock."""
+
+        required_arguments = Include.required_arguments
+        optional_arguments = Include.optional_arguments
+        final_argument_whitespace = Include.final_argument_whitespace
+        has_content = False
+        option_spec = {
+            **(Include.option_spec or {}),
+            "relative-images": directives.flag,
+            "relative-docs": directives.path,
+            "heading-offset": directives.nonnegative_int,
+        }
+
+        def run(self) -> list[Any]:
+            renderer = getattr(self.state, "_renderer", None)
+            env = _env_of(self)
+            argument = "".join(s.strip() for s in self.arguments[0].splitlines())
+            if env is not None and not (argument.startswith("<") and argument.endswith(">")):
+                _, absolute = env.relfn2path(argument, env.docname)
+                if not inside(Path(absolute), project_root(Path(env.srcdir))):
+                    return _refuse(self, "{include} のファイル", argument)
+            if renderer is None:  # reStructuredText: docutils' own include
+                return list(
+                    Include(
+                        self.name, self.arguments, self.options, self.content, self.lineno,
+                        self.content_offset, self.block_text, self.state, self.state_machine,
+                    ).run()
+                )
+            from myst_parser.mocking import MockIncludeDirective
+
+            mock = MockIncludeDirective(
+                renderer,
+                name=self.name,
+                klass=Include,
+                arguments=self.arguments,
+                options=self.options,
+                body=list(self.content),
+                lineno=self.lineno,
+            )
+            return list(mock.run())
+
+    class ConfinedLiteralInclude(LiteralInclude):
+        def run(self) -> list[Any]:
+            env = _env_of(self)
+            if env is not None:
+                root = project_root(Path(env.srcdir))
+                for written in (self.arguments[0], self.options.get("diff")):
+                    if written and not inside(Path(env.relfn2path(written, env.docname)[1]), root):
+                        return _refuse(self, "{literalinclude} のファイル", written)
+            return list(super().run())
+
+    def file_option(base: type[Any], what: str) -> type[Any]:
+        class ConfinedFileOption(base):  # type: ignore[misc]
+            def run(self) -> list[Any]:
+                env = _env_of(self)
+                if env is not None:
+                    url = self.options.get("url")
+                    if url:  # docutils would fetch it: a page never loads from the network
+                        return _refuse(self, what, str(url))
+                    written = self.options.get("file")
+                    if written:
+                        from docutils.parsers.rst.directives.misc import adapt_path
+
+                        settings = self.state.document.settings
+                        source = self.state.document.current_source or str(env.doc2path(env.docname))
+                        target = Path(adapt_path(written, source, getattr(settings, "root_prefix", "")))
+                        if issubclass(base, CSVTable) and written.startswith("/") and not Path(written).exists():
+                            target = Path(env.srcdir) / written[1:]  # Sphinx reads it from the source folder
+                        if not inside(target, project_root(Path(env.srcdir))):
+                            return _refuse(self, what, str(written))
+                return list(super().run())
+
+        ConfinedFileOption.__name__ = f"Confined{base.__name__}"
+        return ConfinedFileOption
+
+    return {
+        "include": ConfinedInclude,
+        "literalinclude": ConfinedLiteralInclude,
+        "raw": file_option(Raw, "{raw} のファイル"),
+        "csv-table": file_option(CSVTable, "{csv-table} のファイル"),
+    }
