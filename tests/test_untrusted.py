@@ -320,6 +320,7 @@ def test_outside_files_are_not_embedded_and_are_drifts(tmp_path: Path) -> None:
         [
             ("docs/leak.md", "3", "missing_image"),
             ("docs/leak.md", "5", "missing_image"),
+            ("docs/leak.md", "7", "missing_image"),  # the raw <img>: an image fact too (issue 15)
             ("docs/leak.md", "9", "missing_image"),
             ("docs/leak.md", "12", "missing_image"),
             ("docs/leak.md", "16", "broken_link"),
