@@ -56,17 +56,24 @@ def outside_message(what: str, written: str) -> str:
 
 # -- directives that read files while parsing --------------------------------------------------------
 
-#: Environments of mdmark's own Sphinx applications: only there do the directives refuse.
-_CONFINED: weakref.WeakSet[Any] = weakref.WeakSet()
+#: Environments of mdmark's own Sphinx applications and their project roots: only there do the
+#: directives refuse.
+_CONFINED: weakref.WeakKeyDictionary[Any, Path] = weakref.WeakKeyDictionary()
 
 
-def install(app: Sphinx) -> None:
+def confined_root(env: Any) -> Path:
+    """The project root files read while parsing in ``env`` must lie in."""
+    return _CONFINED.get(env) or confined_root(env)
+
+
+def install(app: Sphinx, root: Path | None = None) -> None:
     """Make ``app``'s reads of ``{include}``, ``{literalinclude}``, ``{raw}`` and ``{csv-table}`` files confined.
 
     The directive registry of docutils is global to the process: the replacements act only for
     environments registered here and behave as the originals everywhere else.
     """
-    _CONFINED.add(app.env)
+    # With a conf.py the source folder is conf.py's; the project root is the config folder's.
+    _CONFINED[app.env] = root if root is not None else project_root(Path(app.srcdir))
     for name, cls in _directive_classes().items():
         app.add_directive(name, cls, override=True)
 
@@ -120,7 +127,7 @@ def _directive_classes() -> dict[str, type[Any]]:
             argument = "".join(s.strip() for s in self.arguments[0].splitlines())
             if env is not None and not (argument.startswith("<") and argument.endswith(">")):
                 _, absolute = env.relfn2path(argument, env.docname)
-                if not inside(Path(absolute), project_root(Path(env.srcdir))):
+                if not inside(Path(absolute), confined_root(env)):
                     return _refuse(self, "{include} のファイル", argument)
             if renderer is None:  # reStructuredText: docutils' own include
                 return list(
@@ -146,7 +153,7 @@ def _directive_classes() -> dict[str, type[Any]]:
         def run(self) -> list[Any]:
             env = _env_of(self)
             if env is not None:
-                root = project_root(Path(env.srcdir))
+                root = confined_root(env)
                 for written in (self.arguments[0], self.options.get("diff")):
                     if written and not inside(Path(env.relfn2path(written, env.docname)[1]), root):
                         return _refuse(self, "{literalinclude} のファイル", written)
@@ -169,7 +176,7 @@ def _directive_classes() -> dict[str, type[Any]]:
                         target = Path(adapt_path(written, source, getattr(settings, "root_prefix", "")))
                         if issubclass(base, CSVTable) and written.startswith("/") and not Path(written).exists():
                             target = Path(env.srcdir) / written[1:]  # Sphinx reads it from the source folder
-                        if not inside(target, project_root(Path(env.srcdir))):
+                        if not inside(target, confined_root(env)):
                             return _refuse(self, what, str(written))
                 return list(super().run())
 

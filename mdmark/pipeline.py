@@ -59,7 +59,12 @@ class _App:
     """A Sphinx application bound to one source folder, with its warning stream."""
 
     def __init__(
-        self, srcdir: Path, settings: MarkdownSettings, workdir_base: Path | None = None, conf: Path | None = None
+        self,
+        srcdir: Path,
+        settings: MarkdownSettings,
+        workdir_base: Path | None = None,
+        conf: Path | None = None,
+        root: Path | None = None,
     ) -> None:
         from mdmark.sphinx_host import create_app
 
@@ -76,7 +81,7 @@ class _App:
 
         from mdmark.confine import install
 
-        install(self.sphinx)  # {include} and friends read only inside the project root
+        install(self.sphinx, root)  # {include} and friends read only inside the project root
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
         self._texts: dict[str, str] = {}
@@ -170,14 +175,24 @@ _WORKER: _App | None = None
 
 
 def _worker_init(
-    srcdir: str, settings: MarkdownSettings, workdir_base: str | None = None, conf: str | None = None
+    srcdir: str,
+    settings: MarkdownSettings,
+    workdir_base: str | None = None,
+    conf: str | None = None,
+    root: str | None = None,
 ) -> None:
     global _WORKER
     from mdmark.lifeline import die_with_parent
 
     die_with_parent()
     # Workers end without running finalizers; the parent removes ``workdir_base`` afterwards.
-    _WORKER = _App(Path(srcdir), settings, Path(workdir_base) if workdir_base else None, Path(conf) if conf else None)
+    _WORKER = _App(
+        Path(srcdir),
+        settings,
+        Path(workdir_base) if workdir_base else None,
+        Path(conf) if conf else None,
+        Path(root) if root else None,
+    )
 
 
 def _worker_parse(job: tuple[str, str, str]) -> tuple[str, dict[str, Any], bytes]:
@@ -232,6 +247,13 @@ class Pipeline:
     ) -> None:
         from mdmark.sphinx_host import conf_digest
 
+        from mdmark.confine import project_root
+
+        #: Where embedded files must lie (design.md §9): the config folder's git work tree, else the
+        #: config folder — with a conf.py too, whose folder is only the source folder.
+        self.project_root = project_root(srcdir.resolve())
+        #: The folder the pipeline was asked for (the config folder), before conf.py's replaces it.
+        self.config_root = srcdir.resolve()
         #: With a conf.py, its folder is the source folder, as for ``sphinx-build``.
         self.conf = conf.resolve() if conf is not None else None
         self.srcdir = self.conf.parent if self.conf is not None else srcdir.resolve()
@@ -257,7 +279,7 @@ class Pipeline:
     def _get_app(self) -> _App:
         with SPHINX_LOCK:
             if self._app is None:
-                self._app = _App(self.srcdir, self.settings, conf=self.conf)
+                self._app = _App(self.srcdir, self.settings, conf=self.conf, root=self.project_root)
                 self._info = self._app.info
                 self._store_info(self._app.info)
             return self._app
@@ -495,7 +517,13 @@ class Pipeline:
             max_workers=workers,
             mp_context=ctx,
             initializer=_worker_init,
-            initargs=(str(self.srcdir), self.settings, workdir_base, str(self.conf) if self.conf else None),
+            initargs=(
+                str(self.srcdir),
+                self.settings,
+                workdir_base,
+                str(self.conf) if self.conf else None,
+                str(self.project_root),
+            ),
         ) as pool:
             for key, facts_json, tree in pool.map(_worker_parse, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
                 facts = DocFacts.from_json(facts_json)

@@ -476,7 +476,9 @@ class Model:
         problems: list[tuple[int, Problem]] = []
         for entry in tree.entries:
             if entry.kind == "doc" and entry.target not in self.found and entry.target not in self.unread:
-                close = close_file(f"{entry.target}.md", [f"{d}.md" for d in self.found if d != docname])
+                folder = posixpath.dirname(entry.target)
+                pool = [f"{d}.md" for d in self.found if d != docname and posixpath.dirname(d) == folder]
+                close = close_file(f"{entry.target}.md", pool)
                 fix = f"近い `{_relative(close[: -len('.md')], docname)}` に直すか、" if close else "文書の名前を直すか、"
                 problems.append(
                     (

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark.cachestore import read_entry, write_entry
 from mdmark.config import MarkdownSettings
-from mdmark.confine import inside, outside_message, project_root
+from mdmark.confine import inside, outside_message
 from mdmark.facts import DocFacts, Link
 from mdmark.files import read_regular
 from mdmark.pipeline import SPHINX_LOCK, Pipeline, file_stamp
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "8"
+RENDER_VERSION = "9"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -270,14 +270,14 @@ def clean_raw_html(html: str, local: Callable[[str], str | None] | None = None) 
 class _Pass:
     """Takes references, images, icons and raw HTML out of Sphinx's hands (see the module docstring)."""
 
-    def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str) -> None:
+    def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path) -> None:
         from mdmark.extract import LineCounter
 
         self.tree = tree
         self.docname = docname
         self.docdir = posixpath.dirname(docname)
         self.srcdir = srcdir
-        self.root = project_root(srcdir)
+        self.root = root
         self.lines = LineCounter(source.splitlines())
         self.xrefs: list[Link] = []
         self.toctrees = 0
@@ -559,7 +559,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
         tree = pipeline.doctree(path)
         app = pipeline.app
         _prepare(app)
-        work = _Pass(tree, docname, pipeline.srcdir, source)
+        work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root)
         work.run()
         _post_transforms(app, tree, docname)
         builder: Any = app.builder
@@ -634,7 +634,7 @@ def render_parallel(
         mp_context=multiprocessing.get_context(method),
         initializer=_worker_init,
         initargs=(
-            str(pipeline.srcdir),
+            str(pipeline.config_root),
             pipeline.settings,
             str(pipeline.cache_dir) if pipeline.cache_dir else None,
             lang,
