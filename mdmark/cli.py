@@ -145,29 +145,9 @@ def _int(value: str) -> int:
 
 
 def _check_description() -> str:
-    from mdmark.diagnostics import DRIFT_KINDS
+    from mdmark.diagnostics import DriftKind
 
-    descriptions = {
-        "config_key": "設定に知らないキーがある（近い名前を示す）",
-        "config_value": "設定の値の型や形が合わない（index の索引のファイルが無いときも）",
-        "index_schema": "索引がスキーマに合わない",
-        "duplicate_id": "文書・用語の ID かタグの name が重なっている",
-        "missing_doc": "索引の文書の path が無い",
-        "unindexed_doc": "設定の docs に当たる Markdown（.md）のファイルが索引に無い",
-        "title_mismatch": "索引の title と文書の最初の見出しが違う（見出しが無いときも）",
-        "unknown_doc": "related[].to か terms[].docs が、無い文書を指している",
-        "one_sided_change_together": "change_together が片側にしか書かれていない",
-        "duplicate_relation": "1 つの文書に同じ相手への関連が 2 つある（同じ type か片方が文字列）か、A→B と B→A が両側に書かれている（片方が文字列）",
-        "unknown_tag": "文書のタグか deprecated の振り替え先が語彙に無い（近いタグを示す。語彙の tags があるときだけ）",
-        "deprecated_tag": "やめたタグを使っている（振り替え先を示す）",
-        "alias_conflict": "2 つの文書（かタグ）の題・別名が正規化すると同じ",
-        "broken_link": "リンク先のファイルが無い（外の URL は調べない）",
-        "broken_anchor": "リンク先の文書（かそのページ）に、# の後の見出し・ラベルが無い",
-        "missing_image": "画像のファイルが無い",
-        "syntax": "MyST・docutils の記法の誤り（知らないディレクティブ、誤ったオプションなど）か、文書を UTF-8 のテキストとして読めない",
-        "missed_change_together": "--base のとき、change_together の組の片方の文書（か paths のファイル）だけが変わった",
-    }
-    rows = "\n".join(f"  {kind:<27} {descriptions[kind]}" for kind in DRIFT_KINDS)
+    rows = "\n".join(f"  {kind.value:<27} {kind.description}" for kind in DriftKind)
     return (
         "設定・索引・文書のずれを点検し、1 件 1 行 `{file}:{where}: {kind}: {message}` で出す。\n"
         "設定・索引・文書は書き換えない。設定の check.disable に書いた種類は出さない。\n\n"
