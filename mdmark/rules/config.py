@@ -24,12 +24,8 @@ def missing_index_file(ctx: CheckContext) -> Iterator[Diagnostic]:
     yaml_files = [display(p, ctx.root) for p in match_files(ctx.root, ("**/*.yaml", "**/*.yml"), ())]
     candidate = close_file(config.index or "", yaml_files)
     fix = f"近い `{candidate}` に直すか" if candidate is not None else "パスを直すか"
-    yield Diagnostic(
-        config.shown,
-        "index",
-        DriftKind.CONFIG_VALUE,
-        f"index の索引のファイル `{config.index}` が見つからないので、{fix}、索引のファイルを置いてください。",
-        config.yaml.line_of("index") if config.yaml else None,
+    yield _value_drift(
+        ctx, "index", f"index の索引のファイル `{config.index}` が見つからないので、{fix}、索引のファイルを置いてください。"
     )
 
 
@@ -38,10 +34,14 @@ def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
     if config.sphinx_conf is None:
         return
     for name, reason in ctx.project.conf_info().dropped:
-        yield Diagnostic(
-            config.shown,
+        yield _value_drift(
+            ctx,
             "sphinx.conf",
-            DriftKind.CONFIG_VALUE,
             f"conf.py の extensions の `{name}` を読み込めない（{reason}）ので、その拡張を入れるか conf.py の extensions から外してください。",
-            config.yaml.line_of("sphinx.conf") if config.yaml else None,
         )
+
+
+def _value_drift(ctx: CheckContext, key: str, message: str) -> Diagnostic:
+    """A config_value drift at the config's top-level ``key``, on that key's line."""
+    config = ctx.config
+    return Diagnostic(config.shown, key, DriftKind.CONFIG_VALUE, message, config.yaml.line_of(key) if config.yaml else None)

@@ -18,7 +18,15 @@ def missing_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
     indexed = {d.path for d in index.docs}
     candidates: list[str] | None = None  # walked for the first missing document only
     for doc in index.docs:
-        if index.doc_file(doc).is_file():
+        path = index.doc_file(doc)
+        if path.is_dir():
+            yield ctx.in_index(
+                f"{doc.where}.path",
+                DriftKind.MISSING_DOC,
+                f"文書 `{doc.path}` はファイルではなくフォルダなので、そのフォルダの中の Markdown のファイルを path に書いてください。",
+            )
+            continue
+        if path.is_file():
             continue
         if candidates is None:
             # Every Markdown file under the config folder, relative to the index folder, not yet indexed.
@@ -54,17 +62,12 @@ def title_mismatches(ctx: CheckContext) -> Iterator[Diagnostic]:
             continue
         title = facts.title
         if title is None:
-            yield ctx.in_index(
-                f"{doc.where}.title",
-                DriftKind.TITLE_MISMATCH,
-                f"文書 `{doc.path}` に見出しが無いので、索引の title に合わせて先頭に `# {doc.title}` を書いてください。",
-            )
+            message = f"文書 `{doc.path}` に見出しが無いので、索引の title に合わせて先頭に `# {doc.title}` を書いてください。"
         elif title.strip() != doc.title.strip():
-            yield ctx.in_index(
-                f"{doc.where}.title",
-                DriftKind.TITLE_MISMATCH,
-                f"索引の title `{doc.title}` と文書 `{doc.path}` の最初の見出し `{title}` が違うので、どちらかに合わせてください。",
-            )
+            message = f"索引の title `{doc.title}` と文書 `{doc.path}` の最初の見出し `{title}` が違うので、どちらかに合わせてください。"
+        else:
+            continue
+        yield ctx.in_index(f"{doc.where}.title", DriftKind.TITLE_MISMATCH, message)
 
 
 def unreadable_documents(ctx: CheckContext) -> Iterator[Diagnostic]:
