@@ -1,7 +1,9 @@
 """The ``mdmark`` command line: argument parsing only; each command's work is a library function.
 
-Every subcommand's arguments are declared here and nothing heavy is imported, so ``mdmark --help``
-and ``mdmark <cmd> --help`` are instant; the command module is imported only when it runs.
+The commands that match an MCP tool take that tool's declared parameters (their CLI forms live
+next to the JSON Schema in :mod:`mdmark.server.tools`); the others are declared here. Nothing heavy
+is imported, so ``mdmark --help`` and ``mdmark <cmd> --help`` are instant; the command module is
+imported only when it runs.
 """
 
 from __future__ import annotations

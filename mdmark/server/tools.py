@@ -1,5 +1,10 @@
 """The MCP tools (the seven of the contract, then outline and read_doc): their schemas, their argument handling, and the library call behind each.
 
+Each tool is declared once (:meth:`ToolSpec.declare`): its parameters (:class:`Param`: JSON Schema
+with the help agents read, whether required, the CLI form), its handler and its output schema. The
+input schema, the missing-argument sentences and the options of the matching ``mdmark`` command
+(:func:`add_cli_arguments`) all come from that declaration.
+
 Nothing here knows about MCP transports: :func:`call_tool` takes a tool name and the raw JSON
 arguments and returns a :class:`ToolOutcome` (texts, structured content, error flag), so the
 server module only wraps it in protocol types. Every failure, from a wrong argument type to a
