@@ -1,7 +1,9 @@
 """The ``mdmark`` command line: argument parsing only; each command's work is a library function.
 
-Every subcommand's arguments are declared here and nothing heavy is imported, so ``mdmark --help``
-and ``mdmark <cmd> --help`` are instant; the command module is imported only when it runs.
+The commands that match an MCP tool take that tool's declared parameters (their CLI forms live
+next to the JSON Schema in :mod:`mdmark.server.tools`); the others are declared here. Nothing heavy
+is imported, so ``mdmark --help`` and ``mdmark <cmd> --help`` are instant; the command module is
+imported only when it runs.
 """
 
 from __future__ import annotations
@@ -21,11 +23,9 @@ DESCRIPTION = """\
 
 
 def _config_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config",
-        metavar="PATH",
-        help="使う設定ファイル。省くと今のフォルダから上へ mdmark.config.yaml を探す",
-    )
+    from mdmark.server.tools import CONFIG_PARAM, add_cli_argument
+
+    add_cli_argument(parser, CONFIG_PARAM)
 
 
 def _index_format_arg(parser: argparse.ArgumentParser) -> None:
@@ -38,6 +38,9 @@ def _index_format_arg(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # The commands that match an MCP tool take the tool's declared parameters (mdmark.server.tools).
+    from mdmark.server.tools import add_cli_arguments as tool_args
+
     parser = JapaneseParser(prog="mdmark", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"mdmark {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=JapaneseParser)
@@ -51,17 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=_check_description(),
     )
-    _config_arg(p)
-    p.add_argument("--base", metavar="REF", help="直し忘れ（missed_change_together）を、この git の ref と作業ツリー（未コミット・追跡外の新しいファイルを含む）を比べて調べる")
+    tool_args(p, "check")
     p.add_argument("--format", choices=("text", "json", "github"), default="text", help="出力の形式（既定: text）")
 
     p = sub.add_parser("export", help="Markdown を 1 つ、外へ要求しない 1 枚の HTML に書き出す", description="Markdown を 1 つ、外へ要求しない 1 枚の HTML に書き出す。警告は標準エラーに出す。")
-    p.add_argument("file", metavar="FILE", help="書き出す Markdown のファイル")
-    p.add_argument("-o", "--out", metavar="OUT", help="書き出す HTML（既定: FILE の拡張子を .html にしたパス）")
-    _config_arg(p)
+    tool_args(p, "export_html")
 
     p = sub.add_parser("build", help="設定の build の文書を 1 枚の HTML にまとめる", description="設定の build の文書を、目次から行き来できる 1 枚の HTML にまとめる。切れた参照などの警告は標準エラーに出す。")
-    _config_arg(p)
+    tool_args(p, "build_site")
 
     p = sub.add_parser(
         "graph",
@@ -74,37 +74,21 @@ def build_parser() -> argparse.ArgumentParser:
     _config_arg(p)
 
     p = sub.add_parser("find", help="索引から文書を探す（MCP の find_docs と同じ）", description="索引から文書を探す。引数と出力は MCP のツール find_docs と同じ。")
-    p.add_argument("--text", help="題・別名・概要に含まれる語")
-    p.add_argument("--tag", dest="tags", action="append", metavar="TAG", help="全てを持つ文書に絞るタグ（繰り返せる、AND）")
-    p.add_argument("--any-tag", dest="any_tags", action="append", metavar="TAG", help="どれかを持つ文書に絞るタグ（繰り返せる、OR）")
-    p.add_argument("--related-to", metavar="ID", help="この ID の文書と参照し合う文書に絞る")
-    p.add_argument("--limit", type=_int_or_text, help="1 回に返す件数（1〜100、既定 20）")
-    p.add_argument("--cursor", help="前の結果の next_cursor")
-    p.add_argument("--view", help="brief（既定）・standard・full")
-    p.add_argument("--include", action="append", metavar="FIELD", help="加える項目（path・aliases・related・referenced_by）")
-    p.add_argument("--exclude", action="append", metavar="FIELD", help="除く項目")
-    p.add_argument("--count-only", action="store_true", help="件数・合計文字数・タグごとの件数だけを返す")
-    p.add_argument("--format", default=None, help="markdown（既定）・json・toon")
-    _config_arg(p)
+    tool_args(p, "find_docs")
 
     p = sub.add_parser("tags", help="タグの語彙を見る（MCP の list_tags と同じ）", description="タグの語彙を、付いている文書の数つきで返す。引数と出力は MCP のツール list_tags と同じ。")
-    p.add_argument("--query", help="名前・別名・説明に含まれる語")
-    p.add_argument("--format", default=None, help="markdown（既定）・json・toon")
-    _config_arg(p)
+    tool_args(p, "list_tags")
 
     p = sub.add_parser("index", help="索引の項目を置き換え・足し・消す（MCP の update_index と同じ）", description="索引の文書・用語・タグの語彙の項目を書き換える。MCP のツール update_index と同じ。")
     isub = p.add_subparsers(dest="index_command", metavar="ACTION", parser_class=JapaneseParser)
     q = isub.add_parser("set", help="項目を置き換える（無ければ末尾に足す）", description="索引の項目を置き換える。その ID の項目が無ければ、その種類の並びの末尾に足す。コメントとほかの項目は変えない。")
-    q.add_argument("kind", choices=("doc", "term", "tag"), help="doc・term・tag")
-    q.add_argument("id", help="文書・用語の ID、タグの name")
-    q.add_argument("--item", required=True, metavar="JSON", help='項目の中身（JSON。例: \'{"path": "b.md", "title": "文書 B"}\'）')
+    tool_args(q, "update_index", ("kind", "id", "item"))
     _index_format_arg(q)
-    _config_arg(q)
+    tool_args(q, "update_index", ("config",))
     q = isub.add_parser("remove", help="項目を消す", description="索引の項目を消す。コメントとほかの項目は変えない。")
-    q.add_argument("kind", choices=("doc", "term", "tag"), help="doc・term・tag")
-    q.add_argument("id", help="文書・用語の ID、タグの name")
+    tool_args(q, "update_index", ("kind", "id"))
     _index_format_arg(q)
-    _config_arg(q)
+    tool_args(q, "update_index", ("config",))
 
     p = sub.add_parser("serve", help="常駐の MCP サーバーを起動する", description="常駐の MCP サーバー（Streamable HTTP、/mcp、セッションなし）を起動する。SIGINT・SIGTERM で止まり終了コード 0、ポートが使われていると終了コード 1。")
     p.add_argument("--port", type=_int, default=None, help="待ち受けるポート（既定: 環境変数 MDMARK_PORT か 8782）")
@@ -113,28 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN", help="Origin ヘッダーを許すオリジン（ブラウザのクライアントを使うときだけ）")
 
     p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
-    p.add_argument("names", nargs="*", metavar="NAME", help="読むページの名前")
+    tool_args(p, "read_guide")
 
     p = sub.add_parser("outline", help="文書の見出しの索引を見る（MCP の outline と同じ）", description="文書・索引の ID・フォルダの見出しの索引（アンカー・行・文字数・画像の数）を出す。引数と出力は MCP のツール outline と同じ。")
-    p.add_argument("target", metavar="TARGET", help="文書の ID、Markdown のパス、またはフォルダ")
-    p.add_argument("--format", default=None, help="markdown（既定）・json・toon")
-    _config_arg(p)
+    tool_args(p, "outline")
 
     p = sub.add_parser("read", help="文書を節か行の範囲で読む（MCP の read_doc と同じ）", description="文書の Markdown を、全体・1 つの節・行の範囲で出す。MCP のツール read_doc と同じ範囲を読み、画像はデータの代わりに名前と行の 1 行を出す。何も書き出さない。")
-    p.add_argument("target", metavar="TARGET", help="文書の ID か Markdown のパス")
-    p.add_argument("--section", metavar="ANCHOR", help="読む節のアンカー（outline の anchor）か見出しの文")
-    p.add_argument("--lines", metavar="A-B", help="読む行の範囲（例: 12-40）")
-    p.add_argument("--max-images", type=_int_or_text, metavar="N", help="画像として扱う数の上限（0〜50、既定 10）")
-    _config_arg(p)
+    tool_args(p, "read_doc")
     return parser
-
-
-def _int_or_text(value: str) -> int | str:
-    """An integer when it reads as one; otherwise the text, so find_docs says its own sentence (as over MCP)."""
-    try:
-        return int(value)
-    except ValueError:
-        return value
 
 
 def _int(value: str) -> int:
@@ -145,29 +115,9 @@ def _int(value: str) -> int:
 
 
 def _check_description() -> str:
-    from mdmark.diagnostics import DRIFT_KINDS
+    from mdmark.diagnostics import DriftKind
 
-    descriptions = {
-        "config_key": "設定に知らないキーがある（近い名前を示す）",
-        "config_value": "設定の値の型や形が合わない（index の索引のファイルが無いときも）",
-        "index_schema": "索引がスキーマに合わない",
-        "duplicate_id": "文書・用語の ID かタグの name が重なっている",
-        "missing_doc": "索引の文書の path が無い",
-        "unindexed_doc": "設定の docs に当たる Markdown（.md）のファイルが索引に無い",
-        "title_mismatch": "索引の title と文書の最初の見出しが違う（見出しが無いときも）",
-        "unknown_doc": "related[].to か terms[].docs が、無い文書を指している",
-        "one_sided_change_together": "change_together が片側にしか書かれていない",
-        "duplicate_relation": "1 つの文書に同じ相手への関連が 2 つある（同じ type か片方が文字列）か、A→B と B→A が両側に書かれている（片方が文字列）",
-        "unknown_tag": "文書のタグか deprecated の振り替え先が語彙に無い（近いタグを示す。語彙の tags があるときだけ）",
-        "deprecated_tag": "やめたタグを使っている（振り替え先を示す）",
-        "alias_conflict": "2 つの文書（かタグ）の題・別名が正規化すると同じ",
-        "broken_link": "リンク先のファイルが無い（外の URL は調べない）",
-        "broken_anchor": "リンク先の文書（かそのページ）に、# の後の見出し・ラベルが無い",
-        "missing_image": "画像のファイルが無い",
-        "syntax": "MyST・docutils の記法の誤り（知らないディレクティブ、誤ったオプションなど）か、文書を UTF-8 のテキストとして読めない",
-        "missed_change_together": "--base のとき、change_together の組の片方の文書（か paths のファイル）だけが変わった",
-    }
-    rows = "\n".join(f"  {kind:<27} {descriptions[kind]}" for kind in DRIFT_KINDS)
+    rows = "\n".join(f"  {kind.value:<27} {kind.description}" for kind in DriftKind)
     return (
         "設定・索引・文書のずれを点検し、1 件 1 行 `{file}:{where}: {kind}: {message}` で出す。\n"
         "設定・索引・文書は書き換えない。設定の check.disable に書いた種類は出さない。\n\n"

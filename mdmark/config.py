@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mdmark.diagnostics import DRIFT_KINDS, Diagnostic
+from mdmark.diagnostics import DRIFT_KINDS, Diagnostic, DriftKind
 from mdmark.errors import MdmarkError
 from mdmark.files import display
 from mdmark.schema import Choice, Int, Key, ListOf, MapOf, Record, Str, validate
@@ -197,7 +197,7 @@ def build_config(doc: YamlDoc, path: Path) -> Config:
     data = doc.data if doc.data is not None else {}
     config = Config(root=path.parent.resolve(), path=path.resolve(), yaml=doc)
     for problem in validate(CONFIG_SCHEMA, data):
-        kind = "config_key" if problem.unknown_key else "config_value"
+        kind = DriftKind.CONFIG_KEY if problem.unknown_key else DriftKind.CONFIG_VALUE
         message = problem.message
         if not problem.where:
             message = f"設定の最上位は{message}" if problem.message.startswith("キーと値の組") else message
@@ -210,7 +210,7 @@ def build_config(doc: YamlDoc, path: Path) -> Config:
             Diagnostic(
                 shown,
                 where,
-                "config_key",
+                DriftKind.CONFIG_KEY,
                 f"キー `{name}` が 2 回書かれていて後の値だけが使われるので、1 つにまとめてください。",
                 doc.duplicate_lines.get(where, doc.line_of(where)),
             )
@@ -276,7 +276,7 @@ def _sphinx_conf(config: Config, section: dict[str, Any], valid: bool) -> None:
         config.sphinx_conf = path.resolve()
         return
     line = config.yaml.line_of("sphinx.conf") if config.yaml is not None else None
-    config.diagnostics.append(Diagnostic(config.shown, "sphinx.conf", "config_value", problem, line))
+    config.diagnostics.append(Diagnostic(config.shown, "sphinx.conf", DriftKind.CONFIG_VALUE, problem, line))
     config.diagnostics.sort(key=lambda d: d.line or 0)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.bounds import path_problem
-from mdmark.diagnostics import Diagnostic
+from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.files import display, resolved
 from mdmark.schema import Bool, Choice, Key, ListOf, Problem, Record, Str, string_or_record, validate
 from mdmark.text import normalize
@@ -131,6 +131,8 @@ class Doc:
     description: str | None = None
     tags: list[TagRef] = field(default_factory=list)
     related: list[Relation] = field(default_factory=list)
+    #: Each alias with its key path (``docs[2].aliases[1]``), so check points at the list entry.
+    aliases_at: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def names(self) -> list[str]:
@@ -146,6 +148,8 @@ class Term:
     aliases: list[str] = field(default_factory=list)
     definition: str | None = None
     docs: list[str] = field(default_factory=list)
+    #: Each document ID of ``docs`` with its key path (``terms[0].docs[1]``).
+    docs_at: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -156,6 +160,8 @@ class Tag:
     description: str | None = None
     aliases: list[str] = field(default_factory=list)
     deprecated: str | None = None
+    #: Each alias with its key path (``tags[0].aliases[1]``).
+    aliases_at: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -205,7 +211,7 @@ class Index:
     def schema_diagnostics(self, config_root: Path) -> list[Diagnostic]:
         file = display(self.path, config_root)
         return [
-            Diagnostic(file, p.where, "index_schema", p.message, self.yaml.line_of(p.where) if self.yaml else None)
+            Diagnostic(file, p.where, DriftKind.INDEX_SCHEMA, p.message, self.yaml.line_of(p.where) if self.yaml else None)
             for p in self.problems
         ]
 
@@ -213,6 +219,13 @@ class Index:
 def _strings(value: Any) -> list[str]:
     # Blank entries break the schema (reported there) and would match everything as a name.
     return [v for v in value if isinstance(v, str) and v.strip()] if isinstance(value, list) else []
+
+
+def _strings_at(value: Any, where: str) -> list[tuple[str, str]]:
+    """The entries :func:`_strings` keeps, each with its key path ``<where>[j]``."""
+    if not isinstance(value, list):
+        return []
+    return [(v, f"{where}[{j}]") for j, v in enumerate(value) if isinstance(v, str) and v.strip()]
 
 
 def _opt_str(value: Any) -> str | None:
@@ -231,6 +244,7 @@ def _doc(item: dict[str, Any], where: str) -> Doc | None:
         where=where,
         aliases=_strings(item.get("aliases")),
         description=_opt_str(item.get("description")),
+        aliases_at=_strings_at(item.get("aliases"), f"{where}.aliases"),
     )
     for j, tag in enumerate(item.get("tags") or [] if isinstance(item.get("tags"), list) else []):
         if isinstance(tag, str) and tag.strip():
@@ -266,6 +280,7 @@ def build_index(doc: YamlDoc, path: Path, shown: str) -> Index:
                     aliases=_strings(item.get("aliases")),
                     definition=_opt_str(item.get("definition")),
                     docs=_strings(item.get("docs")),
+                    docs_at=_strings_at(item.get("docs"), f"terms[{i}].docs"),
                 )
             )
     for i, item in enumerate(data.get("tags") or [] if isinstance(data.get("tags"), list) else []):
@@ -278,6 +293,7 @@ def build_index(doc: YamlDoc, path: Path, shown: str) -> Index:
                     description=_opt_str(item.get("description")),
                     aliases=_strings(item.get("aliases")),
                     deprecated=_opt_str(item.get("deprecated")) or None,
+                    aliases_at=_strings_at(item.get("aliases"), f"tags[{i}].aliases"),
                 )
             )
     return index
