@@ -730,7 +730,7 @@ def test_sphinx_project_page_shows_what_sphinx_build_warns(tmp_path: Path) -> No
     project = _sphinx_project_example(tmp_path / "proj")
     (shown,) = [b for b in blocks("sphinx-project") if b.lang == "text" and "WARNING" in b.body]
     done = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-E", "-q", "-b", "html", "docs", str(tmp_path / "out")],
+        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", "html", "docs", str(tmp_path / "out")],
         cwd=project,
         capture_output=True,
         text=True,

@@ -66,7 +66,7 @@ def _sphinx_warnings(project: Path, tmp: Path) -> list[tuple[str, int, str, str]
     """What ``sphinx-build`` itself says about the project: (file relative to the project, line, type, message)."""
     out = tmp / "sphinx-out"
     result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-E", "-q", "-b", "singlehtml", "docs", str(out)],
+        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", "singlehtml", "docs", str(out)],
         cwd=project,
         capture_output=True,
         text=True,
