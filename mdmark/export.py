@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark.errors import MdmarkError
 from mdmark.files import display, read_text
+from mdmark.pipeline import docname_of
 from mdmark.project import Project
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def export_html(
     pipeline = project.pipeline
     facts = pipeline.facts(source)
     rel = pipeline.relpath(source)
-    docname = rel[: -len(".md")]
+    docname = docname_of(rel)
     lang = project.config.html.lang
     fragment = render_document(pipeline, source, facts, lang)
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)

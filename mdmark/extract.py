@@ -22,6 +22,9 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 #: ``<img src=…>`` in raw HTML (without MyST's ``html_image`` it stays raw, yet it is an image of the page).
 _RAW_IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
 
+#: An HTML comment: a browser shows nothing inside one (templates in comments are not images).
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+
 #: Nodes whose text is not prose: an occurrence of a title inside them does not count.
 _NOT_PROSE: tuple[type[nodes.Node], ...] = (
     nodes.literal,
@@ -336,7 +339,8 @@ def _images(doctree: nodes.document, docname: str, counter: LineCounter) -> Iter
             )
             found.append((image.line, order, image))
         elif isinstance(node, nodes.raw) and "html" in str(node.get("format", "")).split():
-            text = node.astext()
+            # Comments blanked, newlines kept, so lines still count.
+            text = _HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), node.astext())
             first = counter.line(node)
             for match in _RAW_IMG_SRC.finditer(text):
                 uri = match.group(1).strip("\"'")

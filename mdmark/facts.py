@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "8"
+FACTS_VERSION = "9"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the

@@ -20,6 +20,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import posixpath
 import re
 import shutil
 import tempfile
@@ -151,6 +152,11 @@ class _App:
         return found
 
 
+def docname_of(relpath: str) -> str:
+    """Sphinx's docname of a source file path relative to the source folder (its suffix dropped)."""
+    return posixpath.splitext(relpath)[0]
+
+
 def file_stamp(path: Path) -> tuple[int, int]:
     """(size, mtime in ns) of a file, (-1, -1) when it cannot be read: what "unchanged" means."""
     try:
@@ -208,7 +214,7 @@ def _parse_guarded(app: _App, relpath: str, key: str, text: str) -> tuple[DocFac
     try:
         return _parse_with(app, relpath, key, text)
     except Exception as exc:  # any parser/extension failure: report it for this document only
-        docname = relpath[: -len(".md")]
+        docname = docname_of(relpath)
         env = app.sphinx.env
         try:
             env.clear_doc(docname)
@@ -224,7 +230,7 @@ def _parse_guarded(app: _App, relpath: str, key: str, text: str) -> tuple[DocFac
 def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes]:
     from mdmark.extract import extract
 
-    docname = relpath[: -len(".md")]
+    docname = docname_of(relpath)
     doctree, warnings = app.read(docname, text)
     metadata = dict(app.sphinx.env.metadata.get(docname, {}))
     parts = extract(doctree, docname, metadata, text, app.sphinx.env, app.info.source_suffixes)
@@ -336,7 +342,10 @@ class Pipeline:
             raise MdmarkError(
                 f"`{path}` は `{self.srcdir}` の外にあるので、設定のフォルダの中の文書を指定してください。"
             ) from None
-        if not rel.endswith(".md"):
+        # A Sphinx project's other sources (``.rst``) are read too: their labels and objects are
+        # what the Markdown documents reference.
+        suffixes = self.conf_info().source_suffixes if self.conf is not None else (".md",)
+        if not rel.endswith(".md") and not any(rel.endswith(s) for s in suffixes):
             raise MdmarkError(f"`{rel}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
         return rel
 

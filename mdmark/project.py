@@ -165,7 +165,7 @@ class Project:
         ``paths`` and the documents they link to, so nothing walks the folder tree around a file.
         """
         from mdmark.refs import Model
-        from mdmark.sphinx_host import found_documents, unread_documents
+        from mdmark.sphinx_host import found_documents, other_documents
 
         srcdir = self.source_dir
         info = self.conf_info()
@@ -188,6 +188,9 @@ class Project:
                     if target and (srcdir / f"{target}.md").is_file():
                         found.append(target)
         files = {name: srcdir / f"{name}.md" for name in found}
+        if whole:
+            for name, rel in other_documents(srcdir, info).items():
+                files.setdefault(name, srcdir / rel)
         todo = [f for f in files.values() if f not in known]
         if todo:
             known.update(zip(todo, facts_fn(todo), strict=True))
@@ -198,9 +201,10 @@ class Project:
             except OSError:
                 return []
 
-        unread = unread_documents(srcdir, info) if whole else []
+        # Documents that exist but could not be read: references to them are not checked further.
+        unread = [name for name, facts in by_name.items() if facts is None or facts.error is not None]
         return Model(
-            by_name.get, found, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread
+            by_name.get, files, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread
         )
 
     def index(self) -> Index:

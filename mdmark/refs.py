@@ -23,6 +23,9 @@ from mdmark.text import close_file, close_names
 if TYPE_CHECKING:
     from mdmark.sphinx_host import ConfInfo
 
+#: Labels Sphinx's std domain always has (its generated index and search pages).
+BUILTIN_LABELS: dict[str, str] = {"genindex": "Index", "modindex": "Module Index", "py-modindex": "Module Index", "search": "Search Page"}
+
 #: Sphinx warning types that are broken references (reported as broken_link/broken_anchor, not syntax).
 REFERENCE_WARNINGS: dict[str, str] = {"myst.iref_missing": "broken_link"}
 
@@ -99,7 +102,7 @@ class Model:
         self._facts = facts
         self.found = set(found)
         #: Documents of other source suffixes (``.rst``): they exist, mdmark does not read them.
-        self.unread = set(unread) - self.found
+        self.unread = set(unread)
         self.info = info
         self._exists = exists or (lambda _path: False)
         #: The file names in a folder (relative to the source folder), for close-name hints.
@@ -287,6 +290,9 @@ class Model:
     def _any(self, link: Link, docname: str) -> Resolved | None:
         """MyST's resolution of ``[t](name)``: a label, a document, a std object, another domain's object."""
         target = _written_name(link)
+        if target.lower() in BUILTIN_LABELS:
+            # Sphinx's generated pages: a single file has none to link to, and nothing is broken.
+            return Resolved(text=link.text or BUILTIN_LABELS[target.lower()])
         entry = self._label_entry(target, link.explicit)
         if entry is not None:
             owner, label = entry
@@ -366,6 +372,8 @@ class Model:
 
     def _label(self, link: Link, docname: str) -> Resolved:
         name = link.target.lower()
+        if name in BUILTIN_LABELS and link.role == "ref":
+            return Resolved(text=BUILTIN_LABELS[name])
         if link.role == "numref":
             entry = self.labels.get(name)
         else:

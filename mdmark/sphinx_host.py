@@ -299,21 +299,24 @@ def found_documents(srcdir: Path, info: ConfInfo, extra: Iterable[str] = ()) -> 
     return sorted({*found, *extra})
 
 
-def unread_documents(srcdir: Path, info: ConfInfo) -> list[str]:
-    """Documents of the project's other source suffixes (``.rst``…): they exist for Sphinx, so a
-    toctree entry or a link may name them, but mdmark does not read them."""
+def other_documents(srcdir: Path, info: ConfInfo) -> dict[str, str]:
+    """The project's sources of other suffixes (``.rst``…): docname → path relative to ``srcdir``.
+
+    mdmark reads them for what they define (labels, objects, toctrees) that Markdown documents
+    reference; it checks and writes Markdown only.
+    """
     from mdmark.project import match_files
 
     others = [s for s in info.source_suffixes if s != ".md"]
     if not others:
-        return []
+        return {}
     excluded = _matcher(info.exclude_patterns)
-    found = []
+    found: dict[str, str] = {}
     for path in match_files(srcdir, tuple(f"**/*{s}" for s in others), ()):
         rel = path.relative_to(srcdir).as_posix()
         if not excluded(rel):
-            found.append(next(rel.removesuffix(s) for s in others if rel.endswith(s)))
-    return sorted(set(found))
+            found.setdefault(next(rel.removesuffix(s) for s in others if rel.endswith(s)), rel)
+    return found
 
 
 def _matcher(patterns: tuple[str, ...]) -> Any:

@@ -103,3 +103,36 @@ def test_an_html_theme_that_is_not_installed_does_not_matter(tmp_path: Path) -> 
     result = run_mdmark("check", cwd=root)
     assert result.returncode in (0, 1), result.stderr
     assert "theme" not in result.stdout + result.stderr
+
+
+def test_rst_documents_define_what_markdown_references(tmp_path: Path) -> None:
+    """A mixed project (as python-attrs' docs): labels and objects defined in .rst documents, Sphinx's
+    built-in labels, and an <img> inside an HTML comment are no drift, as sphinx-build says nothing."""
+    root = tmp_path / "mixed"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "conf.py").write_text(
+        'extensions = ["myst_parser"]\nsource_suffix = {".rst": "restructuredtext", ".md": "markdown"}\n', encoding="utf-8"
+    )
+    (root / "docs" / "index.rst").write_text(
+        "Top\n===\n\n.. toctree::\n\n   api\n   guide\n", encoding="utf-8"
+    )
+    (root / "docs" / "api.rst").write_text(
+        ".. _api-label:\n\nAPI\n===\n\n.. py:function:: frobnicate(x)\n\n   Does it.\n", encoding="utf-8"
+    )
+    (root / "docs" / "guide.md").write_text(
+        "# Guide\n\n{ref}`api-label`, [the API](api-label), [](frobnicate), {py:func}`frobnicate`, {ref}`genindex`.\n\n"
+        '<!-- <img src="_static/{template}"> -->\n\n[gone](no-such-label)\n',
+        encoding="utf-8",
+    )
+    (root / "mdmark.config.yaml").write_text(
+        'docs:\n  include: ["docs/**/*.md"]\nbuild:\n  include: ["docs/**/*.md"]\n  out: dist/d.html\nsphinx:\n  conf: docs/conf.py\n',
+        encoding="utf-8",
+    )
+    result = run_mdmark("check", cwd=root)
+    assert result.stdout.splitlines() == [
+        "docs/guide.md:7: broken_anchor: リンク先 `no-such-label` に当たる見出し・ラベル・文書がどこにも無いので、近い `api-label` に直すか、リンクを直してください。"
+    ]
+    built = run_mdmark("build", cwd=root)
+    assert built.returncode == 0, built.stderr
+    # References into .rst documents stay text (mdmark builds Markdown only), without a warning each.
+    assert "include に加えて" not in built.stderr

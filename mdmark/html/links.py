@@ -210,5 +210,9 @@ class BuildLinks(_Links):
         return f"#{wrapper}:{anchor}" if anchor else f"#{wrapper}"
 
     def missing_doc(self, docname: str, written: str) -> str | None:
+        if not (self.srcdir / f"{docname}.md").is_file():
+            # A Sphinx project's .rst document: mdmark builds Markdown only, so the reference stays
+            # text; nothing the user could add to build.include would change that.
+            return None
         shown = written.split("#", 1)[0] or posixpath.relpath(docname, posixpath.dirname(self.docname) or ".")
         return f"リンク先の文書 `{shown}` は build の include に当たらず 1 枚に入っていないので、include に加えてください。"

@@ -36,7 +36,7 @@ from mdmark.config import MarkdownSettings
 from mdmark.confine import inside, outside_message
 from mdmark.facts import DocFacts, Link
 from mdmark.files import read_regular
-from mdmark.pipeline import SPHINX_LOCK, Pipeline, file_stamp
+from mdmark.pipeline import SPHINX_LOCK, Pipeline, docname_of, file_stamp
 from mdmark.rawhtml import drop_navigating, dropped_message
 
 if TYPE_CHECKING:
@@ -553,7 +553,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
     from mdmark.files import read_text
 
     rel = pipeline.relpath(path)
-    docname = rel[: -len(".md")]
+    docname = docname_of(rel)
     source = read_text(path, rel)
     with pipeline.collect_warnings() as sphinx_warnings:
         tree = pipeline.doctree(path)
