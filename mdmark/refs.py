@@ -316,10 +316,9 @@ class Model:
             return found
         if link.local_id:
             return Resolved(doc=docname, anchor=link.local_id)
-        if link.path is not None and "/" not in link.target and "." not in link.target.split("#", 1)[0]:
-            pass  # a bare name: a label, reported below
-        elif link.path is not None:
-            written = link.target.split("#", 1)[0]
+        written = link.target.split("#", 1)[0]
+        # A bare name (no folder, no suffix) is a label; anything else names a file.
+        if link.path is not None and ("/" in written or "." in written):
             if self._exists(link.path):
                 return Resolved(file=link.path)
             return Resolved(problem=Problem("broken_link", "myst.xref_missing", self._missing_file(written, link.path, docname)))
