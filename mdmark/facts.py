@@ -50,6 +50,14 @@ class Heading:
     #: From an ``{include}``d file: ``line`` is a line of that file, not of this document.
     included: bool = False
 
+    @property
+    def anchor(self) -> str | None:
+        """The id a link to this heading uses: its slug when the section carries it (readable URLs),
+        else its first id."""
+        if self.slug is not None and (self.slug in self.ids or not self.ids):
+            return self.slug
+        return self.ids[0] if self.ids else None
+
 
 @dataclass(frozen=True)
 class Link:

@@ -67,6 +67,8 @@ class _App:
         conf: Path | None = None,
         root: Path | None = None,
     ) -> None:
+        from mdmark.confine import install
+        from mdmark.linebreaks import enable
         from mdmark.sphinx_host import create_app
 
         self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
@@ -76,12 +78,7 @@ class _App:
         self.warning = io.StringIO()
         self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, self.status, self.warning)
         self.srcdir = srcdir
-        from mdmark.linebreaks import enable
-
         enable(self.sphinx)  # export and build join lines split between Japanese characters
-
-        from mdmark.confine import install
-
         install(self.sphinx, root)  # {include} and friends read only inside the project root
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
@@ -103,12 +100,12 @@ class _App:
         sphinx_logging.setup(self.sphinx, self.status, self.warning)
 
     def read(self, docname: str, text: str | None = None) -> tuple[nodes.document, list[Warning]]:
-        from mdmark.sphinx_host import ensure_known
-
         """Read one document (re-reading it cleanly if read before); returns its doctree and warnings.
 
         ``text`` is the document's content as the caller hashed it (default: the file as Sphinx reads it).
         """
+        from mdmark.sphinx_host import ensure_known
+
         app = self.sphinx
         env = app.env
         # Logging handlers are global to the process: point them at this app's streams.
@@ -232,9 +229,10 @@ def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts,
 
     docname = docname_of(relpath)
     doctree, warnings = app.read(docname, text)
-    metadata = dict(app.sphinx.env.metadata.get(docname, {}))
-    parts = extract(doctree, docname, metadata, text, app.sphinx.env, app.info.source_suffixes)
     env = app.sphinx.env
+    metadata = dict(env.metadata.get(docname, {}))
+    parts = extract(doctree, docname, metadata, text, env, app.info.source_suffixes)
+    # What the document pulled in ({include}, {literalinclude}, images): a change re-parses it.
     deps = sorted({str(d) for d in env.dependencies.get(docname, ())} - {relpath})
     stamps = [(rel, *file_stamp(app.srcdir / rel)) for rel in deps]
     facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, deps=stamps, **parts)
@@ -251,9 +249,8 @@ class Pipeline:
     def __init__(
         self, srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
     ) -> None:
-        from mdmark.sphinx_host import conf_digest
-
         from mdmark.confine import project_root
+        from mdmark.sphinx_host import conf_digest
 
         #: Where embedded files must lie (design.md §9): the config folder's git work tree, else the
         #: config folder — with a conf.py too, whose folder is only the source folder.

@@ -26,9 +26,6 @@ if TYPE_CHECKING:
 #: Labels Sphinx's std domain always has (its generated index and search pages).
 BUILTIN_LABELS: dict[str, str] = {"genindex": "Index", "modindex": "Module Index", "py-modindex": "Module Index", "search": "Search Page"}
 
-#: Sphinx warning types that are broken references (reported as broken_link/broken_anchor, not syntax).
-REFERENCE_WARNINGS: dict[str, str] = {"myst.iref_missing": "broken_link"}
-
 
 @dataclass(frozen=True)
 class Problem:
@@ -190,9 +187,7 @@ class Model:
         of that document (by name or by id) — (id, title)."""
         for heading in facts.headings:
             if heading.slug == anchor:
-                # The slug itself when the section carries it as an id: readable URLs.
-                ident = anchor if anchor in heading.ids or not heading.ids else heading.ids[0]
-                return ident, heading.title
+                return heading.anchor or anchor, heading.title
         for heading in facts.headings:
             if heading.slug and anchor in heading.ids:
                 return anchor, heading.title

@@ -134,8 +134,7 @@ class _Links:
             top = facts.headings[0].level if facts.headings else 1
             for heading in facts.headings[1:]:
                 if heading.level == top + 1 and heading.ids:
-                    ident = heading.slug if heading.slug in heading.ids else heading.ids[0]
-                    href = self.doc_href(docname, ident)
+                    href = self.doc_href(docname, heading.anchor)
                     if href is not None:
                         rows.append(
                             f'<li class="toctree-l{len(prefix) + 1}"><a class="reference internal" href="{htmllib.escape(href)}">{htmllib.escape(heading.title)}</a></li>'
