@@ -11,6 +11,7 @@ A subcommand added with ``add_subparsers(parser_class=JapaneseParser)`` needs no
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 import unicodedata
@@ -133,17 +134,12 @@ class JapaneseHelpFormatter(argparse.HelpFormatter):
         return "\n".join(indent + line for line in wrap_cells(" ".join(text.split()), width))
 
 
-_FORMATTERS: dict[type[argparse.HelpFormatter], type[argparse.HelpFormatter]] = {}
-
-
+@functools.cache
 def japanese_formatter(base: type[argparse.HelpFormatter]) -> type[argparse.HelpFormatter]:
-    """``base`` (raw description, defaults shown…) with the Japanese usage prefix."""
+    """``base`` (raw description, defaults shown…) with the Japanese usage prefix (one class per base)."""
     if issubclass(base, JapaneseHelpFormatter):
         return base
-    made = _FORMATTERS.get(base)
-    if made is None:
-        made = _FORMATTERS[base] = type(f"Japanese{base.__name__}", (JapaneseHelpFormatter, base), {})
-    return made
+    return type(f"Japanese{base.__name__}", (JapaneseHelpFormatter, base), {})
 
 
 class JapaneseParser(argparse.ArgumentParser):

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.export import document_warnings
-from mdmark.files import display, read_regular, resolved
-from mdmark.pipeline import PARALLEL_THRESHOLD, Pipeline, cache_key
+from mdmark.files import display, resolve_many, resolved_many
+from mdmark.pipeline import PARALLEL_THRESHOLD, Pipeline
 from mdmark.project import Project, match_files
 from mdmark.text import quote_list
 
@@ -27,15 +27,17 @@ if TYPE_CHECKING:
     from mdmark.refs import Model
 
 
-def _ordered(project: Project, files: list[Path], model: Model) -> list[Path]:
+def _ordered(project: Project, files: list[Path], real: dict[Path, Path], model: Model) -> list[Path]:
     """The page's order (design.md §2): when the root document (conf.py ``root_doc``, else
     ``index.md``) is among the files and holds a toctree, the toctree tree depth-first as Sphinx's
-    ``singlehtml``; then the documents of the index in index order, then the other files by path."""
+    ``singlehtml``; then the documents of the index in index order, then the other files by path.
+
+    ``real``: the resolved path of each of ``files``."""
     srcdir = project.source_dir
     by_doc: dict[str, Path] = {}
     for f in files:
         try:
-            by_doc[resolved(f).relative_to(srcdir).as_posix().removesuffix(".md")] = f
+            by_doc[real[f].relative_to(srcdir).as_posix().removesuffix(".md")] = f
         except ValueError:
             continue
     ordered: list[Path] = []
@@ -43,15 +45,15 @@ def _ordered(project: Project, files: list[Path], model: Model) -> list[Path]:
     root_facts = model.facts(root) if root in by_doc else None
     if root_facts is not None and root_facts.toctrees:
         ordered = [by_doc[d] for d in model.toctree_order(root) if d in by_doc]
-    taken = {resolved(f) for f in ordered}
-    wanted = {resolved(f): f for f in files if resolved(f) not in taken}
+    taken = {real[f] for f in ordered}
+    wanted = {real[f]: f for f in files if real[f] not in taken}
     if project.config.index is not None:
         index = project.index()
-        for doc in index.docs:
-            match = wanted.pop(index.doc_file(doc), None)
+        for doc_path in resolved_many(index.folder / doc.path for doc in index.docs):
+            match = wanted.pop(doc_path, None)
             if match is not None:
                 ordered.append(match)
-    return ordered + [f for f in files if resolved(f) in wanted]
+    return ordered + [f for f in files if real[f] in wanted]
 
 
 def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
@@ -60,10 +62,9 @@ def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
 
     cache = fragment_cache(pipeline)
     missing: list[Path] = []
-    for path in paths:
+    for path, real in zip(paths, resolve_many(paths), strict=True):
         try:
-            rel = pipeline.relpath(path)
-            key = cache_key(rel, read_regular(path), pipeline.settings, pipeline.conf_key)
+            key = pipeline.key_of(path, real)
         except (MdmarkError, OSError):
             missing.append(path)
             continue
@@ -119,27 +120,32 @@ def build_site(
         cold = []
     known: dict[Path, DocFacts] = {}
     model = project.reference_model(project.facts_for, known, files)
-    ordered = _ordered(project, files, model)
-    by_path = {resolved(path): facts for path, facts in known.items()}
-    all_facts = [by_path.get(resolved(p)) or pipeline.facts_many([p])[0] for p in ordered]
+    real = dict(zip(files, resolved_many(files), strict=True))
+    ordered = _ordered(project, files, real, model)
+    by_path = dict(zip(resolved_many(known), known.values(), strict=True))
+    all_facts = [by_path.get(real[p]) or pipeline.facts_many([p])[0] for p in ordered]
     broken = [f for f in all_facts if f.error]
     if broken:
         raise MdmarkError(broken[0].error or "")
     model = model.with_order([f.path.removesuffix(".md") for f in all_facts])
 
     index = project.index() if cfg.index is not None else None
-    index_titles = {index.doc_file(d): d.title for d in index.docs} if index is not None else {}
-    waiting = {resolved(p) for p in cold}
+    index_titles = (
+        dict(zip(resolved_many(index.folder / d.path for d in index.docs), (d.title for d in index.docs), strict=True))
+        if index is not None
+        else {}
+    )
+    waiting = {real[p] for p in cold}
     fragments = []
     for path, facts in zip(ordered, all_facts, strict=True):
         fragments.append(render_document(pipeline, path, facts, lang))
-        if resolved(path) in waiting:
+        if real[path] in waiting:
             advance(1)
 
     in_page = {fragment.docname for fragment in fragments}
     from mdmark.graph.views import build_graphs
 
-    graphs = build_graphs(project, {resolved(p): doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
+    graphs = build_graphs(project, {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
     body: list[str] = []
     nav: list[NavEntry] = []
     warnings: list[str] = css_warnings(cfg)
@@ -153,9 +159,9 @@ def build_site(
         )
         rel = display(path, project.root)
         body.append(
-            f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(path)}</section>\n'
+            f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(real[path])}</section>\n'
         )
-        title = index_titles.get(resolved(path)) or facts.title or path.stem
+        title = index_titles.get(real[path]) or facts.title or path.stem
         entry = NavEntry(title, f"#{prefix}")
         for heading in facts.headings:
             if not heading.ids or heading.level not in (2, 3):

@@ -14,7 +14,8 @@ goes stale when another file appears or disappears.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import dataclass, field
 from typing import Any
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
@@ -169,6 +170,10 @@ class Warning:
     message: str
 
 
+#: The fields of :class:`DocFacts` that are lists of flat records.
+_RECORD_LISTS = ("headings", "links", "images", "text", "term_refs", "labels", "targets", "warnings")
+
+
 @dataclass
 class DocFacts:
     """Facts of one document. ``error`` is set (and the rest empty) when the file could not be parsed."""
@@ -197,7 +202,14 @@ class DocFacts:
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The facts as JSON data (what :func:`dataclasses.asdict` gives, several times faster:
+        every document's facts are written to the cache and sent back from the workers)."""
+        data = dict(vars(self))
+        for name in _RECORD_LISTS:
+            data[name] = [dict(vars(item)) for item in data[name]]
+        data["toctrees"] = [{**vars(t), "entries": [dict(vars(e)) for e in t.entries]} for t in self.toctrees]
+        data["metadata"] = copy.deepcopy(self.metadata)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DocFacts:

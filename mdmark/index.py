@@ -8,7 +8,6 @@ out, the rest is usable.
 
 from __future__ import annotations
 
-import threading
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -302,29 +301,12 @@ def build_index(doc: YamlDoc, path: Path, shown: str) -> Index:
 def load_index(path: Path, config_root: Path) -> Index:
     """Read and model the index; a missing or unreadable file raises (exit 2) with one sentence.
 
-    The model is kept per file and reused while the file's stat is unchanged: the server answers
-    every call from it, and parsing YAML is most of a warm ``check``.
+    The model is kept by the project's :class:`~mdmark.workspace.Workspace` and reused while the
+    file's stat is unchanged (the server answers every call from it), and the parsed YAML by its
+    content in the user's cache: parsing YAML is most of a warm ``check``.
     """
+    from mdmark.workspace import workspace_for
+
     shown = display(path, config_root)
-    try:
-        info = path.stat()
-        stamp: tuple[int, int, int] | None = (info.st_mtime_ns, info.st_size, info.st_ino)
-    except OSError:
-        stamp = None  # load_yaml says why it cannot be read
-    cache_key = (str(path), shown)
-    if stamp is not None:
-        with _LOADED_LOCK:
-            hit = _LOADED.get(cache_key)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-    index = build_index(load_yaml(path, shown), path, shown)
-    if stamp is not None:
-        with _LOADED_LOCK:
-            if len(_LOADED) > 64:
-                _LOADED.clear()
-            _LOADED[cache_key] = (stamp, index)
-    return index
-
-
-_LOADED: dict[tuple[str, str], tuple[tuple[int, int, int], Index]] = {}
-_LOADED_LOCK = threading.Lock()
+    workspace = workspace_for(config_root)
+    return workspace.index(path, shown, lambda: build_index(load_yaml(path, shown, workspace.parsed_yaml), path, shown))

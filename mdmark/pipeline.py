@@ -25,28 +25,43 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mdmark import __version__
-from mdmark.cachestore import read_entry, write_entry
+from mdmark.contentcache import ContentCache, raw
 from mdmark.config import MarkdownSettings
 from mdmark.errors import MdmarkError
 from mdmark.facts import FACTS_VERSION, DocFacts, Warning
-from mdmark.files import MAX_FILE_BYTES, FileTooBig, NotRegularFile, decode_text, read_regular
+from mdmark.files import (
+    MAX_FILE_BYTES,
+    FileTooBig,
+    NotRegularFile,
+    decode_text,
+    read_regular_stat,
+    resolve_many,
+    stat_stamp,
+)
 from mdmark.sphinx_host import ConfInfo
 
 if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
 
+C = TypeVar("C", bound=ContentCache[Any])
+
 #: Serialises all Sphinx/docutils work in this process.
 SPHINX_LOCK = threading.RLock()
 
 #: The in-tree cache folder of older versions: never read any more, still never searched for documents.
 CACHE_DIR_NAME = ".mdmark_cache"
+
+#: A file modified less than this long ago may change again within the same mtime tick: its stat
+#: is not trusted to mean "unchanged" (git's "racily clean" entries).
+RACY_NS = 2_000_000_000
 
 #: Below this many documents to parse, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 24
@@ -265,10 +280,19 @@ class Pipeline:
         self.conf_key = conf_digest(self.conf)
         self._app: _App | None = None
         self._info: ConfInfo | None = None
-        self._memory: dict[str, tuple[DocFacts, bytes | None]] = {}
-        #: The cache key held in memory per document: a new version evicts the old one, so a
-        #: long-running server keeps one parse per document, not one per edit.
-        self._memory_key: dict[str, str] = {}
+        #: Facts and doctrees by cache key (a doctree's facts are only ever written after it).
+        self._facts: ContentCache[DocFacts] = ContentCache(
+            cache_dir, ".json", _encode_facts, _decode_facts, slot_of=lambda facts: facts.path
+        )
+        self._trees: ContentCache[bytes] = ContentCache(cache_dir, ".doctree", raw, raw)
+        self._conf_infos: ContentCache[ConfInfo] = ContentCache(cache_dir, ".conf.json", _encode_info, _decode_info)
+        #: Caches of what other modules derive from this pipeline's documents (HTML fragments), by name.
+        self._derived: dict[str, ContentCache[Any]] = {}
+        self._derived_lock = threading.Lock()
+        #: Per document (source-relative path): the stat of its file when last read and the cache
+        #: key of the bytes read then, so an unchanged file is not read and hashed again — a server
+        #: checks the whole project after every edit.
+        self._stamps: dict[str, tuple[tuple[int, int, int, int, int], str]] = {}
         #: How many documents this pipeline actually parsed (cache misses) — for tests and benchmarks.
         self.parse_count = 0
 
@@ -297,37 +321,40 @@ class Pipeline:
         if self.conf is None:
             self._info = info_for_settings(self.settings)
             return self._info
-        file = self._info_file()
-        data = read_entry(file) if file is not None else None
-        if data is not None:
-            try:
-                self._info = ConfInfo.from_json(json.loads(data))
-                return self._info
-            except (ValueError, KeyError, TypeError):
-                pass
+        cached = self._conf_infos.get(self._info_key(), keep=False)
+        if cached is not None:
+            self._info = cached
+            return cached
         return self._get_app().info
 
-    def _info_file(self) -> Path | None:
-        if self.conf is None:
-            return None
-        key = hashlib.sha256(f"conf\0{__version__}\0{self.conf_key}\0{self.settings.key()}".encode()).hexdigest()
-        return self._disk(key, ".conf.json")
+    def _info_key(self) -> str:
+        return hashlib.sha256(f"conf\0{__version__}\0{self.conf_key}\0{self.settings.key()}".encode()).hexdigest()
 
     def _store_info(self, info: ConfInfo) -> None:
-        file = self._info_file()
-        if file is not None:
-            self._write_cache(file, json.dumps(info.to_json(), ensure_ascii=False).encode())
+        if self.conf is not None:
+            self._conf_infos.write(self._info_key(), info)
+
+    def content_cache(self, name: str, make: Callable[[Path | None], C]) -> C:
+        """The cache ``name`` of things derived from this pipeline's documents, made by ``make`` (given
+        the cache folder) on first use: it lives as long as the pipeline."""
+        with self._derived_lock:
+            cache = self._derived.get(name)
+            if cache is None:
+                cache = self._derived[name] = make(self.cache_dir)
+        return cache  # type: ignore[return-value]
 
     # -- paths and raw input -----------------------------------------------------------------
 
     def relpath(self, path: Path) -> str:
         """The document's path relative to the source folder; refuses paths outside it or not ``.md``."""
-        try:
-            resolved = path.resolve()
-        except (RuntimeError, OSError):  # RuntimeError: links that loop
+        return self._relpath(path, resolve_many([path])[0])
+
+    def _relpath(self, path: Path, resolved: Path | None) -> str:
+        """:meth:`relpath` with the links of ``path`` already resolved (None: they loop)."""
+        if resolved is None:
             raise MdmarkError(
                 f"`{path.name}` のリンクが輪になっていて行き着くファイルが無いので、リンクを張り直すか消してください。"
-            ) from None
+            )
         try:
             rel = resolved.relative_to(self.srcdir).as_posix()
         except ValueError:
@@ -346,11 +373,37 @@ class Pipeline:
             raise MdmarkError(f"`{rel}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
         return rel
 
-    def _read_input(self, path: Path, rel: str) -> tuple[bytes, str]:
+    def key_of(self, path: Path, real: Path | None) -> str:
+        """The cache key of a document's current content (``real``: ``path`` resolved, None if its
+        links loop); raises :class:`MdmarkError` when it cannot be read."""
+        return self._key(real or path, self._relpath(path, real))[0]
+
+    def _read_keyed(self, path: Path, rel: str) -> tuple[str, str]:
+        """The cache key and text of the document at ``path``, read now (its stat remembered)."""
+        data, text, info = self._read_input(path, rel)
+        key = cache_key(rel, data, self.settings, self.conf_key)
+        if time.time_ns() - info.st_mtime_ns > RACY_NS:
+            self._stamps[rel] = (stat_stamp(info), key)
+        return key, text
+
+    def _key(self, path: Path, rel: str) -> tuple[str, str | None]:
+        """The cache key of the document at ``path`` and its text — None when the key was known from
+        an earlier read of the unchanged file (same stat), so it was neither read nor hashed."""
+        seen = self._stamps.get(rel)
+        if seen is not None:
+            try:
+                info = os.stat(path)
+            except OSError:
+                info = None
+            if info is not None and stat_stamp(info) == seen[0]:
+                return seen[1], None
+        return self._read_keyed(path, rel)
+
+    def _read_input(self, path: Path, rel: str) -> tuple[bytes, str, os.stat_result]:
         try:
             if not path.exists():
                 raise MdmarkError(f"`{rel}` が見つからないので、パスを確かめてください。")
-            data = read_regular(path)
+            data, info = read_regular_stat(path)
         except NotRegularFile:
             raise MdmarkError(
                 f"`{rel}` はふつうのファイルではない（FIFO・デバイスなど）ので、文書にはふつうのファイルを置いてください。"
@@ -361,33 +414,21 @@ class Pipeline:
             ) from None
         except OSError as exc:
             raise MdmarkError(f"`{rel}` を読めない（{exc.strerror}）ので、ファイルの権限やリンクを確かめてください。") from None
-        return data, decode_text(data, rel)
+        return data, decode_text(data, rel), info
 
     # -- the cache ------------------------------------------------------------------------------
 
-    def _disk(self, key: str, suffix: str) -> Path | None:
-        if self.cache_dir is None:
-            return None
-        return self.cache_dir / key[:2] / f"{key}{suffix}"
-
     def _load_cached(self, key: str, want_tree: bool) -> tuple[DocFacts, bytes | None] | None:
-        hit = self._memory.get(key)
-        if hit is not None and (hit[1] is not None or not want_tree):
-            return hit
-        facts_file = self._disk(key, ".json")
-        tree_file = self._disk(key, ".doctree")
-        if facts_file is None or tree_file is None:
-            return None
         # Only authenticated entries are loaded (the doctree is a pickle): see mdmark.cachestore.
-        facts_data = read_entry(facts_file)
-        tree = read_entry(tree_file) if want_tree else None
-        if facts_data is None or (want_tree and tree is None):
+        facts = self._facts.get(key, keep=False)
+        if facts is None:
             return None
-        try:
-            facts = DocFacts.from_json(json.loads(facts_data.decode("utf-8")))
-        except (ValueError, KeyError, TypeError):
-            return None  # a damaged cache entry is just a miss
-        self._remember(key, facts, tree)
+        tree = self._trees.get(key, keep=False) if want_tree else None
+        if want_tree and tree is None:
+            return None
+        self._facts.remember(key, facts)
+        if tree is not None:
+            self._trees.remember(key, tree, facts.path)
         return facts, tree
 
     def _deps_fresh(self, facts: DocFacts) -> bool:
@@ -395,31 +436,12 @@ class Pipeline:
         they were when it was parsed: the cache key covers the document's own bytes only."""
         return all(file_stamp(self.srcdir / rel) == (size, mtime) for rel, size, mtime in facts.deps)
 
-    def _remember(self, key: str, facts: DocFacts, tree: bytes | None) -> None:
-        old = self._memory_key.get(facts.path)
-        if old is not None and old != key:
-            self._memory.pop(old, None)
-        self._memory_key[facts.path] = key
-        self._memory[key] = (facts, tree)
-
     def _store(self, key: str, facts: DocFacts, tree: bytes) -> None:
-        self._remember(key, facts, tree)
-        facts_file = self._disk(key, ".json")
-        tree_file = self._disk(key, ".doctree")
-        if facts_file is None or tree_file is None:
-            return
+        self._facts.remember(key, facts)
+        self._trees.remember(key, tree, facts.path)
         # The tree first: a facts file is only ever found beside its tree.
-        if self._write_cache(tree_file, tree):
-            self._write_cache(facts_file, json.dumps(facts.to_json(), ensure_ascii=False).encode())
-
-    def _write_cache(self, file: Path, data: bytes) -> bool:
-        try:
-            _ensure_cache_dir(self.cache_dir)  # type: ignore[arg-type]
-            file.parent.mkdir(parents=True, exist_ok=True)
-            write_entry(file, data)
-            return True
-        except OSError:
-            return False  # the cache is an optimisation; a read-only folder still works
+        if self._trees.write(key, tree):
+            self._facts.write(key, facts)
 
     # -- parsing ----------------------------------------------------------------------------------
 
@@ -442,14 +464,13 @@ class Pipeline:
         #: A path named twice is parsed once; its other positions are filled in at the end.
         repeats: list[tuple[int, int]] = []
         first_of: dict[str, int] = {}
-        for i, path in enumerate(paths):
+        for i, (path, real) in enumerate(zip(paths, resolve_many(paths), strict=True)):
             try:
-                rel = self.relpath(path)
-                data, text = self._read_input(path, rel)
+                rel = self._relpath(path, real)
+                key, known_text = self._key(real or path, rel)
             except MdmarkError as exc:
                 results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                 continue
-            key = cache_key(rel, data, self.settings, self.conf_key)
             if key in first_of:
                 repeats.append((i, first_of[key]))
                 continue
@@ -457,8 +478,15 @@ class Pipeline:
             hit = self._load_cached(key, want_trees)
             if hit is not None and self._deps_fresh(hit[0]):
                 results[i] = hit[0]
-            else:
-                todo.append((i, key, rel, text))
+                continue
+            if known_text is None:
+                # Known by its stat but no longer cached: read it now (the bytes decide the key).
+                try:
+                    key, known_text = self._read_keyed(real or path, rel)
+                except MdmarkError as exc:
+                    results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
+                    continue
+            todo.append((i, key, rel, known_text))
         done = len(paths) - len(todo) - len(repeats)
         if progress:
             progress(done, len(paths))
@@ -547,8 +575,7 @@ class Pipeline:
         from sphinx.util.docutils import LoggingReporter
 
         rel = self.relpath(path)
-        data, text = self._read_input(path, rel)
-        key = cache_key(rel, data, self.settings, self.conf_key)
+        key, text = self._read_keyed(path, rel)
         hit = self._load_cached(key, want_tree=True)
         if hit is None or hit[1] is None or not self._deps_fresh(hit[0]):
             hit = self._parse_full(key, rel, text)
@@ -569,30 +596,27 @@ class Pipeline:
         return tree
 
 
-def _ensure_cache_dir(cache_dir: Path) -> None:
-    """Create the cache folder with a ``.gitignore`` so git never picks it up."""
-    if not cache_dir.is_dir():
-        cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        (cache_dir / ".gitignore").write_text("# created by mdmark; safe to delete\n*\n", encoding="utf-8")
-        (cache_dir / "CACHEDIR.TAG").write_text(
-            "Signature: 8a477f597d28d172789f06886806bc55\n# mdmark parse cache; safe to delete\n", encoding="utf-8"
-        )
+def _encode_facts(facts: DocFacts) -> bytes:
+    return json.dumps(facts.to_json(), ensure_ascii=False).encode("utf-8")
 
 
-_PIPELINES: dict[tuple[str, ...], Pipeline] = {}
-_PIPELINES_LOCK = threading.Lock()
+def _decode_facts(data: bytes) -> DocFacts:
+    return DocFacts.from_json(json.loads(data.decode("utf-8")))
+
+
+def _encode_info(info: ConfInfo) -> bytes:
+    return json.dumps(info.to_json(), ensure_ascii=False).encode("utf-8")
+
+
+def _decode_info(data: bytes) -> ConfInfo:
+    return ConfInfo.from_json(json.loads(data.decode("utf-8")))
 
 
 def get_pipeline(
     srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
 ) -> Pipeline:
-    """The process-wide pipeline for a source folder, settings and conf.py (created once, then reused;
-    an edited conf.py makes a new one)."""
-    from mdmark.sphinx_host import conf_digest
+    """The pipeline for a source folder, settings and conf.py, kept by the folder's workspace
+    (created once, then reused; an edited conf.py makes a new one)."""
+    from mdmark.workspace import workspace_for
 
-    key = (str(srcdir.resolve()), settings.key(), str(cache_dir), str(conf), conf_digest(conf))
-    with _PIPELINES_LOCK:
-        pipeline = _PIPELINES.get(key)
-        if pipeline is None:
-            pipeline = _PIPELINES[key] = Pipeline(srcdir, settings, cache_dir, conf)
-        return pipeline
+    return workspace_for(srcdir).pipeline(srcdir, settings, cache_dir, conf)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -21,7 +22,8 @@ from mdmark.errors import MdmarkError
 from mdmark.files import resolved
 from mdmark.facts import DocFacts
 from mdmark.index import Index, load_index
-from mdmark.pipeline import CACHE_DIR_NAME, Pipeline, get_pipeline
+from mdmark.pipeline import CACHE_DIR_NAME, Pipeline
+from mdmark.workspace import Workspace, workspace_for
 
 if TYPE_CHECKING:
     from mdmark.refs import Model
@@ -36,14 +38,8 @@ def glob_match(rel: str, pattern: str) -> bool:
     return _compile(pattern).fullmatch(rel) is not None
 
 
-_PATTERN_CACHE: dict[str, re.Pattern[str]] = {}
-
-
+@functools.lru_cache(maxsize=1024)
 def _compile(pattern: str) -> re.Pattern[str]:
-    cached = _PATTERN_CACHE.get(pattern)
-    if cached is not None:
-        return cached
-    original = pattern
     out = []
     i = 0
     # Only a leading "./" goes ("./.github/*.md" keeps its dot folder).
@@ -72,9 +68,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
             else:
                 out.append(re.escape(ch))
             i += 1
-    compiled = re.compile("".join(out))
-    _PATTERN_CACHE[original] = compiled
-    return compiled
+    return re.compile("".join(out))
 
 
 def match_files(root: Path, include: tuple[str, ...], exclude: tuple[str, ...]) -> list[Path]:
@@ -131,8 +125,13 @@ class Project:
         return project_cache_dir(self.root) if self.config.path is not None else None
 
     @property
+    def workspace(self) -> Workspace:
+        """What mdmark keeps about this project between calls (see :mod:`mdmark.workspace`)."""
+        return workspace_for(self.root)
+
+    @property
     def pipeline(self) -> Pipeline:
-        return get_pipeline(self.root, self.config.markdown, self.cache_dir, self.config.sphinx_conf)
+        return self.workspace.pipeline(self.root, self.config.markdown, self.cache_dir, self.config.sphinx_conf)
 
     @property
     def source_dir(self) -> Path:

@@ -11,7 +11,6 @@ import base64
 import binascii
 import hashlib
 import json
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from mdmark.relations import RelationGraph, build_graph, doc_file
 from mdmark.schema import integral, type_name
 from mdmark.text import close_names, normalize, quote_list
 from mdmark.toon import encode as encode_toon
+from mdmark.workspace import Workspace
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
@@ -144,30 +144,19 @@ def _open_index(start: Path, config: Any) -> tuple[Project, Index]:
     return project, project.index()
 
 
-_CHARS: dict[Path, tuple[int, int, int | None]] = {}
-_CHARS_LOCK = threading.Lock()
-
-
-def file_chars(path: Path, root: Path | None = None) -> int | None:
+def file_chars(workspace: Workspace, path: Path, root: Path | None = None) -> int | None:
     """Code points in a document's file, None when it is missing, unreadable or (links resolved)
-    outside ``root`` (cached by mtime and size)."""
+    outside ``root`` (kept by the workspace while the file's stat is unchanged)."""
     if root is not None and not inside(path, root):
         return None
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    with _CHARS_LOCK:
-        hit = _CHARS.get(path)
-    if hit is not None and hit[0] == stat.st_mtime_ns and hit[1] == stat.st_size:
-        return hit[2]
-    try:
-        chars: int | None = len(read_text(path))
-    except MdmarkError:
-        chars = None
-    with _CHARS_LOCK:
-        _CHARS[path] = (stat.st_mtime_ns, stat.st_size, chars)
-    return chars
+
+    def count() -> int | None:
+        try:
+            return len(read_text(path))
+        except MdmarkError:
+            return None
+
+    return workspace.file_chars(path, count)
 
 
 class _TagKeys:
@@ -342,7 +331,7 @@ def find_docs(
         matched.sort(key=lambda d: 0 if any(t.main and keys.key(t.name) in wanted for t in d.tags) else 1)
 
     root = project_root(project.root)
-    chars = {id(doc): file_chars(doc_file(index, doc), root) for doc in matched}
+    chars = {id(doc): file_chars(project.workspace, doc_file(index, doc), root) for doc in matched}
     total_chars = sum(c for c in chars.values() if c is not None)
     result: dict[str, Any] = {"total": len(matched)}
     page = matched[offset : offset + page_size]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,14 +28,7 @@ from pathlib import Path
 from mdmark.facts import DocFacts
 from mdmark.index import REVERSE_TYPES, Doc, Index, Relation
 from mdmark.occurrences import NameMatcher
-
-#: Bounded caches: a long-running server sees many index versions but needs only the recent ones.
-_MATCHERS: dict[str, NameMatcher] = {}
-_OCCURRENCES: dict[tuple[str, str], frozenset[str]] = {}
-_CACHE_LOCK = threading.Lock()
-_MAX_MATCHERS = 8
-_MAX_OCCURRENCES = 50_000
-
+from mdmark.workspace import Workspace, workspace_for
 
 @dataclass(frozen=True)
 class RelationView:
@@ -61,33 +53,17 @@ class Edge:
     written: bool
 
 
-def _matcher(index: Index) -> tuple[str, NameMatcher]:
+def _matcher(workspace: Workspace, index: Index) -> tuple[str, NameMatcher]:
     pairs = [(name, doc.id) for doc in index.docs for name in doc.names]
     digest = hashlib.sha256("\0".join(f"{n}\x01{o}" for n, o in pairs).encode()).hexdigest()
-    with _CACHE_LOCK:
-        matcher = _MATCHERS.get(digest)
-    if matcher is None:
-        matcher = NameMatcher(pairs)
-        with _CACHE_LOCK:
-            if len(_MATCHERS) >= _MAX_MATCHERS:
-                _MATCHERS.clear()
-            _MATCHERS[digest] = matcher
-    return digest, matcher
+    return digest, workspace.matchers.get_or_make(digest, lambda: NameMatcher(pairs))
 
 
-def _occurring(signature: str, matcher: NameMatcher, facts: DocFacts) -> frozenset[str]:
+def _occurring(workspace: Workspace, signature: str, matcher: NameMatcher, facts: DocFacts) -> frozenset[str]:
     """Ids of the documents whose title or alias occurs in the plain text of ``facts``."""
-    key = (signature, facts.sha)
-    with _CACHE_LOCK:
-        hit = _OCCURRENCES.get(key)
-    if hit is not None:
-        return hit
-    found = frozenset(occ.owner for occ in matcher.find(facts.text))
-    with _CACHE_LOCK:
-        if len(_OCCURRENCES) >= _MAX_OCCURRENCES:
-            _OCCURRENCES.clear()
-        _OCCURRENCES[key] = found
-    return found
+    return workspace.occurrences.get_or_make(
+        (signature, facts.sha), lambda: frozenset(occ.owner for occ in matcher.find(facts.text))
+    )
 
 
 class RelationGraph:
@@ -108,7 +84,8 @@ class RelationGraph:
         for doc in index.docs:
             by_file.setdefault(os.path.normpath(os.path.join(folder, doc.path)), doc.id)
         src = str(srcdir.resolve())
-        signature, matcher = _matcher(index)
+        workspace = workspace_for(srcdir)
+        signature, matcher = _matcher(workspace, index)
         #: source id -> target ids reached by a body link or an occurrence (no self-relations).
         self.body: dict[str, set[str]] = {}
         seen_sources: set[str] = set()
@@ -125,7 +102,7 @@ class RelationGraph:
                 target = by_file.get(os.path.normpath(os.path.join(src, link.path)))
                 if target is not None:
                     targets.add(target)
-            targets |= _occurring(signature, matcher, doc_facts)
+            targets |= _occurring(workspace, signature, matcher, doc_facts)
             targets.discard(doc.id)
             if targets:
                 self.body[doc.id] = targets
@@ -207,10 +184,6 @@ def doc_file(index: Index, doc: Doc) -> Path:
     return Path(os.path.normpath(os.path.join(index.folder, doc.path)))
 
 
-_GRAPHS: dict[str, RelationGraph] = {}
-_MAX_GRAPHS = 8
-
-
 def build_graph(index: Index, srcdir: Path, facts_for: Callable[[list[Path]], list[DocFacts]]) -> RelationGraph:
     """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.Project.facts_for`.
 
@@ -223,13 +196,4 @@ def build_graph(index: Index, srcdir: Path, facts_for: Callable[[list[Path]], li
         digest.update(b"\0")
     for doc_facts in facts:
         digest.update(f"{doc_facts.path}\1{doc_facts.sha}\1{doc_facts.error is not None}\0".encode())
-    key = digest.hexdigest()
-    with _CACHE_LOCK:
-        graph = _GRAPHS.get(key)
-    if graph is None:
-        graph = RelationGraph(index, facts, srcdir)
-        with _CACHE_LOCK:
-            if len(_GRAPHS) >= _MAX_GRAPHS:
-                _GRAPHS.clear()
-            _GRAPHS[key] = graph
-    return graph
+    return workspace_for(srcdir).graphs.get_or_make(digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir))

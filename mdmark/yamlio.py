@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,46 @@ class YamlDoc:
             cut = max(probe.rfind("."), probe.rfind("["))
             probe = probe[:cut] if cut > 0 else ""
         return None
+
+    def to_json(self) -> dict[str, Any] | None:
+        """The document as JSON data, None when its data is more than JSON holds (dates, binary,
+        non-string keys): such a file is parsed again instead of being cached."""
+        if not _json_pure(self.data):
+            return None
+        return {
+            "data": self.data,
+            "text": self.text,
+            "lines": self.lines,
+            "duplicate_keys": self.duplicate_keys,
+            "duplicate_lines": self.duplicate_lines,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> YamlDoc:
+        return cls(data["data"], data["text"], data["lines"], data["duplicate_keys"], data["duplicate_lines"])
+
+
+def _json_pure(value: Any) -> bool:
+    """Whether ``value`` comes back from JSON as it is (iteratively: the nesting is bounded, the width is not)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None or type(item) in (str, int, bool):
+            continue
+        if type(item) is float:
+            if item != item or item in (float("inf"), float("-inf")):
+                return False
+            continue
+        if type(item) is list:
+            stack.extend(item)
+            continue
+        if type(item) is dict:
+            if not all(type(k) is str for k in item):
+                return False
+            stack.extend(item.values())
+            continue
+        return False
+    return True
 
 
 def _walk(
@@ -193,8 +234,14 @@ def yaml_error(exc: yaml.MarkedYAMLError, shown: str, text: str) -> MdmarkError:
     )
 
 
-def parse_yaml(text: str, shown: str) -> YamlDoc:
+#: ``memo(text, parse)``: ``parse()``, or an earlier result for the same text.
+YamlMemo = Callable[[str, Callable[[], YamlDoc]], YamlDoc]
+
+
+def parse_yaml(text: str, shown: str, memo: YamlMemo | None = None) -> YamlDoc:
     """Parse YAML text; a syntax error is one sentence naming the line and column."""
+    if memo is not None:
+        return memo(text, lambda: parse_yaml(text, shown))
     try:
         data, node = _load(text, shown)
     except RecursionError:
@@ -216,9 +263,9 @@ def parse_yaml(text: str, shown: str) -> YamlDoc:
     return YamlDoc(data=data, text=text, lines=lines, duplicate_keys=dups, duplicate_lines=dup_lines)
 
 
-def load_yaml(path: Path, shown: str) -> YamlDoc:
+def load_yaml(path: Path, shown: str, memo: YamlMemo | None = None) -> YamlDoc:
     """Read and parse a YAML file; unreadable files and syntax errors raise with exit code 2."""
     try:
-        return parse_yaml(read_text(path, shown), shown)
+        return parse_yaml(read_text(path, shown), shown, memo)
     except MdmarkError as exc:
         raise MdmarkError(exc.message, exit_code=2, file=str(path.absolute()), line=exc.line, column=exc.column) from None

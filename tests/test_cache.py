@@ -173,7 +173,7 @@ def test_memory_keeps_one_version_per_document(tmp_path: Path) -> None:
         doc.write_text(f"# 版 {i}\n\n本文 {i}。\n", encoding="utf-8")
         assert pipe.facts(doc).title == f"版 {i}"
     assert pipe.parse_count == 20
-    assert len(pipe._memory) == 1
+    assert len(pipe._facts) == 1 and len(pipe._trees) == 1
     env = pipe.app.env
     assert list(env.all_docs) == ["a"]
     assert env._write_doc_doctree_cache == {} and env._pickled_doctree_cache == {}

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.errors import MdmarkError
-from mdmark.files import display
+from mdmark.files import display, resolved_many
 from mdmark.graph.dot import to_dot
 from mdmark.graph.layout import neighbourhood, overview
 from mdmark.graph.model import DocGraph, doc_graph
@@ -151,8 +151,8 @@ class PageGraphs:
     local: dict[Path, str] = field(default_factory=dict)
 
     def after(self, path: Path) -> str:
-        """The neighbourhood aside that closes the section of the document at ``path`` ('' if none)."""
-        return self.local.get(path.resolve(), "")
+        """The neighbourhood aside that closes the section of the document at ``path`` (resolved; '' if none)."""
+        return self.local.get(path, "")
 
     def finish(self, body: list[str], nav: list[NavEntry]) -> None:
         """The overview section after the documents, and its entry at the end of the navigation."""
@@ -170,8 +170,7 @@ def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
         return PageGraphs()
     anchors: dict[str, str] = {}
     paths: dict[str, Path] = {}
-    for doc in index.docs:
-        path = index.doc_file(doc)
+    for doc, path in zip(index.docs, resolved_many(index.folder / d.path for d in index.docs), strict=True):
         if path in sections and doc.id not in anchors:
             anchors[doc.id] = f"#{sections[path]}"
             paths[doc.id] = path

@@ -6,6 +6,7 @@ asset is inline, and the Content-Security-Policy forbids the browser to load any
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,32 +35,23 @@ class NavEntry:
     children: list[NavEntry] = field(default_factory=list)
 
 
-_TEMPLATE: Template | None = None
-_STATIC_CSS: str | None = None
-_PYGMENTS_CSS: dict[str, str] = {}
-
-
 def _resource(name: str) -> str:
     return importlib.resources.files("mdmark.templates").joinpath(name).read_text(encoding="utf-8")
 
 
+@functools.cache
 def template() -> Template:
-    global _TEMPLATE
-    if _TEMPLATE is None:
-        from jinja2 import Environment
+    from jinja2 import Environment
 
-        env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-        _TEMPLATE = env.from_string(_resource("page.html"))
-    return _TEMPLATE
+    env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    return env.from_string(_resource("page.html"))
 
 
+@functools.cache
 def _static_css() -> str:
     """mdmark's stylesheet, then sphinx-design's (no ``url()`` in it: inlinable as is)."""
-    global _STATIC_CSS
-    if _STATIC_CSS is None:
-        design = importlib.resources.files("sphinx_design").joinpath("static", "sphinx-design.min.css")
-        _STATIC_CSS = design.read_text(encoding="utf-8") + "\n" + _resource("mdmark.css")
-    return _STATIC_CSS
+    design = importlib.resources.files("sphinx_design").joinpath("static", "sphinx-design.min.css")
+    return design.read_text(encoding="utf-8") + "\n" + _resource("mdmark.css")
 
 
 #: The Pygments style of the code colours (Sphinx's own). The markup only carries token classes,
@@ -67,13 +59,11 @@ def _static_css() -> str:
 PYGMENTS_STYLE = "sphinx"
 
 
+@functools.cache
 def _pygments_css() -> str:
-    cached = _PYGMENTS_CSS.get(PYGMENTS_STYLE)
-    if cached is None:
-        from sphinx.highlighting import PygmentsBridge
+    from sphinx.highlighting import PygmentsBridge
 
-        cached = _PYGMENTS_CSS[PYGMENTS_STYLE] = str(PygmentsBridge("html", PYGMENTS_STYLE).get_stylesheet())
-    return cached
+    return str(PygmentsBridge("html", PYGMENTS_STYLE).get_stylesheet())
 
 
 def refused_css(config: Config) -> list[tuple[str, str]]:

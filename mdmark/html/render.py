@@ -27,11 +27,11 @@ import posixpath
 import re
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mdmark.cachestore import read_entry, write_entry
+from mdmark.contentcache import ContentCache
 from mdmark.config import MarkdownSettings
 from mdmark.confine import inside, outside_message
 from mdmark.facts import DocFacts, Link
@@ -90,7 +90,14 @@ class Fragment:
     deps: list[tuple[str, int, int]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """As :func:`dataclasses.asdict` (faster: every fragment goes to the cache and back from a worker)."""
+        return {
+            "docname": self.docname,
+            "html": self.html,
+            "xrefs": [dict(vars(x)) for x in self.xrefs],
+            "notes": [dict(vars(n)) for n in self.notes],
+            "deps": list(self.deps),
+        }
 
     def fresh(self, srcdir: Path) -> bool:
         return all(file_stamp(srcdir / rel) == (size, mtime) for rel, size, mtime in self.deps)
@@ -480,59 +487,22 @@ def render_key(sha: str, lang: str) -> str:
     return hashlib.sha256(f"{RENDER_VERSION}\0{label_language(lang)}\0{sha}".encode()).hexdigest()
 
 
-class FragmentCache:
-    """Fragments by content key: in memory always, on disk under the pipeline's cache folder."""
-
-    def __init__(self, folder: Path | None) -> None:
-        self.folder = folder
-        self.memory: dict[str, Fragment] = {}
-        #: The key held in memory per document: a new version evicts the old one, so a
-        #: long-running server keeps one fragment per document, not one per edit.
-        self._key_of: dict[str, str] = {}
-
-    def remember(self, key: str, fragment: Fragment) -> None:
-        old = self._key_of.get(fragment.docname)
-        if old is not None and old != key:
-            self.memory.pop(old, None)
-        self._key_of[fragment.docname] = key
-        self.memory[key] = fragment
-
-    def get(self, key: str) -> Fragment | None:
-        hit = self.memory.get(key)
-        if hit is not None or self.folder is None:
-            return hit
-        file = self.folder / key[:2] / f"{key}.html.json"
-        data = read_entry(file)  # authenticated: a fragment is pasted into pages as is
-        if data is None:
-            return None
-        try:
-            hit = Fragment.from_json(json.loads(data.decode("utf-8")))
-        except (ValueError, KeyError, TypeError):
-            return None
-        self.remember(key, hit)
-        return hit
-
-    def put(self, key: str, fragment: Fragment) -> None:
-        self.remember(key, fragment)
-        if self.folder is None or not self.folder.parent.is_dir():
-            return
-        file = self.folder / key[:2] / f"{key}.html.json"
-        try:
-            write_entry(file, json.dumps(fragment.to_json(), ensure_ascii=False).encode("utf-8"))
-        except OSError:
-            pass  # the cache is an optimisation
+def fragment_cache(pipeline: Pipeline) -> ContentCache[Fragment]:
+    """The HTML fragments of the pipeline's documents, by :func:`render_key` (one per document in memory)."""
+    return pipeline.content_cache("html", _fragments)
 
 
-_CACHES: dict[str, FragmentCache] = {}
+def _fragments(root: Path | None) -> ContentCache[Fragment]:
+    # Authenticated like every entry: a fragment is pasted into pages as is.
+    return ContentCache(root, ".html.json", _encode_fragment, _decode_fragment, sub="html", slot_of=lambda f: f.docname)
 
 
-def fragment_cache(pipeline: Pipeline) -> FragmentCache:
-    folder = pipeline.cache_dir / "html" if pipeline.cache_dir is not None else None
-    key = str(folder)
-    cache = _CACHES.get(key)
-    if cache is None:
-        cache = _CACHES[key] = FragmentCache(folder)
-    return cache
+def _encode_fragment(fragment: Fragment) -> bytes:
+    return json.dumps(fragment.to_json(), ensure_ascii=False).encode("utf-8")
+
+
+def _decode_fragment(data: bytes) -> Fragment:
+    return Fragment.from_json(json.loads(data.decode("utf-8")))
 
 
 def render_document(pipeline: Pipeline, path: Path, facts: DocFacts, lang: str) -> Fragment:

@@ -37,7 +37,7 @@ def missed_change_together(ctx: CheckContext) -> Iterator[Diagnostic]:
             done.add(pair)
             back_paths = [g for r in other.related if r.to == doc.id and r.type == "change_together" for g in r.paths]
             patterns = list(dict.fromkeys((*rel.paths, *back_paths)))
-            sides = [(d, index.doc_file(d)) for d in (doc, other)]
+            sides = [(d, ctx.doc_file(d)) for d in (doc, other)]
             changed_sides = [(d, p) for d, p in sides if p in resolved_changed]
             unchanged = [(d, p) for d, p in sides if p not in resolved_changed]
             changed_paths = [name for name, _ in changed_rel if any(glob_match(name, g) for g in patterns)]

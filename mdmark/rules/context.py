@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from mdmark.config import Config
 from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.facts import DocFacts
-from mdmark.files import resolved as resolve_path
+from mdmark.files import resolved_many
 from mdmark.files import display
-from mdmark.index import Index, load_index
+from mdmark.index import Doc, Index, load_index
 from mdmark.project import Project, match_files
 
 if TYPE_CHECKING:
@@ -46,6 +46,12 @@ class CheckContext:
     #: Facts of every document read (the checked ones and those the reference model needed).
     facts: Mapping[Path, DocFacts]
     model: Model
+    #: The resolved file of each document of the index, by ``id()`` of its entry: resolved once.
+    doc_files: Mapping[int, Path]
+
+    def doc_file(self, doc: Doc) -> Path:
+        """:meth:`Index.doc_file` of an entry of this run's index, without resolving it again."""
+        return self.doc_files[id(doc)]
 
     @property
     def config(self) -> Config:
@@ -80,29 +86,44 @@ def build_context(project: Project, base: str | None, facts_fn: FactsFn | None) 
     index_path = project.config.index_path
     # An index that cannot be read as YAML raises here: exit 2, like the config.
     index = load_index(index_path, project.root) if index_path is not None and index_path.is_file() else None
-    paths, unindexed = _document_paths(project, index)
+    doc_files = dict(zip(map(id, index.docs), _doc_files(index), strict=True)) if index is not None else {}
+    paths, unindexed = _document_paths(project, index, doc_files)
     fetch: FactsFn = facts_fn if facts_fn is not None else project.facts_for
     # Documents outside the source folder too: they come back with an error to report.
     known: dict[Path, DocFacts] = dict(zip(paths, fetch(paths), strict=True)) if paths else {}
     model = project.reference_model(fetch, known, paths)
-    documents = tuple(Document(p, display(p, project.root), known[p], p in unindexed) for p in paths)
-    return CheckContext(project, base, changed, index, documents, MappingProxyType(known), model)
+    documents = tuple(Document(p, _shown(p, project.root), known[p], p in unindexed) for p in paths)
+    return CheckContext(
+        project, base, changed, index, documents, MappingProxyType(known), model, MappingProxyType(doc_files)
+    )
 
 
-def _document_paths(project: Project, index: Index | None) -> tuple[list[Path], set[Path]]:
+def _doc_files(index: Index) -> list[Path]:
+    return resolved_many(index.folder / doc.path for doc in index.docs)
+
+
+def _shown(path: Path, root: Path) -> str:
+    """:func:`display` of a resolved path under the (resolved) config folder, without resolving again."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return display(path, root)
+
+
+def _document_paths(project: Project, index: Index | None, doc_files: Mapping[int, Path]) -> tuple[list[Path], set[Path]]:
     paths: list[Path] = []
     indexed: set[Path] = set()
     if index is not None:
         for doc in index.docs:
-            path = index.doc_file(doc)
+            path = doc_files[id(doc)]
             if path.is_file() and path not in indexed:
                 paths.append(path)
             indexed.add(path)
     unindexed: set[Path] = set()
     docset = project.config.docs
     if docset is not None:
-        for path in match_files(project.root, docset.include, docset.exclude):
-            resolved = resolve_path(path)
+        found = match_files(project.root, docset.include, docset.exclude)
+        for resolved in resolved_many(found):
             if not resolved.name.endswith(".md") or resolved in indexed:
                 continue
             paths.append(resolved)

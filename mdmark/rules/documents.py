@@ -18,7 +18,7 @@ def missing_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
     indexed = {d.path for d in index.docs}
     candidates: list[str] | None = None  # walked for the first missing document only
     for doc in index.docs:
-        path = index.doc_file(doc)
+        path = ctx.doc_file(doc)
         if path.is_dir():
             yield ctx.in_index(
                 f"{doc.where}.path",
@@ -57,7 +57,7 @@ def title_mismatches(ctx: CheckContext) -> Iterator[Diagnostic]:
     index = ctx.index
     assert index is not None
     for doc in index.docs:
-        facts = ctx.facts.get(index.doc_file(doc))
+        facts = ctx.facts.get(ctx.doc_file(doc))
         if facts is None or facts.error is not None:
             continue
         title = facts.title
