@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import html as htmllib
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,7 @@ from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.export import document_warnings
 from mdmark.files import display, resolve_many, resolved_many
-from mdmark.pipeline import PARALLEL_THRESHOLD, Pipeline
+from mdmark.pipeline import Pipeline, parallel
 from mdmark.project import Project, match_files
 from mdmark.text import quote_list
 
@@ -115,7 +114,7 @@ def build_site(
     # what is cached is only read, so a rebuild with one document changed renders one document.
     cold = _uncached(pipeline, files, lang)
     advance(total - len(cold))
-    if len(cold) >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
+    if parallel(len(cold)):
         render_parallel(pipeline, cold, lang, advance)
         cold = []
     known: dict[Path, DocFacts] = {}

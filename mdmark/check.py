@@ -24,6 +24,7 @@ Decisions the spec leaves open, also stated in ``mdmark check --help``:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from mdmark.diagnostics import Diagnostic
@@ -33,7 +34,13 @@ from mdmark.rules.context import FactsFn
 __all__ = ["FactsFn", "check", "collect"]
 
 
-def collect(project: Project, *, base: str | None = None, facts: FactsFn | None = None) -> list[Diagnostic]:
+def collect(
+    project: Project,
+    *,
+    base: str | None = None,
+    facts: FactsFn | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Diagnostic]:
     """Every drift of ``project`` (the rules of :mod:`mdmark.rules`, in the order of design.md §4),
     without the kinds ``check.disable`` names: their rules do not run.
 
@@ -41,10 +48,11 @@ def collect(project: Project, *, base: str | None = None, facts: FactsFn | None 
     Sphinx extension passes the facts of doctrees Sphinx already read, everyone else gets the
     cached pipeline. ``base`` adds ``missed_change_together`` against that git ref; an unresolvable
     ref (or no git repository) raises :class:`MdmarkError` with exit code 2 before anything is checked.
+    ``progress(done, total)`` follows the reading of the checked documents (the CLI's counter).
     """
     from mdmark.rules import build_context, run
 
-    return run(build_context(project, base, facts))
+    return run(build_context(project, base, facts, progress))
 
 
 def check(start: Path, config: str | None = None, base: str | None = None) -> dict[str, list[dict[str, str]]]:

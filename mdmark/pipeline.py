@@ -66,6 +66,19 @@ RACY_NS = 2_000_000_000
 #: Below this many documents to parse, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 24
 
+
+def worker_count() -> int:
+    """Worker processes for a cold parse or build: one per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def parallel(jobs: int) -> bool:
+    """Whether ``jobs`` documents are worth worker processes."""
+    return jobs >= PARALLEL_THRESHOLD and worker_count() > 1
+
 _WARNING_LINE = re.compile(
     r"^(?P<loc>.*?)(?::(?P<line>\d+))?: (?:WARNING|ERROR|CRITICAL|SEVERE): (?P<msg>.*?)(?: \[(?P<type>[\w.-]+)\])?$"
 )
@@ -436,6 +449,11 @@ class Pipeline:
         they were when it was parsed: the cache key covers the document's own bytes only."""
         return all(file_stamp(self.srcdir / rel) == (size, mtime) for rel, size, mtime in facts.deps)
 
+    def adopt(self, facts: DocFacts) -> None:
+        """Keep in memory the facts a worker process parsed (and wrote to the disk cache)."""
+        if facts.error is None:
+            self._facts.remember(facts.sha, facts)
+
     def _store(self, key: str, facts: DocFacts, tree: bytes) -> None:
         self._facts.remember(key, facts)
         self._trees.remember(key, tree, facts.path)
@@ -457,7 +475,7 @@ class Pipeline:
     ) -> list[DocFacts]:
         """Facts of many documents, in the given order. Unreadable files come back with ``error`` set.
 
-        Documents not in the cache are parsed — in two worker processes when there are many.
+        Documents not in the cache are parsed — in worker processes (one per core) when there are many.
         """
         results: list[DocFacts | None] = [None] * len(paths)
         todo: list[tuple[int, str, str, str]] = []
@@ -490,7 +508,7 @@ class Pipeline:
         done = len(paths) - len(todo) - len(repeats)
         if progress:
             progress(done, len(paths))
-        if len(todo) >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
+        if parallel(len(todo)):
             for i, facts in self._parse_parallel(todo):
                 results[i] = facts
                 done += 1
@@ -542,7 +560,7 @@ class Pipeline:
     def _parse_parallel(self, todo: list[tuple[int, str, str, str]]) -> list[tuple[int, DocFacts]]:
         # fork is cheap but unsafe once other threads run (the server); spawn otherwise.
         method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        workers = min(2, os.cpu_count() or 1)
+        workers = worker_count()
         jobs = [(key, rel, text) for _, key, rel, text in todo]
         index_of = {key: i for i, key, _, _ in todo}
         out: list[tuple[int, DocFacts]] = []

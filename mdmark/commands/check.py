@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from mdmark.check import collect
+from mdmark.commands.progress import progress_line
 from mdmark.diagnostics import Diagnostic
 from mdmark.errors import MdmarkError
 from mdmark.files import display
@@ -55,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     workspace = Path(os.environ.get("GITHUB_WORKSPACE") or start)
     try:
         project = Project.open(start, args.config)
-        diagnostics = collect(project, base=args.base)
+        with progress_line("文書を読んでいます", enabled=args.format == "text") as progress:
+            diagnostics = collect(project, base=args.base, progress=progress)
     except MdmarkError as exc:
         if args.format == "github":
             # Without an annotation a CI run that could not check shows nothing in the pull request.

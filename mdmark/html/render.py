@@ -36,7 +36,7 @@ from mdmark.config import MarkdownSettings
 from mdmark.confine import inside, outside_message
 from mdmark.facts import DocFacts, Link
 from mdmark.files import read_regular
-from mdmark.pipeline import SPHINX_LOCK, Pipeline, docname_of, file_stamp
+from mdmark.pipeline import SPHINX_LOCK, Pipeline, docname_of, file_stamp, worker_count
 from mdmark.rawhtml import drop_navigating, dropped_message
 
 if TYPE_CHECKING:
@@ -586,7 +586,7 @@ def _worker_render(job: tuple[int, str]) -> tuple[int, dict[str, Any], dict[str,
 def render_parallel(
     pipeline: Pipeline, paths: list[Path], lang: str, done: Callable[[int], None] | None = None
 ) -> None:
-    """Parse and render many documents in two worker processes, filling the parse and fragment caches.
+    """Parse and render many documents in worker processes (one per core), filling the parse and fragment caches.
 
     Each worker reads and renders with its own Sphinx application, so a cold build uses both cores
     for the whole of the work, not only for the parse.
@@ -596,7 +596,7 @@ def render_parallel(
     import threading
 
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    workers = min(2, os.cpu_count() or 1)
+    workers = worker_count()
     cache = fragment_cache(pipeline)
     jobs = [(i, str(p)) for i, p in enumerate(paths)]
     with concurrent.futures.ProcessPoolExecutor(
@@ -616,6 +616,7 @@ def render_parallel(
         ):
             if fragment_json is not None:
                 facts = DocFacts.from_json(facts_json)
+                pipeline.adopt(facts)  # the build's reference model needs every document's facts next
                 cache.remember(render_key(facts.sha, lang), Fragment.from_json(fragment_json))
             if done:
                 done(1)

@@ -75,7 +75,9 @@ class CheckContext:
         return Diagnostic(self.index_file, where, kind, message, line)
 
 
-def build_context(project: Project, base: str | None, facts_fn: FactsFn | None) -> CheckContext:
+def build_context(
+    project: Project, base: str | None, facts_fn: FactsFn | None, progress: Callable[[int, int], None] | None = None
+) -> CheckContext:
     """Read what the rules look at, in the order whose failures stop the check (exit code 2):
     the git ref first (a bad ref means no check at all), then the index, then the documents."""
     changed: frozenset[Path] | None = None
@@ -90,7 +92,8 @@ def build_context(project: Project, base: str | None, facts_fn: FactsFn | None) 
     paths, unindexed = _document_paths(project, index, doc_files)
     fetch: FactsFn = facts_fn if facts_fn is not None else project.facts_for
     # Documents outside the source folder too: they come back with an error to report.
-    known: dict[Path, DocFacts] = dict(zip(paths, fetch(paths), strict=True)) if paths else {}
+    first = fetch(paths) if facts_fn is not None or progress is None else project.pipeline.facts_many(paths, progress)
+    known: dict[Path, DocFacts] = dict(zip(paths, first, strict=True)) if paths else {}
     model = project.reference_model(fetch, known, paths)
     documents = tuple(Document(p, _shown(p, project.root), known[p], p in unindexed) for p in paths)
     return CheckContext(
