@@ -177,3 +177,34 @@ def test_memory_keeps_one_version_per_document(tmp_path: Path) -> None:
     env = pipe.app.env
     assert list(env.all_docs) == ["a"]
     assert env._write_doc_doctree_cache == {} and env._pickled_doctree_cache == {}
+
+
+def test_unchanged_files_are_known_by_their_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a long-running process a file whose stat is unchanged is neither read nor hashed again;
+    an edited one is, and a file edited moments ago is read every time (its stat may not show the
+    next edit within the same clock tick)."""
+    import os
+    import time
+
+    paths = make_tree(tmp_path, 3)
+    old = time.time() - 60
+    for path in paths:
+        os.utime(path, (old, old))
+    pipe = Pipeline(tmp_path, MarkdownSettings())
+    first = pipe.facts_many(paths)
+    reads: list[str] = []
+    real_read = pipeline_module.read_regular_stat
+
+    def counting(path: Path, *args: object) -> object:
+        reads.append(Path(path).name)
+        return real_read(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline_module, "read_regular_stat", counting)
+    assert pipe.facts_many(paths) == first
+    assert reads == []
+    paths[1].write_text("# 直した\n", encoding="utf-8")
+    again = pipe.facts_many(paths)
+    assert reads == ["doc001.md"] and again[1].title == "直した" and again[0] == first[0]
+    reads.clear()
+    pipe.facts_many(paths)
+    assert reads == ["doc001.md"]  # modified a moment ago: not trusted by its stat yet

@@ -18,6 +18,7 @@ document's content hash: a rebuild with one document changed renders one documen
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html as htmllib
 import json
@@ -140,18 +141,18 @@ def label_language(lang: str) -> str:
 
 # -- the translator ------------------------------------------------------------------------------
 
-_TRANSLATOR_CLASSES: dict[int, type[Any]] = {}
-
-
 def _translator_class(app: Sphinx) -> type[Any]:
     """A subclass of the app's HTML translator that writes math as MathML (no MathJax, no network)."""
-    base = app.registry.get_translator_class(app.builder)
-    cached = _TRANSLATOR_CLASSES.get(id(base))
-    if cached is not None:
-        return cached
+    base: Any = app.registry.get_translator_class(app.builder)
+    return _translator_over(base)
+
+
+@functools.cache
+def _translator_over(base: Any) -> type[Any]:
+    """mdmark's translator on top of ``base`` (one class per base class)."""
     from docutils import nodes
 
-    class MdmarkTranslator(base):  # type: ignore[valid-type, misc]
+    class MdmarkTranslator(base):  # type: ignore[misc]
         def _mathml(self, node: nodes.Element, block: bool) -> None:
             from docutils.utils.math.latex2mathml import tex2mathml
 
@@ -206,7 +207,6 @@ def _translator_class(app: Sphinx) -> type[Any]:
         def visit_displaymath(self, node: nodes.Element) -> None:
             self._mathml(node, block=True)
 
-    _TRANSLATOR_CLASSES[id(base)] = MdmarkTranslator
     return MdmarkTranslator
 
 

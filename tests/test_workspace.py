@@ -1,0 +1,98 @@
+"""The workspace: one per project, holding what mdmark keeps between calls."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from mdmark.config import MarkdownSettings
+from mdmark.index import load_index
+from mdmark.project import Project
+from mdmark.workspace import Memo, workspace_for
+
+INDEX = "version: 1\ndocs:\n  - id: a\n    path: a.md\n    title: A\n"
+
+
+def test_one_workspace_per_project_folder_links_resolved(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    assert workspace_for(real) is workspace_for(tmp_path / "link")
+    assert workspace_for(real) is not workspace_for(tmp_path)
+
+
+def test_the_project_and_its_pipeline_come_from_the_workspace(tmp_path: Path) -> None:
+    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
+    (tmp_path / "index.yaml").write_text(INDEX, encoding="utf-8")
+    project = Project.open(tmp_path)
+    assert project.workspace is workspace_for(tmp_path)
+    assert project.pipeline is Project.open(tmp_path).pipeline
+    assert project.workspace.pipelines() == [project.pipeline]
+    other = project.workspace.pipeline(tmp_path, MarkdownSettings(heading_anchors=2))
+    assert other is not project.pipeline and len(project.workspace.pipelines()) == 2
+
+
+def test_the_index_model_is_reused_while_its_file_is_unchanged(tmp_path: Path) -> None:
+    index_file = tmp_path / "index.yaml"
+    index_file.write_text(INDEX, encoding="utf-8")
+    first = load_index(index_file, tmp_path)
+    assert load_index(index_file, tmp_path) is first
+    index_file.write_text(INDEX.replace("title: A", "title: B"), encoding="utf-8")
+    changed = load_index(index_file, tmp_path)
+    assert changed is not first and changed.docs[0].title == "B"
+
+
+def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path) -> None:
+    """A new process (a new workspace) reads a big index from the user's cache, not the YAML parser."""
+    from mdmark.workspace import Workspace
+
+    text = INDEX + "".join(f"  - id: d{i}\n    path: d{i}.md\n    title: 文書 {i}\n" for i in range(50))
+    calls: list[int] = []
+
+    def parse() -> object:
+        from mdmark.yamlio import parse_yaml
+
+        calls.append(1)
+        return parse_yaml(text, "index.yaml")
+
+    one = Workspace(tmp_path).parsed_yaml(text, parse)  # type: ignore[arg-type]
+    two = Workspace(tmp_path).parsed_yaml(text, parse)  # type: ignore[arg-type]
+    assert calls == [1]
+    assert (two.data, two.lines, two.duplicate_keys) == (one.data, one.lines, one.duplicate_keys)
+
+
+def test_yaml_that_json_cannot_hold_is_parsed_every_time(tmp_path: Path) -> None:
+    """Dates and non-string keys would come back changed from JSON: such a file is not cached on disk."""
+    from mdmark.workspace import Workspace
+    from mdmark.yamlio import parse_yaml
+
+    text = "when: 2026-12-01\n1: one\n"
+    calls: list[int] = []
+
+    def parse() -> object:
+        calls.append(1)
+        return parse_yaml(text, "x.yaml")
+
+    Workspace(tmp_path).parsed_yaml(text, parse)  # type: ignore[arg-type]
+    doc = Workspace(tmp_path).parsed_yaml(text, parse)  # type: ignore[arg-type]
+    assert calls == [1, 1] and 1 in doc.data
+
+
+def test_file_counts_follow_the_files_stat(tmp_path: Path) -> None:
+    doc = tmp_path / "a.md"
+    doc.write_text("あいう", encoding="utf-8")
+    workspace = workspace_for(tmp_path)
+    assert workspace.file_chars(doc, lambda: len(doc.read_text(encoding="utf-8"))) == 3
+    doc.write_text("あいうえお", encoding="utf-8")
+    later = time.time() + 5
+    os.utime(doc, (later, later))
+    assert workspace.file_chars(doc, lambda: len(doc.read_text(encoding="utf-8"))) == 5
+
+
+def test_memo_keeps_the_newest_entries_up_to_its_limit() -> None:
+    memo: Memo[int, str] = Memo(3)
+    for i in range(5):
+        memo.put(i, str(i))
+    assert [memo.get(i) for i in range(5)] == [None, None, "2", "3", "4"]
+    assert memo.get_or_make(9, lambda: "nine") == "nine" and len(memo) == 3
