@@ -18,7 +18,8 @@ from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.export import document_warnings
 from mdmark.files import display, resolve_many, resolved_many
-from mdmark.pipeline import Pipeline, parallel
+from mdmark.pipeline import Pipeline
+from mdmark.workers import parallel
 from mdmark.project import Project, match_files
 from mdmark.text import quote_list
 

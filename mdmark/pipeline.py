@@ -12,12 +12,10 @@ an application happens under :data:`SPHINX_LOCK`. Cached results are read withou
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import hashlib
 import io
 import json
-import multiprocessing
 import os
 import pickle
 import posixpath
@@ -46,6 +44,7 @@ from mdmark.files import (
     stat_stamp,
 )
 from mdmark.sphinx_host import ConfInfo
+from mdmark.workers import PARALLEL_THRESHOLD, parallel
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -63,21 +62,6 @@ CACHE_DIR_NAME = ".mdmark_cache"
 #: is not trusted to mean "unchanged" (git's "racily clean" entries).
 RACY_NS = 2_000_000_000
 
-#: Below this many documents to parse, worker processes cost more than they save.
-PARALLEL_THRESHOLD = 24
-
-
-def worker_count() -> int:
-    """Worker processes for a cold parse or build: one per core this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def parallel(jobs: int) -> bool:
-    """Whether ``jobs`` documents are worth worker processes."""
-    return jobs >= PARALLEL_THRESHOLD and worker_count() > 1
 
 _WARNING_LINE = re.compile(
     r"^(?P<loc>.*?)(?::(?P<line>\d+))?: (?:WARNING|ERROR|CRITICAL|SEVERE): (?P<msg>.*?)(?: \[(?P<type>[\w.-]+)\])?$"
@@ -201,35 +185,11 @@ def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str =
     return digest.hexdigest()
 
 
-# Worker-process state for parallel parsing.
-_WORKER: _App | None = None
-
-
-def _worker_init(
-    srcdir: str,
-    settings: MarkdownSettings,
-    workdir_base: str | None = None,
-    conf: str | None = None,
-    root: str | None = None,
-) -> None:
-    global _WORKER
-    from mdmark.lifeline import die_with_parent
-
-    die_with_parent()
-    # Workers end without running finalizers; the parent removes ``workdir_base`` afterwards.
-    _WORKER = _App(
-        Path(srcdir),
-        settings,
-        Path(workdir_base) if workdir_base else None,
-        Path(conf) if conf else None,
-        Path(root) if root else None,
-    )
-
-
-def _worker_parse(job: tuple[str, str, str]) -> tuple[str, dict[str, Any], bytes]:
-    assert _WORKER is not None
+def _parse_task(pipeline: Pipeline, job: tuple[str, str, str]) -> tuple[str, dict[str, Any], bytes]:
+    """One document parsed in a worker process: its key, facts (as JSON data) and pickled doctree."""
     key, relpath, text = job
-    facts, tree = _parse_guarded(_WORKER, relpath, key, text)
+    with SPHINX_LOCK:
+        facts, tree = _parse_guarded(pipeline._get_app(), relpath, key, text)
     return key, facts.to_json(), tree
 
 
@@ -275,8 +235,15 @@ class Pipeline:
     """Parses the Markdown documents under one source folder with one set of MyST settings."""
 
     def __init__(
-        self, srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
+        self,
+        srcdir: Path,
+        settings: MarkdownSettings,
+        cache_dir: Path | None = None,
+        conf: Path | None = None,
+        scratch: Path | None = None,
     ) -> None:
+        """``scratch``: where the Sphinx application's scratch folder goes (a worker's, which its
+        parent removes), else a temporary folder removed with the pipeline."""
         from mdmark.confine import project_root
         from mdmark.sphinx_host import conf_digest
 
@@ -291,6 +258,7 @@ class Pipeline:
         self.settings = settings
         self.cache_dir = cache_dir
         self.conf_key = conf_digest(self.conf)
+        self._scratch = scratch
         self._app: _App | None = None
         self._info: ConfInfo | None = None
         #: Facts and doctrees by cache key (a doctree's facts are only ever written after it).
@@ -319,7 +287,7 @@ class Pipeline:
     def _get_app(self) -> _App:
         with SPHINX_LOCK:
             if self._app is None:
-                self._app = _App(self.srcdir, self.settings, conf=self.conf, root=self.project_root)
+                self._app = _App(self.srcdir, self.settings, self._scratch, conf=self.conf, root=self.project_root)
                 self._info = self._app.info
                 self._store_info(self._app.info)
             return self._app
@@ -558,31 +526,17 @@ class Pipeline:
                 app.warning.truncate()
 
     def _parse_parallel(self, todo: list[tuple[int, str, str, str]]) -> list[tuple[int, DocFacts]]:
-        # fork is cheap but unsafe once other threads run (the server); spawn otherwise.
-        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        workers = worker_count()
+        from mdmark.workers import run_in_workers
+
         jobs = [(key, rel, text) for _, key, rel, text in todo]
         index_of = {key: i for i, key, _, _ in todo}
         out: list[tuple[int, DocFacts]] = []
-        ctx = multiprocessing.get_context(method)
-        with tempfile.TemporaryDirectory(prefix="mdmark-workers-") as workdir_base, concurrent.futures.ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=ctx,
-            initializer=_worker_init,
-            initargs=(
-                str(self.srcdir),
-                self.settings,
-                workdir_base,
-                str(self.conf) if self.conf else None,
-                str(self.project_root),
-            ),
-        ) as pool:
-            for key, facts_json, tree in pool.map(_worker_parse, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
-                facts = DocFacts.from_json(facts_json)
-                self.parse_count += 1
-                if facts.error is None:
-                    self._store(key, facts, tree)
-                out.append((index_of[key], facts))
+        for key, facts_json, tree in run_in_workers(self, _parse_task, jobs):
+            facts = DocFacts.from_json(facts_json)
+            self.parse_count += 1
+            if facts.error is None:
+                self._store(key, facts, tree)
+            out.append((index_of[key], facts))
         return out
 
     def doctree(self, path: Path) -> nodes.document:

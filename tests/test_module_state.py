@@ -23,8 +23,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/cachestore.py", "_KEYS"): "this user's secret cache key, the same for every project",
     ("mdmark/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
     ("sphinx_ext/state.py", "_BY_ENV"): "the extension's state per Sphinx build environment (weak keys)",
-    ("mdmark/pipeline.py", "_WORKER"): "a worker process's own application, set by its initializer",
-    ("mdmark/html/render.py", "_WORKER_ARGS"): "a worker process's arguments, set by its initializer",
+    ("mdmark/workers.py", "_WORKER"): "a worker process's own pipeline, set once by its initializer",
     ("mdmark/html/render.py", "_PREPARED"): "which Sphinx applications have prepared their writer",
 }
 

@@ -23,7 +23,6 @@ import hashlib
 import html as htmllib
 import json
 import mimetypes
-import os
 import posixpath
 import re
 import urllib.parse
@@ -33,11 +32,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.contentcache import ContentCache
-from mdmark.config import MarkdownSettings
 from mdmark.confine import inside, outside_message
 from mdmark.facts import DocFacts, Link
 from mdmark.files import read_regular
-from mdmark.pipeline import SPHINX_LOCK, Pipeline, docname_of, file_stamp, worker_count
+from mdmark.pipeline import SPHINX_LOCK, Pipeline, docname_of, file_stamp
 from mdmark.rawhtml import drop_navigating, dropped_message
 
 if TYPE_CHECKING:
@@ -555,71 +553,35 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
 
 # -- parallel rendering (cold builds) ---------------------------------------------------------------
 
-_WORKER_ARGS: tuple[str, MarkdownSettings, str | None, str, str | None] | None = None
-
-
-def _worker_init(srcdir: str, settings: MarkdownSettings, cache_dir: str | None, lang: str, conf: str | None) -> None:
-    global _WORKER_ARGS
-    from mdmark.lifeline import die_with_parent
-
-    die_with_parent()
-    _WORKER_ARGS = (srcdir, settings, cache_dir, lang, conf)
-
-
-def _worker_render(job: tuple[int, str]) -> tuple[int, dict[str, Any], dict[str, Any] | None]:
-    """Parse and render one document in a worker process (the parse lands in the shared disk cache)."""
-    from mdmark.pipeline import get_pipeline
-
-    assert _WORKER_ARGS is not None
-    srcdir, settings, cache_dir, lang, conf = _WORKER_ARGS
-    number, path_text = job
-    pipeline = get_pipeline(
-        Path(srcdir), settings, Path(cache_dir) if cache_dir else None, Path(conf) if conf else None
-    )
+def _render_task(pipeline: Pipeline, job: tuple[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Parse and render one document in a worker process (both land in the shared disk cache)."""
+    path_text, lang = job
     path = Path(path_text)
     facts = pipeline.facts_many([path], want_trees=True)[0]
     if facts.error is not None:
-        return number, facts.to_json(), None
-    return number, facts.to_json(), render_document(pipeline, path, facts, lang).to_json()
+        return facts.to_json(), None
+    return facts.to_json(), render_document(pipeline, path, facts, lang).to_json()
 
 
 def render_parallel(
     pipeline: Pipeline, paths: list[Path], lang: str, done: Callable[[int], None] | None = None
 ) -> None:
-    """Parse and render many documents in worker processes (one per core), filling the parse and fragment caches.
+    """Parse and render many documents in worker processes (one per core), filling the parse and
+    fragment caches, and keeping their facts and fragments in this process's memory.
 
-    Each worker reads and renders with its own Sphinx application, so a cold build uses both cores
+    Each worker reads and renders with its own Sphinx application, so a cold build uses every core
     for the whole of the work, not only for the parse.
     """
-    import concurrent.futures
-    import multiprocessing
-    import threading
+    from mdmark.workers import run_in_workers
 
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    workers = worker_count()
     cache = fragment_cache(pipeline)
-    jobs = [(i, str(p)) for i, p in enumerate(paths)]
-    with concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context(method),
-        initializer=_worker_init,
-        initargs=(
-            str(pipeline.config_root),
-            pipeline.settings,
-            str(pipeline.cache_dir) if pipeline.cache_dir else None,
-            lang,
-            str(pipeline.conf) if pipeline.conf else None,
-        ),
-    ) as pool:
-        for _number, facts_json, fragment_json in pool.map(
-            _worker_render, jobs, chunksize=max(1, len(jobs) // (workers * 8))
-        ):
-            if fragment_json is not None:
-                facts = DocFacts.from_json(facts_json)
-                pipeline.adopt(facts)  # the build's reference model needs every document's facts next
-                cache.remember(render_key(facts.sha, lang), Fragment.from_json(fragment_json))
-            if done:
-                done(1)
+    for facts_json, fragment_json in run_in_workers(pipeline, _render_task, [(str(p), lang) for p in paths]):
+        if fragment_json is not None:
+            facts = DocFacts.from_json(facts_json)
+            pipeline.adopt(facts)  # the build's reference model needs every document's facts next
+            cache.remember(render_key(facts.sha, lang), Fragment.from_json(fragment_json))
+        if done:
+            done(1)
 
 
 def _post_transforms(app: Sphinx, tree: nodes.document, docname: str) -> None:
