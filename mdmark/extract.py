@@ -15,7 +15,7 @@ from typing import Any
 
 from docutils import nodes
 
-from mdmark.facts import Heading, Image, Label, Link, Target, TermRef, TextRun, TocEntry, Toctree
+from mdmark.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
@@ -536,11 +536,6 @@ def extract(
         for ident in (*node.get("ids", ()), *node.get("names", ())):
             seen.setdefault(ident, None)
     anchors = list(seen)
-    term_refs = [
-        TermRef(str(node.get("reftarget", "")), counter.line(node))
-        for node in doctree.findall(nodes.Element)
-        if type(node).__name__ == "pending_xref" and node.get("reftype") == "term"
-    ]
     clean_meta = {k: _json_value(v) for k, v in metadata.items() if k != "myst_slugs" and k != "wordcount"}
     first = headings[0] if headings else None
     labels, targets, figures = _targets(doctree, docname, env) if env is not None else ([], [], [])
@@ -556,6 +551,5 @@ def extract(
         "links": list(_links(doctree, docname, counter, slugs)),
         "images": list(_images(doctree, docname, counter)),
         "text": _text(doctree, counter),
-        "term_refs": term_refs,
         "metadata": clean_meta,
     }

@@ -1,7 +1,7 @@
 """What the pipeline learns from one document: the facts every front-end consumes.
 
-* ``check`` uses the title, anchors, links, images and warnings (drift kinds title_mismatch,
-  broken_link, broken_anchor, missing_image, syntax) and the plain text (alias occurrences).
+* ``check`` uses the title, anchors, labels, targets, toctrees, links, images and warnings (drift
+  kinds title_mismatch, broken_link, broken_anchor, missing_image, syntax); never the plain text.
 * ``find_docs related_to`` / ``referenced_by`` use links between indexed documents and the plain
   text in which other documents' titles and aliases occur (:mod:`mdmark.occurrences`).
 * export and build take the doctree itself (:meth:`mdmark.pipeline.Pipeline.doctree`); the facts
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "9"
+FACTS_VERSION = "10"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the
@@ -156,14 +156,6 @@ class TextRun:
 
 
 @dataclass(frozen=True)
-class TermRef:
-    """A ``{term}`` role use."""
-
-    term: str
-    line: int
-
-
-@dataclass(frozen=True)
 class Warning:
     line: int | None
     type: str
@@ -171,7 +163,7 @@ class Warning:
 
 
 #: The fields of :class:`DocFacts` that are lists of flat records.
-_RECORD_LISTS = ("headings", "links", "images", "text", "term_refs", "labels", "targets", "warnings")
+_RECORD_LISTS = ("headings", "links", "images", "text", "labels", "targets", "warnings")
 
 
 @dataclass
@@ -179,6 +171,9 @@ class DocFacts:
     """Facts of one document. ``error`` is set (and the rest empty) when the file could not be parsed."""
 
     path: str
+    #: The content key of these facts: equal keys mean equal facts (memos of what is derived from
+    #: them use it). The pipeline's is its cache key (:func:`mdmark.pipeline.cache_key`: the bytes,
+    #: settings, conf.py and mdmark's version); inside a Sphinx build, the bytes' SHA-256.
     sha: str
     chars: int = 0
     title: str | None = None
@@ -188,7 +183,6 @@ class DocFacts:
     links: list[Link] = field(default_factory=list)
     images: list[Image] = field(default_factory=list)
     text: list[TextRun] = field(default_factory=list)
-    term_refs: list[TermRef] = field(default_factory=list)
     labels: list[Label] = field(default_factory=list)
     targets: list[Target] = field(default_factory=list)
     toctrees: list[Toctree] = field(default_factory=list)
@@ -224,7 +218,6 @@ class DocFacts:
             links=[Link(**x) for x in data["links"]],
             images=[Image(**x) for x in data["images"]],
             text=[TextRun(**x) for x in data["text"]],
-            term_refs=[TermRef(**x) for x in data["term_refs"]],
             labels=[Label(**x) for x in data["labels"]],
             targets=[Target(**x) for x in data["targets"]],
             toctrees=[

@@ -53,8 +53,6 @@ def dump_facts(facts: DocFacts, matcher: NameMatcher | None = None) -> list[str]
     for image in facts.images:
         where = "remote" if image.remote else f"path={image.path}"
         out.append(f"image {image.line}: {image.uri}  {where}")
-    for ref in facts.term_refs:
-        out.append(f"term {ref.line}: {ref.term}")
     for warning in facts.warnings:
         out.append(f"warning {warning.line} {warning.type}: {warning.message}")
     for run in facts.text:
