@@ -27,6 +27,33 @@ def assert_golden(actual: str, expected_file: Path) -> None:
     assert actual == expected_file.read_text(encoding="utf-8")
 
 
+def mdmark_on_a_terminal(*args: str, cwd: Path) -> tuple[int, str, str]:
+    """Run ``python -m mdmark *args`` with stderr on a pseudo-terminal: (exit code, stdout, stderr)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "mdmark", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=follower, timeout=300
+        )
+        os.close(follower)
+        follower = -1
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO once the child's end is closed and drained
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if follower != -1:
+            os.close(follower)
+        os.close(leader)
+    return done.returncode, done.stdout.decode("utf-8"), seen.decode("utf-8", "replace")
+
+
 def run_mdmark(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run the installed ``mdmark`` command as a user would (a real subprocess)."""
     # A fixed terminal width, so help and usage lines wrap the same on every machine.

@@ -311,38 +311,11 @@ def test_changed_image_is_not_served_from_the_cache(tmp_path: Path) -> None:
 
 
 def test_progress_on_a_terminal(tmp_path: Path) -> None:
-    import os
-    import pty
-    import subprocess
-    import sys
+    from conftest import mdmark_on_a_terminal
 
     make_project(tmp_path)
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "mdmark", "build"],
-            cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=follower,
-            timeout=300,
-        )
-        os.close(follower)
-        follower = -1
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        if follower != -1:
-            os.close(follower)
-        os.close(leader)
-    assert done.returncode == 0
-    text = seen.decode("utf-8", "replace")
+    code, _, text = mdmark_on_a_terminal("build", cwd=tmp_path)
+    assert code == 0
     assert "\r文書を読んで書き出しています 4/4" in text
     assert "docs/a.md:5: リンク先のファイル `missing.md`" in text
 

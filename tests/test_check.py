@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, assert_golden, run_mdmark
+from conftest import FIXTURES, assert_golden, mdmark_on_a_terminal, run_mdmark
 from mdmark.check import check, collect
 from mdmark.diagnostics import DRIFT_KINDS
 from mdmark.errors import MdmarkError
@@ -300,44 +300,15 @@ def test_collect_uses_the_facts_it_is_given(tmp_path: Path) -> None:
     assert not (project_dir / ".mdmark_cache").exists()
 
 
-def _stderr_on_a_terminal(args: list[str], cwd: Path) -> tuple[int, str, str]:
-    """Run ``python -m mdmark *args`` with stderr on a pseudo-terminal; (exit code, stdout, stderr)."""
-    import pty
-    import subprocess
-    import sys
-
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "mdmark", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=follower, timeout=300
-        )
-        os.close(follower)
-        follower = -1
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        if follower != -1:
-            os.close(follower)
-        os.close(leader)
-    return done.returncode, done.stdout.decode("utf-8"), seen.decode("utf-8", "replace")
-
-
 def test_progress_on_a_terminal_only_for_text(tmp_path: Path) -> None:
     """Like build, check counts the documents it reads on a terminal, erases the line, and says
     nothing of the kind with --format json (or when stderr is a pipe: every other test)."""
     project = copy_fixture("broken_link", tmp_path)
-    code, out, err = _stderr_on_a_terminal(["check"], project)
+    code, out, err = mdmark_on_a_terminal("check", cwd=project)
     assert code == 1
     assert re.search(r"\r文書を読んでいます (\d+)/\1\x1b\[K", err)
     assert "\r\x1b[K" in err and "ずれが" in err
     assert "文書を読んでいます" not in out
-    code, out, err = _stderr_on_a_terminal(["check", "--format", "json"], project)
+    code, out, err = mdmark_on_a_terminal("check", "--format", "json", cwd=project)
     assert code == 1 and json.loads(out)["issues"]
     assert "文書を読んでいます" not in err
