@@ -403,17 +403,21 @@ def _collector() -> Any:
     return _COLLECTOR
 
 
+def _set_logger(logger: logging.Logger, handlers: list[logging.Handler], level: int, propagate: bool) -> None:
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+    logger.propagate = propagate
+
+
 @contextlib.contextmanager
 def _logging_kept() -> Iterator[None]:
     """Undo whatever the block does to the ``sphinx`` logger (``Sphinx()`` re-points it at itself)."""
     logger = logging.getLogger("sphinx")
-    handlers, level, propagate = logger.handlers[:], logger.level, logger.propagate
+    saved = (logger.handlers[:], logger.level, logger.propagate)
     try:
         yield
     finally:
-        logger.handlers[:] = handlers
-        logger.setLevel(level)
-        logger.propagate = propagate
+        _set_logger(logger, *saved)
 
 
 @contextlib.contextmanager
@@ -435,10 +439,8 @@ def session(app: Sphinx) -> Iterator[list[Warning]]:
         logger = logging.getLogger("sphinx")
         ours = logger.handlers == [collector]
         saved = (logger.handlers[:], logger.level, logger.propagate)
-        if not ours:
-            logger.handlers[:] = [collector]
-            logger.setLevel(logging.DEBUG)
-            logger.propagate = False
+        if not ours:  # as Sphinx's own set-up: the handler decides, nothing reaches the root logger
+            _set_logger(logger, [collector], logging.DEBUG, False)
         filters: list[logging.Filter] = [WarningSuppressor(app), WarningLogRecordTranslator(app), OnceFilter()]
         current = _Session(app, filters)
         outer_filters = collector.filters
@@ -454,9 +456,7 @@ def session(app: Sphinx) -> Iterator[list[Warning]]:
             # Someone else's handlers go back; none (a fresh process) or ours: the collector stays,
             # idle between sessions (Sphinx work outside one, if any, is dropped as it always was).
             if saved[0] and saved[0] != [collector]:
-                logger.handlers[:] = saved[0]
-                logger.setLevel(saved[1])
-                logger.propagate = saved[2]
+                _set_logger(logger, *saved)
 
 
 def _shows_types(app: Sphinx) -> bool:
