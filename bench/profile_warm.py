@@ -84,25 +84,26 @@ def _per_document(name: str, project: Path, out: Path, top: int, count: int, eac
 
 
 def profile_cold(project: Path, out: Path, top: int, count: int) -> None:
-    import mdmark.pipeline
+    import mdmark.workers
     from mdmark.pipeline import Pipeline
     from mdmark.project import Project
 
     opened = Project.open(project)
     pipeline = Pipeline(opened.root, opened.config.markdown, None, opened.config.sphinx_conf)
-    mdmark.pipeline.PARALLEL_THRESHOLD = 10**9  # one process: cProfile sees one thread only
+    mdmark.workers.PARALLEL_THRESHOLD = 10**9  # one process: cProfile sees one thread only
     _per_document("cold_parse", project, out, top, count, lambda path: pipeline.facts_many([path]))
 
 
 def profile_render(project: Path, out: Path, top: int, count: int, scratch: Path) -> None:
     from mdmark.html import render
+    from mdmark.pipeline import Pipeline
     from mdmark.project import Project
 
     opened = Project.open(project)
-    conf = opened.config.sphinx_conf
-    render._worker_init(str(opened.root), opened.config.markdown, str(scratch), opened.config.html.lang,
-                        str(conf) if conf else None)
-    _per_document("cold_render", project, out, top, count, lambda path: render._worker_render((0, str(path))))
+    # What a worker of a cold build has: its own pipeline, with the cache folder of this run.
+    pipeline = Pipeline(opened.root, opened.config.markdown, scratch / "cache", opened.config.sphinx_conf, scratch=scratch)
+    lang = opened.config.html.lang
+    _per_document("cold_render", project, out, top, count, lambda path: render._render_task(pipeline, (str(path), lang)))
 
 
 def profile_calls(project: Path, out: Path, top: int, related_to: str) -> None:

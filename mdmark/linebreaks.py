@@ -137,9 +137,10 @@ class JoinEastAsianLines(SphinxPostTransform):
 def enable(app: Sphinx) -> None:
     """Turn the transform on in an application mdmark reads with (export and build always join),
     unless the project's own conf.py says ``mdmark_join_east_asian_lines = False``."""
+    from mdmark.sphinx_host import user_set
+
     app.setup_extension("mdmark.linebreaks")
-    given: dict[str, Any] = getattr(app.config, "_raw_config", {})
-    if CONFIG_NAME not in given and CONFIG_NAME not in app.config.overrides:
+    if not user_set(app.config, CONFIG_NAME):
         setattr(app.config, CONFIG_NAME, True)
 
 

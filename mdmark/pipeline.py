@@ -7,19 +7,18 @@ cache folder (:mod:`mdmark.cachestore`, entries authenticated) for the CLI, so a
 document is never parsed twice.
 
 Sphinx and docutils keep global state (directive registries, the logging set-up), so every use of
-an application happens under :data:`SPHINX_LOCK`. Cached results are read without it.
+an application happens in a :func:`mdmark.sphinx_host.session` (under :data:`SPHINX_LOCK`). Cached
+results are read without it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import os
 import pickle
 import posixpath
-import re
 import shutil
 import tempfile
 import threading
@@ -43,7 +42,9 @@ from mdmark.files import (
     resolve_many,
     stat_stamp,
 )
-from mdmark.sphinx_host import ConfInfo
+# SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
+from mdmark.sphinx_host import SPHINX_LOCK as SPHINX_LOCK
+from mdmark.sphinx_host import ConfInfo, session
 from mdmark.workers import PARALLEL_THRESHOLD, parallel
 
 if TYPE_CHECKING:
@@ -51,9 +52,6 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 C = TypeVar("C", bound=ContentCache[Any])
-
-#: Serialises all Sphinx/docutils work in this process.
-SPHINX_LOCK = threading.RLock()
 
 #: The in-tree cache folder of older versions: never read any more, still never searched for documents.
 CACHE_DIR_NAME = ".mdmark_cache"
@@ -63,13 +61,8 @@ CACHE_DIR_NAME = ".mdmark_cache"
 RACY_NS = 2_000_000_000
 
 
-_WARNING_LINE = re.compile(
-    r"^(?P<loc>.*?)(?::(?P<line>\d+))?: (?:WARNING|ERROR|CRITICAL|SEVERE): (?P<msg>.*?)(?: \[(?P<type>[\w.-]+)\])?$"
-)
-
-
 class _App:
-    """A Sphinx application bound to one source folder, with its warning stream."""
+    """A Sphinx application bound to one source folder."""
 
     def __init__(
         self,
@@ -86,79 +79,42 @@ class _App:
         self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
         # The scratch folder (Sphinx's doctree pickles) goes when the app goes or the process ends.
         weakref.finalize(self, shutil.rmtree, self.workdir, True)
-        self.status = io.StringIO()
-        self.warning = io.StringIO()
-        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, self.status, self.warning)
+        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir)
         self.srcdir = srcdir
-        enable(self.sphinx)  # export and build join lines split between Japanese characters
-        install(self.sphinx, root)  # {include} and friends read only inside the project root
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
         self._texts: dict[str, str] = {}
-        self.sphinx.connect("source-read", self._source_read)
+        with session(self.sphinx):  # what these log is the app's, not the caller's
+            enable(self.sphinx)  # export and build join lines split between Japanese characters
+            install(self.sphinx, root)  # {include} and friends read only inside the project root
+            self.sphinx.connect("source-read", self._source_read)
 
     def _source_read(self, app: Sphinx, docname: str, source: list[str]) -> None:
         text = self._texts.get(docname)
         if text is not None:
             source[0] = text
 
-    def activate(self) -> None:
-        """Point Sphinx's process-global logging at this app's streams, emptied."""
-        from sphinx.util import logging as sphinx_logging
-
-        for stream in (self.status, self.warning):
-            stream.seek(0)
-            stream.truncate()
-        sphinx_logging.setup(self.sphinx, self.status, self.warning)
-
     def read(self, docname: str, text: str | None = None) -> tuple[nodes.document, list[Warning]]:
         """Read one document (re-reading it cleanly if read before); returns its doctree and warnings.
 
         ``text`` is the document's content as the caller hashed it (default: the file as Sphinx reads it).
         """
-        from mdmark.sphinx_host import ensure_known
+        from mdmark.sphinx_host import ensure_known, take_doctree
 
         app = self.sphinx
         env = app.env
-        # Logging handlers are global to the process: point them at this app's streams.
-        self.activate()
-        if docname in env.all_docs:
-            app.events.emit("env-purge-doc", env, docname)
-            env.clear_doc(docname)
-        if text is not None:
-            self._texts[docname] = text
-        ensure_known(app, docname)
-        try:
-            app.builder.read_doc(docname)
-        finally:
-            self._texts.pop(docname, None)
-        # read_doc leaves the doctree in two caches (an object and a pickle on disk); take the
-        # object and leave neither behind, so a long-running process does not grow per read.
-        doctree: nodes.document | None = env._write_doc_doctree_cache.pop(docname, None)
-        if doctree is None:
-            doctree = env.get_doctree(docname)
-        env._pickled_doctree_cache.pop(docname, None)
-        return doctree, self._warnings(self.warning.getvalue())
-
-    @staticmethod
-    def _warnings(stream: str) -> list[Warning]:
-        found: list[Warning] = []
-        current: list[str] = []
-        for raw in stream.splitlines():
-            match = _WARNING_LINE.match(raw)
-            if match:
-                current = [match.group("msg")]
-                line = match.group("line")
-                kind = match.group("type") or "docutils"
-                if kind == "docutils" and match.group("msg").startswith("toctree glob pattern "):
-                    kind = "toc.empty_glob"  # Sphinx gives it no type; mdmark reports it at the entry
-                # Some extensions (sphinx-design) put the type in the message too: drop the repeat.
-                message = match.group("msg").removesuffix(f" [{kind}]")
-                found.append(Warning(int(line) if line else None, kind, message))
-            elif found and raw.strip():
-                # A multi-line message: keep its first line only (one sentence per diagnostic).
-                current.append(raw)
-        return found
+        with session(app) as warnings:
+            if docname in env.all_docs:
+                app.events.emit("env-purge-doc", env, docname)
+                env.clear_doc(docname)
+            if text is not None:
+                self._texts[docname] = text
+            ensure_known(app, docname)
+            try:
+                app.builder.read_doc(docname)
+            finally:
+                self._texts.pop(docname, None)
+            return take_doctree(env, docname), list(warnings)
 
 
 def docname_of(relpath: str) -> str:
@@ -199,13 +155,10 @@ def _parse_guarded(app: _App, relpath: str, key: str, text: str) -> tuple[DocFac
     try:
         return _parse_with(app, relpath, key, text)
     except Exception as exc:  # any parser/extension failure: report it for this document only
-        docname = docname_of(relpath)
-        env = app.sphinx.env
+        from mdmark.sphinx_host import forget_document
+
         try:
-            env.clear_doc(docname)
-            env.all_docs.pop(docname, None)
-            env._write_doc_doctree_cache.pop(docname, None)
-            env._pickled_doctree_cache.pop(docname, None)
+            forget_document(app.sphinx.env, docname_of(relpath))
         except Exception:  # noqa: S110 - best effort: the next read of the document purges it again
             pass
         message = f"`{relpath}` を読む途中で MyST・Sphinx が止まった（{type(exc).__name__}: {exc}）ので、この文書の記法を確かめてください。"
@@ -509,21 +462,13 @@ class Pipeline:
     @contextlib.contextmanager
     def collect_warnings(self) -> Iterator[list[Warning]]:
         """Hold :data:`SPHINX_LOCK` and gather the Sphinx warnings of the block (post-transforms,
-        HTML translation) into the yielded list, parsed like a read's warnings.
+        HTML translation) into the yielded list, as a read's warnings are.
 
-        Sphinx's logging set-up is global to the process; this points it at this pipeline's app,
-        so warnings land here even when several pipelines (source folders) live in one process.
+        Sphinx's logging set-up is global to the process; the session points it at this pipeline's
+        app, so warnings land here even when several pipelines (source folders) live in one process.
         """
-        with SPHINX_LOCK:
-            app = self._get_app()
-            app.activate()
-            found: list[Warning] = []
-            try:
-                yield found
-            finally:
-                found.extend(app._warnings(app.warning.getvalue()))
-                app.warning.seek(0)
-                app.warning.truncate()
+        with SPHINX_LOCK, session(self._get_app().sphinx) as found:
+            yield found
 
     def _parse_parallel(self, todo: list[tuple[int, str, str, str]]) -> list[tuple[int, DocFacts]]:
         from mdmark.workers import run_in_workers

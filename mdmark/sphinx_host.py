@@ -1,4 +1,8 @@
-"""Creating the pipeline's Sphinx application, with or without a project's ``conf.py``.
+"""The one place mdmark touches Sphinx's internals: creating the pipeline's application, with or
+without a project's ``conf.py``; the :func:`session` every use of an application runs in (the
+process lock, logging pointed at the application, its warnings collected as log records); and the
+few private attributes mdmark needs, each behind a small named function (a test greps that no other
+module uses them, so a Sphinx upgrade is checked here).
 
 Without ``sphinx.conf`` the application is mdmark's own: MyST and sphinx-design with the config's
 ``markdown`` settings, the config folder as the source folder. With it, the application is created
@@ -13,21 +17,31 @@ data cached by the digest of ``conf.py``, so a warm run never executes ``conf.py
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Iterable
+import io
+import logging
+import threading
+import weakref
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from mdmark.config import MarkdownSettings
 from mdmark.errors import MdmarkError
+from mdmark.facts import Warning
 
 if TYPE_CHECKING:
+    from docutils import nodes
     from sphinx.application import Sphinx
+    from sphinx.builders import Builder
     from sphinx.config import Config as SphinxConfig
+    from sphinx.environment import BuildEnvironment
 
-#: The MyST options the config's ``markdown`` section sets (shared with ``mdmark.sphinx_ext``).
-MYST_OPTIONS: tuple[str, ...] = ("myst_enable_extensions", "myst_heading_anchors", "myst_substitutions")
+#: Serialises all Sphinx/docutils work in this process: Sphinx and docutils keep global state
+#: (directive registries, the logging set-up). :func:`session` takes it.
+SPHINX_LOCK = threading.RLock()
 
 #: Folders mdmark's own application (no conf.py) never takes documents from.
 DEFAULT_EXCLUDES: tuple[str, ...] = (
@@ -59,8 +73,20 @@ def myst_values(settings: MarkdownSettings) -> dict[str, Any]:
 
 def user_set(config: SphinxConfig, name: str) -> bool:
     """Whether conf.py (or ``-D``) gave ``name`` a value, as opposed to Sphinx's default."""
+    # Sphinx keeps what conf.py's namespace held in a private dict; there is no public question.
     raw: dict[str, Any] = getattr(config, "_raw_config", {})
     return name in raw or name in config.overrides
+
+
+def fill_in_myst(config: SphinxConfig, settings: MarkdownSettings) -> bool:
+    """Give the MyST options conf.py leaves unset the config's ``markdown`` values (the one settings
+    → MyST mapping, shared by the pipeline and ``mdmark.sphinx_ext``); whether any changed."""
+    changed = False
+    for name, value in myst_values(settings).items():
+        if not user_set(config, name):
+            setattr(config, name, value)
+            changed = True
+    return changed
 
 
 def conf_digest(conf: Path | None) -> str:
@@ -177,16 +203,25 @@ def create_app(
     settings: MarkdownSettings,
     conf: Path | None,
     workdir: Path,
-    status: IO[str],
-    warning: IO[str],
 ) -> tuple[Sphinx, ConfInfo]:
-    """A Sphinx application reading Markdown the way the project's own build does, and its :class:`ConfInfo`."""
+    """A Sphinx application reading Markdown the way the project's own build does, and its :class:`ConfInfo`.
+
+    Creating an application sets up Sphinx's process-wide logging for it; that set-up is undone
+    afterwards, so a ``sphinx-build`` that runs mdmark (``mdmark.sphinx_ext``) keeps its own output.
+    """
+    with SPHINX_LOCK, _logging_kept():
+        return _create_app(srcdir, settings, conf, workdir)
+
+
+def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, workdir: Path) -> tuple[Sphinx, ConfInfo]:
     from sphinx.application import Sphinx
     from sphinx.errors import ExtensionError
     from sphinx.util import console
 
     console.nocolor()
     outdir, doctreedir = str(workdir / "out"), str(workdir / "doctrees")
+    # What Sphinx logs while it starts (conf.py, extensions) concerns no document: it goes nowhere.
+    status, warning = io.StringIO(), io.StringIO()
     if conf is None:
         app = Sphinx(
             str(srcdir), None, outdir, doctreedir, "html",
@@ -247,12 +282,7 @@ def create_app(
 
 def _fill_in(app: Sphinx, settings: MarkdownSettings) -> None:
     """The config's ``markdown`` settings, for the MyST options conf.py leaves unset."""
-    changed = False
-    for name, value in myst_values(settings).items():
-        if not user_set(app.config, name):
-            setattr(app.config, name, value)
-            changed = True
-    if changed:
+    if fill_in_myst(app.config, settings):
         from myst_parser.sphinx_ext.main import create_myst_config
 
         create_myst_config(app)  # type: ignore[no-untyped-call]
@@ -323,3 +353,204 @@ def _matcher(patterns: tuple[str, ...]) -> Any:
     from sphinx.util.matching import Matcher
 
     return Matcher(list(patterns))
+
+
+# -- the session: the lock, Sphinx's logging, warnings as log records ------------------------------
+
+
+def _collector_class() -> type[logging.Handler]:
+    from sphinx.util.logging import SafeEncodingWriter, WarningStreamHandler
+
+    class Collector(WarningStreamHandler):
+        """The warning handler of every session: Sphinx's own kind (so ``pending_warnings`` and
+        ``prefixed_warnings`` treat it as they treat ``sphinx-build``'s), collecting records
+        into the innermost session instead of writing text."""
+
+        def __init__(self) -> None:
+            super().__init__(SafeEncodingWriter(io.StringIO()))  # never written: emit collects
+            self.setLevel(logging.WARNING)
+            self.sessions: list[_Session] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            if self.sessions:
+                self.sessions[-1].take(record)
+
+    return Collector
+
+
+@dataclass
+class _Session:
+    app: Sphinx
+    #: What the handler applies to each record, as Sphinx's ``logging.setup`` does for its warning
+    #: stream: ``suppress_warnings``, docname → path locations (and the ``[type]`` suffix), ``once``.
+    filters: list[logging.Filter]
+    found: list[Warning] = field(default_factory=list)
+
+    def take(self, record: logging.LogRecord) -> None:
+        warning = _warning_of(record, _shows_types(self.app))
+        if warning is not None:
+            self.found.append(warning)
+
+
+#: The one handler every session collects through (created on first use: importing Sphinx is slow).
+_COLLECTOR: Any = None
+
+
+def _collector() -> Any:
+    global _COLLECTOR
+    if _COLLECTOR is None:
+        _COLLECTOR = _collector_class()()
+    return _COLLECTOR
+
+
+def _set_logger(logger: logging.Logger, handlers: list[logging.Handler], level: int, propagate: bool) -> None:
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+    logger.propagate = propagate
+
+
+@contextlib.contextmanager
+def _logging_kept() -> Iterator[None]:
+    """Undo whatever the block does to the ``sphinx`` logger (``Sphinx()`` re-points it at itself)."""
+    logger = logging.getLogger("sphinx")
+    saved = (logger.handlers[:], logger.level, logger.propagate)
+    try:
+        yield
+    finally:
+        _set_logger(logger, *saved)
+
+
+@contextlib.contextmanager
+def session(app: Sphinx) -> Iterator[list[Warning]]:
+    """The block in which mdmark uses ``app``: holds :data:`SPHINX_LOCK`, points Sphinx's logging at
+    the application and collects its warnings — each a :class:`~mdmark.facts.Warning` (line, type,
+    first line of the message) — into the yielded list.
+
+    Warnings pass through what ``sphinx-build`` applies to its own (``suppress_warnings``, ``once``,
+    locations as paths); one without a location concerns no line of a document and is left out.
+    A session inside another on the same application hands its warnings to the outer one too.
+    Logging that belongs to someone else (the ``sphinx-build`` that runs ``mdmark.sphinx_ext``) is
+    put back afterwards; otherwise the handler stays, so a read re-points nothing.
+    """
+    from sphinx.util.logging import OnceFilter, WarningLogRecordTranslator, WarningSuppressor
+
+    with SPHINX_LOCK:
+        collector = _collector()
+        logger = logging.getLogger("sphinx")
+        ours = logger.handlers == [collector]
+        saved = (logger.handlers[:], logger.level, logger.propagate)
+        if not ours:  # as Sphinx's own set-up: the handler decides, nothing reaches the root logger
+            _set_logger(logger, [collector], logging.DEBUG, False)
+        filters: list[logging.Filter] = [WarningSuppressor(app), WarningLogRecordTranslator(app), OnceFilter()]
+        current = _Session(app, filters)
+        outer_filters = collector.filters
+        collector.filters = current.filters
+        collector.sessions.append(current)
+        try:
+            yield current.found
+        finally:
+            collector.sessions.pop()
+            collector.filters = outer_filters
+            if collector.sessions and collector.sessions[-1].app is app:
+                collector.sessions[-1].found.extend(current.found)
+            # Someone else's handlers go back; none (a fresh process) or ours: the collector stays,
+            # idle between sessions (Sphinx work outside one, if any, is dropped as it always was).
+            if saved[0] and saved[0] != [collector]:
+                _set_logger(logger, *saved)
+
+
+def _shows_types(app: Sphinx) -> bool:
+    try:
+        return bool(app.config.show_warning_types)
+    except AttributeError:
+        return False
+
+
+def _warning_of(record: logging.LogRecord, shows_types: bool) -> Warning | None:
+    """A collected record as a :class:`~mdmark.facts.Warning`: the line of its location, its
+    ``type.subtype`` (``docutils`` without one), the first line of its message."""
+    location = getattr(record, "location", None)
+    if not location:
+        return None
+    _, colon, tail = str(location).rpartition(":")
+    line = int(tail) if colon and tail.isdecimal() else None
+    kind = str(getattr(record, "type", "") or "")
+    subtype = str(getattr(record, "subtype", "") or "")
+    suffix = f" [{kind}.{subtype}]" if kind and subtype else f" [{kind}]" if kind else ""
+    # The translator filter appended Sphinx's " [type.subtype]" to the message; it is the kind here.
+    text = logging.LogRecord.getMessage(record)
+    if shows_types and suffix and text.endswith(suffix):
+        text = text[: -len(suffix)]
+    if kind and subtype:
+        kind = f"{kind}.{subtype}"
+    kind = kind or "docutils"
+    lines = text.splitlines()
+    # One sentence per diagnostic: a multi-line message keeps its first line.
+    message = lines[0] if lines else ""
+    if kind == "docutils" and message.startswith("toctree glob pattern "):
+        kind = "toc.empty_glob"  # Sphinx gives it no type; mdmark reports it at the entry
+    # Some extensions (sphinx-design) put the type in the message too: drop the repeat.
+    return Warning(line, kind, message.removesuffix(f" [{kind}]"))
+
+
+# -- private Sphinx attributes, each behind one name ---------------------------------------------
+
+
+def take_doctree(env: BuildEnvironment, docname: str) -> nodes.document:
+    """The doctree ``read_doc`` just produced, leaving it in neither of the environment's caches
+    (an object and a pickle on disk), so a long-running process does not grow per read."""
+    doctree: nodes.document | None = env._write_doc_doctree_cache.pop(docname, None)
+    if doctree is None:
+        doctree = env.get_doctree(docname)
+    env._pickled_doctree_cache.pop(docname, None)
+    return doctree
+
+
+def forget_document(env: BuildEnvironment, docname: str) -> None:
+    """Drop what the environment holds of a document whose read failed part-way."""
+    env.clear_doc(docname)
+    env.all_docs.pop(docname, None)
+    env._write_doc_doctree_cache.pop(docname, None)
+    env._pickled_doctree_cache.pop(docname, None)
+
+
+@contextlib.contextmanager
+def reading_as(env: BuildEnvironment, docname: str) -> Iterator[None]:
+    """The environment's current document is ``docname`` inside the block (post-transforms applied
+    outside a read ask it), and what it was afterwards — as ``apply_post_transforms`` does."""
+    from copy import deepcopy
+
+    backup = env.current_document
+    new = deepcopy(backup)
+    new.docname = docname
+    try:
+        env.current_document = new
+        yield
+    finally:
+        env.current_document = backup
+
+
+#: Applications whose builder has run ``prepare_writing`` (weak: an application that goes, goes).
+_PREPARED: weakref.WeakSet[Sphinx] = weakref.WeakSet()
+
+
+def prepare_writing(app: Sphinx) -> None:
+    """``prepare_writing`` once per application (it builds the docutils settings the translator needs)."""
+    if app not in _PREPARED:
+        builder: Any = app.builder
+        builder.prepare_writing(set())
+        _PREPARED.add(app)
+
+
+def is_epub(builder: Builder) -> bool:
+    """Whether ``builder`` writes EPUB (its base class lives in a private module)."""
+    from sphinx.builders._epub_base import EpubBuilder
+
+    return isinstance(builder, EpubBuilder)
+
+
+def std_terms(env: BuildEnvironment) -> dict[str, tuple[str, str]]:
+    """The standard domain's glossary terms (``{term}`` looks them up; no public accessor)."""
+    std: Any = env.domains.standard_domain
+    terms: dict[str, tuple[str, str]] = std.data.setdefault("terms", {})
+    return terms

@@ -33,15 +33,6 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.config import Config as SphinxConfig
 
-#: The MyST options the mdmark config's ``markdown`` section sets, and how.
-_MYST_OPTIONS: tuple[str, ...] = ("myst_enable_extensions", "myst_heading_anchors", "myst_substitutions")
-
-
-def user_set(config: SphinxConfig, name: str) -> bool:
-    """Whether conf.py (or ``-D``) gave ``name`` a value, as opposed to Sphinx's default."""
-    raw: dict[str, Any] = getattr(config, "_raw_config", {})
-    return name in raw or name in config.overrides
-
 
 def _on_config_inited(app: Sphinx, config: SphinxConfig) -> None:
     from sphinx.errors import ConfigError
@@ -49,6 +40,7 @@ def _on_config_inited(app: Sphinx, config: SphinxConfig) -> None:
 
     from mdmark.config import find_config, load_config
     from mdmark.errors import MdmarkError
+    from mdmark.sphinx_host import fill_in_myst
 
     from .state import State, set_state
 
@@ -68,15 +60,8 @@ def _on_config_inited(app: Sphinx, config: SphinxConfig) -> None:
     if found is None:
         logger.info(f"mdmark: `{confdir}` から上に mdmark.config.yaml が無いので、索引を使う機能と点検は働きません。")
         return
-    settings = found.markdown
-    values: dict[str, Any] = {
-        "myst_enable_extensions": list(settings.extensions),
-        "myst_heading_anchors": settings.heading_anchors,
-        "myst_substitutions": dict(settings.substitutions),
-    }
-    for name in _MYST_OPTIONS:
-        if not user_set(config, name):
-            setattr(config, name, values[name])
+    # MyST's own config-inited handler (later) reads these into its configuration.
+    fill_in_myst(config, found.markdown)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -44,22 +44,14 @@ def _facts_provider(app: Sphinx, project: Project) -> Callable[[list[Path]], lis
                 missing.append((len(results), path))
             results.append(found)
         if missing:
-            parsed = _pipeline_facts(app, project, [p for _, p in missing])
+            # The pipeline's own Sphinx application runs in a session, which leaves this build's
+            # logging as it found it.
+            parsed = project.facts_for([p for _, p in missing])
             for (i, _), item in zip(missing, parsed, strict=True):
                 results[i] = item
         return [r for r in results if r is not None]
 
     return facts
-
-
-def _pipeline_facts(app: Sphinx, project: Project, paths: list[Path]) -> list[DocFacts]:
-    from sphinx.util import logging as sphinx_logging
-
-    try:
-        return project.facts_for(paths)
-    finally:
-        # The pipeline's own Sphinx application points the process-wide logging at its streams.
-        sphinx_logging.setup(app, app._status, app._warning, verbosity=app.verbosity)
 
 
 def _location(app: Sphinx, root: Path, diag: Diagnostic) -> str | tuple[str, int | None]:

@@ -24,6 +24,7 @@ from docutils import nodes
 from sphinx.util import logging as sphinx_logging
 
 from mdmark.index import Doc, Index
+from mdmark.sphinx_host import is_epub, std_terms
 
 from .directives import tag_ref
 from .state import docname_of, get_state
@@ -45,11 +46,14 @@ def pages_prefix(app: Sphinx) -> str | None:
 
 def writes_pages(builder: Builder) -> bool:
     """Whether ``builder`` writes the pages of ``html-collect-pages`` as standalone pages."""
-    from sphinx.builders._epub_base import EpubBuilder
     from sphinx.builders.html import StandaloneHTMLBuilder
     from sphinx.builders.singlehtml import SingleFileHTMLBuilder
 
-    return isinstance(builder, StandaloneHTMLBuilder) and not isinstance(builder, SingleFileHTMLBuilder | EpubBuilder)
+    return (
+        isinstance(builder, StandaloneHTMLBuilder)
+        and not isinstance(builder, SingleFileHTMLBuilder)
+        and not is_epub(builder)
+    )
 
 
 def _slug(name: str) -> str:
@@ -108,7 +112,7 @@ def on_env_updated(app: Sphinx, env: BuildEnvironment) -> None:
     """
     std = env.domains.standard_domain
     objects: dict[tuple[str, str], tuple[str, str]] = std.objects
-    terms: dict[str, tuple[str, str]] = std.data.setdefault("terms", {})
+    terms = std_terms(env)
     labels: dict[str, tuple[str, str, str]] = std.labels
     anonlabels: dict[str, tuple[str, str]] = std.anonlabels
     previous: dict[str, list[Any]] = getattr(env, _REGISTERED, None) or {}

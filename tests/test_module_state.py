@@ -24,7 +24,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
     ("sphinx_ext/state.py", "_BY_ENV"): "the extension's state per Sphinx build environment (weak keys)",
     ("mdmark/workers.py", "_WORKER"): "a worker process's own pipeline, set once by its initializer",
-    ("mdmark/html/render.py", "_PREPARED"): "which Sphinx applications have prepared their writer",
+    ("mdmark/sphinx_host.py", "_PREPARED"): "which live Sphinx applications have prepared their writer (weak)",
+    ("mdmark/sphinx_host.py", "_COLLECTOR"): "the one logging handler on Sphinx's process-wide logger",
 }
 
 _CONTAINER_CALLS = {"dict", "set", "list", "WeakKeyDictionary", "WeakValueDictionary", "WeakSet", "OrderedDict", "defaultdict"}

@@ -37,6 +37,7 @@ from mdmark.facts import DocFacts, Link
 from mdmark.files import read_regular
 from mdmark.pipeline import SPHINX_LOCK, Pipeline, docname_of, file_stamp
 from mdmark.rawhtml import drop_navigating, dropped_message
+from mdmark.sphinx_host import prepare_writing, reading_as
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -224,17 +225,6 @@ def _create_translator(app: Sphinx, tree: nodes.document) -> Any:
         if depart:
             setattr(translator, f"depart_{name}", MethodType(depart, translator))
     return translator
-
-
-_PREPARED: set[int] = set()
-
-
-def _prepare(app: Sphinx) -> None:
-    """``prepare_writing`` once per app (it builds the docutils settings the translator needs)."""
-    if id(app) not in _PREPARED:
-        builder: Any = app.builder
-        builder.prepare_writing(set())
-        _PREPARED.add(id(app))
 
 
 # -- the doctree pass ------------------------------------------------------------------------------
@@ -526,7 +516,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
     with pipeline.collect_warnings() as sphinx_warnings:
         tree = pipeline.doctree(path)
         app = pipeline.app
-        _prepare(app)
+        prepare_writing(app)
         work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root)
         work.run()
         _post_transforms(app, tree, docname)
@@ -590,8 +580,6 @@ def _post_transforms(app: Sphinx, tree: nodes.document, docname: str) -> None:
     Reference resolvers have nothing left to do (every pending_xref is gone); image downloaders
     and converters are skipped so nothing is ever fetched.
     """
-    from copy import deepcopy
-
     from sphinx.transforms import SphinxTransformer
     from sphinx.util.docutils import LoggingReporter
 
@@ -603,16 +591,10 @@ def _post_transforms(app: Sphinx, tree: nodes.document, docname: str) -> None:
     # run programs.
     skip = (ReferencesResolver, BaseImageConverter)
     transforms = [t for t in app.registry.get_post_transforms() if not issubclass(t, skip)]
-    backup = env.current_document
-    new = deepcopy(backup)
-    new.docname = docname
-    try:
-        env.current_document = new
+    with reading_as(env, docname):
         if tree.reporter is None:
             tree.reporter = LoggingReporter(docname)
         transformer = SphinxTransformer(tree)
         transformer.set_environment(env)
         transformer.add_transforms(transforms)
         transformer.apply_transforms()
-    finally:
-        env.current_document = backup
