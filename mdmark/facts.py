@@ -15,6 +15,7 @@ goes stale when another file appears or disappears.
 from __future__ import annotations
 
 import copy
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,6 +195,14 @@ class DocFacts:
     deps: list[tuple[str, int, int]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+
+    @property
+    def content_key(self) -> str:
+        """``sha`` and the stamps of the files the document included: what derived results (the
+        names occurring in it, relation graphs) are keyed by, since ``sha`` covers its own bytes only."""
+        if not self.deps:
+            return self.sha
+        return f"{self.sha}:{hashlib.sha256(repr(self.deps).encode()).hexdigest()[:16]}"
 
     def to_json(self) -> dict[str, Any]:
         """The facts as JSON data (what :func:`dataclasses.asdict` gives, several times faster:

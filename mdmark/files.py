@@ -7,6 +7,7 @@ import errno
 import os
 import secrets
 import stat
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -48,9 +49,10 @@ def resolved_many(paths: Iterable[Path]) -> list[Path]:
 
 
 def _resolve_one(path: Path, folders: dict[str, str | None]) -> Path | None:
-    if not path.is_absolute() or ".." in path.parts:
+    text = str(path)  # pathlib's form: no "." parts, no doubled or trailing separators
+    if not text.startswith(os.sep) or f"{os.sep}..{os.sep}" in f"{text}{os.sep}":
         return _resolve_full(path)
-    parent, name = os.path.split(str(path))
+    parent, name = os.path.split(text)
     if not name:
         return _resolve_full(path)
     if parent not in folders:
@@ -140,6 +142,34 @@ def read_regular_stat(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, o
 def stat_stamp(info: os.stat_result) -> tuple[int, int, int, int, int]:
     """What "the same file, unchanged" means for a stat: device, inode, size, mtime and ctime."""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+#: A file modified less than this long ago may change again within the same mtime tick: its stat
+#: is not trusted to mean "unchanged" (git's "racily clean" entries).
+SETTLED_NS = 2_000_000_000
+
+Stamp = tuple[int, int, int, int, int]
+
+
+def settled(info: os.stat_result) -> bool:
+    """Whether the file's stat can stand for its content (see :data:`SETTLED_NS`)."""
+    return time.time_ns() - info.st_mtime_ns > SETTLED_NS
+
+
+def file_stamps(paths: Iterable[str]) -> tuple[Stamp | None, ...] | None:
+    """The stamp of each file (None where it cannot be stat'ed), or None when one of them changed
+    too recently for its stat to stand for its content."""
+    out: list[Stamp | None] = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        if not settled(info):
+            return None
+        out.append(stat_stamp(info))
+    return tuple(out)
 
 
 class FileTooBig(OSError):

@@ -22,7 +22,6 @@ import posixpath
 import shutil
 import tempfile
 import threading
-import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -40,6 +39,7 @@ from mdmark.files import (
     decode_text,
     read_regular_stat,
     resolve_many,
+    settled,
     stat_stamp,
 )
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
@@ -55,10 +55,6 @@ C = TypeVar("C", bound=ContentCache[Any])
 
 #: The in-tree cache folder of older versions: never read any more, still never searched for documents.
 CACHE_DIR_NAME = ".mdmark_cache"
-
-#: A file modified less than this long ago may change again within the same mtime tick: its stat
-#: is not trusted to mean "unchanged" (git's "racily clean" entries).
-RACY_NS = 2_000_000_000
 
 
 class _App:
@@ -208,6 +204,7 @@ class Pipeline:
         #: With a conf.py, its folder is the source folder, as for ``sphinx-build``.
         self.conf = conf.resolve() if conf is not None else None
         self.srcdir = self.conf.parent if self.conf is not None else srcdir.resolve()
+        self._srcdir_prefix = os.path.join(str(self.srcdir), "")
         self.settings = settings
         self.cache_dir = cache_dir
         self.conf_key = conf_digest(self.conf)
@@ -289,8 +286,12 @@ class Pipeline:
             raise MdmarkError(
                 f"`{path.name}` のリンクが輪になっていて行き着くファイルが無いので、リンクを張り直すか消してください。"
             )
+        # Both are resolved: a prefix test is relative_to() without building paths (once per document per call).
+        text, prefix = str(resolved), self._srcdir_prefix
         try:
-            rel = resolved.relative_to(self.srcdir).as_posix()
+            if not text.startswith(prefix):
+                raise ValueError(text)
+            rel = text[len(prefix) :]
         except ValueError:
             if self.conf is not None:
                 raise MdmarkError(
@@ -316,7 +317,7 @@ class Pipeline:
         """The cache key and text of the document at ``path``, read now (its stat remembered)."""
         data, text, info = self._read_input(path, rel)
         key = cache_key(rel, data, self.settings, self.conf_key)
-        if time.time_ns() - info.st_mtime_ns > RACY_NS:
+        if settled(info):
             self._stamps[rel] = (stat_stamp(info), key)
         return key, text
 

@@ -24,8 +24,10 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from mdmark.facts import DocFacts
+from mdmark.files import file_stamps
 from mdmark.index import REVERSE_TYPES, Doc, Index, Relation
 from mdmark.occurrences import NameMatcher
 from mdmark.workspace import Workspace, workspace_for
@@ -62,7 +64,7 @@ def _matcher(workspace: Workspace, index: Index) -> tuple[str, NameMatcher]:
 def _occurring(workspace: Workspace, signature: str, matcher: NameMatcher, facts: DocFacts) -> frozenset[str]:
     """Ids of the documents whose title or alias occurs in the plain text of ``facts``."""
     return workspace.occurrences.get_or_make(
-        (signature, facts.sha), lambda: frozenset(occ.owner for occ in matcher.find(facts.text))
+        (signature, facts.content_key), lambda: frozenset(occ.owner for occ in matcher.find(facts.text))
     )
 
 
@@ -187,13 +189,34 @@ def doc_file(index: Index, doc: Doc) -> Path:
 def build_graph(index: Index, srcdir: Path, facts_for: Callable[[list[Path]], list[DocFacts]]) -> RelationGraph:
     """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.Project.facts_for`.
 
-    The graph is reused while the index text and every document's content are unchanged.
+    The graph is reused while the index text and every document's content are unchanged; while
+    the index model and every document's file (and what it includes) keep their stat, not even the
+    documents' facts are looked up again.
     """
-    facts = facts_for([doc_file(index, doc) for doc in index.docs])
+    workspace = workspace_for(srcdir)
+    files = [os.path.normpath(os.path.join(index.folder, doc.path)) for doc in index.docs]
+    stamps = file_stamps(files)
+    quick = f"graph\0{index.path}\0{srcdir}"
+    last = workspace.stamped.get(quick)
+    if (
+        last is not None
+        and stamps is not None
+        and last[0] is index
+        and last[1] == stamps
+        and file_stamps(last[2]) == last[3]
+    ):
+        return cast(RelationGraph, last[4])
+    facts = facts_for([Path(f) for f in files])
     digest = hashlib.sha256()
     for part in (str(index.path), str(srcdir), index.yaml.text if index.yaml is not None else repr(index.docs)):
         digest.update(part.encode())
         digest.update(b"\0")
     for doc_facts in facts:
-        digest.update(f"{doc_facts.path}\1{doc_facts.sha}\1{doc_facts.error is not None}\0".encode())
-    return workspace_for(srcdir).graphs.get_or_make(digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir))
+        digest.update(f"{doc_facts.path}\1{doc_facts.content_key}\1{doc_facts.error is not None}\0".encode())
+    graph = workspace.graphs.get_or_make(digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir))
+    if stamps is not None:
+        deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _, _ in f.deps})
+        dep_stamps = file_stamps(deps)
+        if dep_stamps is not None:
+            workspace.stamped.put(quick, (index, stamps, deps, dep_stamps, graph))
+    return graph

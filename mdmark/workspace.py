@@ -19,7 +19,7 @@ import os
 import threading
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mdmark.contentcache import ContentCache
 from mdmark.files import stat_stamp
@@ -84,6 +84,9 @@ class Workspace:
         self._yaml: Memo[str, YamlDoc] = Memo(8)
         #: Relation graphs by the digest of the index text and every document's content key.
         self.graphs: Memo[str, RelationGraph] = Memo(8)
+        #: Results known to hold while the stats of the files they came from are unchanged, by name:
+        #: (the index model, the documents' stamps, the files they include, those files' stamps, result).
+        self.stamped: Memo[str, tuple[Any, ...]] = Memo(16)
         #: Title/alias matchers by the digest of the names they look for.
         self.matchers: Memo[str, NameMatcher] = Memo(8)
         #: Document ids whose names occur in a document: by (matcher digest, document content key).

@@ -6,6 +6,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from mdmark.config import MarkdownSettings
 from mdmark.index import load_index
 from mdmark.project import Project
@@ -43,9 +45,11 @@ def test_the_index_model_is_reused_while_its_file_is_unchanged(tmp_path: Path) -
     assert changed is not first and changed.docs[0].title == "B"
 
 
-def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path) -> None:
+def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A new process (a new workspace) reads a big index from the user's cache, not the YAML parser."""
     from mdmark.workspace import Workspace
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
     text = INDEX + "".join(f"  - id: d{i}\n    path: d{i}.md\n    title: 文書 {i}\n" for i in range(50))
     calls: list[int] = []
@@ -62,10 +66,12 @@ def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path) -> None:
     assert (two.data, two.lines, two.duplicate_keys) == (one.data, one.lines, one.duplicate_keys)
 
 
-def test_yaml_that_json_cannot_hold_is_parsed_every_time(tmp_path: Path) -> None:
+def test_yaml_that_json_cannot_hold_is_parsed_every_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Dates and non-string keys would come back changed from JSON: such a file is not cached on disk."""
     from mdmark.workspace import Workspace
     from mdmark.yamlio import parse_yaml
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
     text = "when: 2026-12-01\n1: one\n"
     calls: list[int] = []
@@ -96,3 +102,40 @@ def test_memo_keeps_the_newest_entries_up_to_its_limit() -> None:
         memo.put(i, str(i))
     assert [memo.get(i) for i in range(5)] == [None, None, "2", "3", "4"]
     assert memo.get_or_make(9, lambda: "nine") == "nine" and len(memo) == 3
+
+
+def test_the_relation_graph_follows_edits_of_documents_and_of_what_they_include(tmp_path: Path) -> None:
+    """The graph is reused while every file keeps its stat; an edited document, or an edited file a
+    document includes, is seen at the next call — also when the edit is older than the racy window."""
+    from mdmark.query import find_docs
+
+    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
+    (tmp_path / "index.yaml").write_text(
+        "version: 1\ndocs:\n"
+        + "".join(f"  - id: {d}\n    path: {d}.md\n    title: 文書{d.upper()}\n" for d in ("a", "b", "c")),
+        encoding="utf-8",
+    )
+    for d in ("a", "b", "c"):
+        (tmp_path / f"{d}.md").write_text(f"# 文書{d.upper()}\n\n本文。\n", encoding="utf-8")
+    (tmp_path / "a.md").write_text("# 文書A\n\n```{include} part.txt\n```\n", encoding="utf-8")
+    (tmp_path / "part.txt").write_text("何も指さない。\n", encoding="utf-8")
+
+    def age_everything() -> None:
+        old = time.time() - 60
+        for path in tmp_path.iterdir():
+            os.utime(path, (old, old))
+
+    def related_to_c() -> list[str]:
+        found = find_docs(tmp_path, related_to="c", format="json")
+        assert isinstance(found, dict)
+        return [d["id"] for d in found["docs"]]
+
+    age_everything()
+    assert related_to_c() == []
+    assert related_to_c() == []  # the reused graph
+    (tmp_path / "b.md").write_text("# 文書B\n\n[C へ](c.md)\n", encoding="utf-8")
+    age_everything()
+    assert related_to_c() == ["b"]
+    (tmp_path / "part.txt").write_text("[C へ](c.md)\n", encoding="utf-8")
+    age_everything()
+    assert related_to_c() == ["a", "b"]
