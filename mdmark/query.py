@@ -22,7 +22,7 @@ from mdmark.confine import inside, project_root
 from mdmark.files import read_text
 from mdmark.index import Doc, Index, Tag
 from mdmark.project import Project
-from mdmark.relations import RelationGraph, build_graph, doc_file
+from mdmark.relations import RelationGraph, RelationView, build_graph, doc_file
 from mdmark.schema import integral, type_name
 from mdmark.text import close_names, normalize, quote_list
 from mdmark.toon import encode as encode_toon
@@ -170,34 +170,6 @@ def file_chars(path: Path, root: Path | None = None) -> int | None:
     return chars
 
 
-class _TagKeys:
-    """What two tag names are compared by: the vocabulary name when the vocabulary knows the name
-    (directly or through an alias), else the normalised name. Memoised per query: 2,000 documents
-    with a few tags each would otherwise scan the vocabulary for every tag."""
-
-    def __init__(self, index: Index) -> None:
-        self.index = index
-        self._memo: dict[str, tuple[str, str, bool]] = {}
-
-    def _look(self, name: str) -> tuple[str, str, bool]:
-        hit = self._memo.get(name)
-        if hit is None:
-            tag = self.index.tag(name)
-            hit = (tag.name, tag.name, True) if tag is not None else (normalize(name), name, False)
-            self._memo[name] = hit
-        return hit
-
-    def key(self, name: str) -> str:
-        return self._look(name)[0]
-
-    def shown(self, name: str) -> str:
-        """The name a result shows: the vocabulary name, or the tag as written."""
-        return self._look(name)[1]
-
-    def known(self, name: str) -> bool:
-        return self._look(name)[2]
-
-
 # -- find_docs -------------------------------------------------------------------------------------
 
 
@@ -298,9 +270,8 @@ def find_docs(
             f"related_to の `{related_arg}` は索引の文書の ID に無いので、索引の docs の id{near or ' '}を渡してください。"
         )
 
-    keys = _TagKeys(index)
-    want_tags = [keys.key(t) for t in tag_args]
-    want_any = [keys.key(t) for t in any_args]
+    want_tags = [index.tag_key(t) for t in tag_args]
+    want_any = [index.tag_key(t) for t in any_args]
     filt = _Filter(
         normalize(text_arg) if text_arg is not None else None,
         tuple(dict.fromkeys(want_tags)),
@@ -312,34 +283,28 @@ def find_docs(
     warnings: list[str] = []
     if index.has_tags:
         for name in dict.fromkeys([*tag_args, *any_args]):
-            if not keys.known(name):
+            if index.tag(name) is None:
                 warnings.append(_unknown_tag_warning(index, name))
 
     fields = [f for f in OPTIONAL_FIELDS if (f in VIEW_FIELDS[view_name] or f in include_fields) and f not in exclude_fields]
     needs_graph = related_arg is not None or ("referenced_by" in fields and not counting)
     graph: RelationGraph | None = build_graph(index, project.root, project.facts_for) if needs_graph else None
 
+    relations = graph.relations_of(related_arg) if graph is not None and related_arg is not None else {}
     matched: list[Doc] = []
-    for doc in index.docs:
-        has = {keys.key(t.name) for t in doc.tags}
-        if filt.tags and not all(t in has for t in filt.tags):
-            continue
-        if filt.any_tags and not any(t in has for t in filt.any_tags):
-            continue
+    for doc in index.docs_with_tags(tag_args, any_args):
         if filt.text is not None and not any(
             filt.text in normalize(s) for s in [doc.title, *doc.aliases, *([doc.description] if doc.description else [])]
         ):
             continue
-        if related_arg is not None:
-            assert graph is not None
-            if not graph.relations(related_arg, doc.id):
-                continue
+        if related_arg is not None and doc.id not in relations:
+            continue
         matched.append(doc)
 
     wanted = set(filt.tags) | set(filt.any_tags)
     if wanted:
         # Stable sort: documents whose subject tag (main) is one of the asked tags first, index order within.
-        matched.sort(key=lambda d: 0 if any(t.main and keys.key(t.name) in wanted for t in d.tags) else 1)
+        matched.sort(key=lambda d: 0 if any(t.main and t.key in wanted for t in index.tags_of(d)) else 1)
 
     root = project_root(project.root)
     chars = {id(doc): file_chars(doc_file(index, doc), root) for doc in matched}
@@ -353,11 +318,11 @@ def find_docs(
     if not counting:
         result["next_cursor"] = encode_cursor(offset + page_size, filt) if more else None
         result["hint"] = HINT if more else None
-    result["tag_counts"] = _tag_counts(index, keys, matched)
+    result["tag_counts"] = [{"name": name, "count": count} for name, count in index.tag_counts(matched).items()]
     result["warnings"] = warnings
     if not counting:
         result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in OPTIONAL_FIELDS if f not in fields]
-        result["docs"] = [_row(index, doc, chars[id(doc)], fields, graph, related_arg) for doc in page]
+        result["docs"] = [_row(doc, chars[id(doc)], fields, graph, relations if related_arg is not None else None) for doc in page]
     if fmt == "json":
         return result
     if fmt == "toon":
@@ -365,31 +330,12 @@ def find_docs(
     return render_find_markdown(result, fields, related_arg is not None)
 
 
-def _tag_counts(index: Index, keys: _TagKeys, docs: list[Doc]) -> list[dict[str, Any]]:
-    counts: dict[str, int] = {}
-    shown: dict[str, str] = {}
-    for doc in docs:
-        seen: set[str] = set()
-        for ref in doc.tags:
-            key = keys.key(ref.name)
-            if key in seen:
-                continue
-            seen.add(key)
-            counts[key] = counts.get(key, 0) + 1
-            shown.setdefault(key, keys.shown(ref.name))
-    order: dict[str, int] = {}
-    for i, tag in enumerate(index.tags):
-        order.setdefault(tag.name, i)
-
-    def rank(key: str) -> tuple[int, int, int, str]:
-        # More documents first; equal counts in vocabulary order, then tags outside it by name.
-        return (-counts[key], 0 if key in order else 1, order.get(key, 0), shown[key])
-
-    return [{"name": shown[key], "count": counts[key]} for key in sorted(counts, key=rank)]
-
-
 def _row(
-    index: Index, doc: Doc, chars: int | None, fields: list[str], graph: RelationGraph | None, related_to: str | None
+    doc: Doc,
+    chars: int | None,
+    fields: list[str],
+    graph: RelationGraph | None,
+    relations: dict[str, list[RelationView]] | None,
 ) -> dict[str, Any]:
     row: dict[str, Any] = {
         "id": doc.id,
@@ -407,9 +353,8 @@ def _row(
     if "referenced_by" in fields:
         assert graph is not None
         row["referenced_by"] = graph.referenced_by(doc.id)
-    if related_to is not None:
-        assert graph is not None
-        row["relations"] = [r.as_dict() for r in graph.relations(related_to, doc.id)]
+    if relations is not None:
+        row["relations"] = [r.as_dict() for r in relations[doc.id]]
     return row
 
 
@@ -478,14 +423,14 @@ def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any
 
     seen: set[str] = set()
     rows: list[dict[str, Any]] = []
-    doc_keys = [{normalize(t.name) for t in doc.tags} for doc in index.docs]
+    # Counted by the one rule of the queries (Index.tags_of), so that `docs` is what find_docs finds.
+    counts = index.tag_counts()
     for tag in index.tags:
         if tag.name in seen:
             continue
         seen.add(tag.name)
         if needle is not None and not _tag_matches(tag, needle):
             continue
-        names = {normalize(tag.name), *(normalize(a) for a in tag.aliases)}
         rows.append(
             {
                 "name": tag.name,
@@ -493,7 +438,7 @@ def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any
                 "description": tag.description,
                 "aliases": list(tag.aliases),
                 "deprecated": tag.deprecated,
-                "docs": sum(1 for keys in doc_keys if keys & names),
+                "docs": counts.get(tag.name, 0),
             }
         )
     if fmt == "json":
