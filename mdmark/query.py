@@ -1,7 +1,8 @@
 """``find_docs`` and ``list_tags``: the index queries (mcp-tools.ja.md, 文書を探す・タグの語彙を見る).
 
 The MCP tools and ``mdmark find`` / ``mdmark tags`` call these functions with the arguments as
-received; every argument value is validated here so that both front-ends say the same sentence.
+received; the values are checked here by the tools' declarations (:func:`tool_arguments`), so both
+front-ends say the same sentence.
 A markdown or toon result is a ``str``, a json result a ``dict``.
 """
 
@@ -23,17 +24,11 @@ from mdmark.files import read_text
 from mdmark.index import Doc, Index, Tag
 from mdmark.project import Project
 from mdmark.relations import RelationGraph, RelationView, build_graph, doc_file
-from mdmark.schema import integral, type_name
+from mdmark.server.tools import BRIEF_FIELDS, tool_arguments
+from mdmark.server.tools import FIELDS as OPTIONAL_FIELDS
 from mdmark.text import close_names, normalize, quote_list
 from mdmark.toon import encode as encode_toon
 
-DEFAULT_LIMIT = 20
-MAX_LIMIT = 100
-VIEWS: tuple[str, ...] = ("brief", "standard", "full")
-FORMATS: tuple[str, ...] = ("markdown", "json", "toon")
-#: The optional row fields, in row (and column) order.
-OPTIONAL_FIELDS: tuple[str, ...] = ("path", "aliases", "related", "referenced_by")
-BRIEF_FIELDS: tuple[str, ...] = ("id", "title", "description", "tags", "chars")
 VIEW_FIELDS: dict[str, tuple[str, ...]] = {
     "brief": (),
     "standard": ("path", "aliases"),
@@ -55,82 +50,6 @@ _COLUMNS: dict[str, str] = {
 }
 
 
-# -- argument validation -------------------------------------------------------------------------
-
-
-def _bad_type(name: str, expected: str, value: Any) -> MdmarkError:
-    return MdmarkError(f"{name} は{expected}で渡してください（いまは{type_name(value)}です）。")
-
-
-def _opt_str(name: str, value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise _bad_type(name, "文字列", value)
-
-
-def _opt_str_list(name: str, value: Any) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _bad_type(name, "文字列の並び", value)
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            raise MdmarkError(f"{name} の {i + 1} 番目は文字列で渡してください（いまは{type_name(item)}です）。")
-    return list(value)
-
-
-def _choice(name: str, value: Any, choices: Sequence[str], default: str) -> str:
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise _bad_type(name, "文字列", value)
-    if value not in choices:
-        close = close_names(value, choices, 1)
-        hint = f"近い `{close[0]}` か、" if close else ""
-        raise MdmarkError(f"{name} の `{value}` は使えないので、{hint}{quote_list(choices)} のどれかにしてください。")
-    return value
-
-
-def bounded_int(name: str, value: Any, low: int, high: int, default: int) -> int:
-    """An integer argument within ``low``..``high`` (``default`` when omitted), or its one sentence."""
-    if value is None:
-        return default
-    number = integral(value)
-    if number is None:
-        raise MdmarkError(f"{name} は {low} 以上 {high} 以下の整数で渡してください（いまは{type_name(value)}です）。")
-    if not low <= number <= high:
-        raise MdmarkError(f"{name} の {number} は範囲の外なので、{low} 以上 {high} 以下の整数にしてください。")
-    return number
-
-
-def _limit(value: Any) -> int:
-    return bounded_int("limit", value, 1, MAX_LIMIT, DEFAULT_LIMIT)
-
-
-def _fields(name: str, value: Any) -> list[str]:
-    names = _opt_str_list(name, value)
-    for field in names:
-        if field not in OPTIONAL_FIELDS:
-            if name == "exclude" and field in BRIEF_FIELDS:
-                raise MdmarkError(
-                    f"exclude の `{field}` は brief の項目で除けないので、{quote_list(OPTIONAL_FIELDS)} のどれかにしてください。"
-                )
-            close = close_names(field, OPTIONAL_FIELDS, 1)
-            hint = f"近い `{close[0]}` か、" if close else ""
-            raise MdmarkError(
-                f"{name} の `{field}` は項目の名前ではないので、{hint}{quote_list(OPTIONAL_FIELDS)} のどれかにしてください。"
-            )
-    return names
-
-
-def _bool(name: str, value: Any) -> bool:
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise _bad_type(name, "真偽値（true か false）", value)
-    return value
-
-
 # -- shared pieces ---------------------------------------------------------------------------------
 
 
@@ -138,9 +57,8 @@ def _bool(name: str, value: Any) -> bool:
 #: parsing a 2,000-document index costs seconds). Queries never modify an Index.
 
 
-def _open_index(start: Path, config: Any) -> tuple[Project, Index]:
-    config_arg = _opt_str("config", config)
-    project = Project.open(start, config_arg)
+def _open_index(start: Path, config: str | None) -> tuple[Project, Index]:
+    project = Project.open(start, config)
     return project, project.index()
 
 
@@ -249,19 +167,33 @@ def find_docs(
     config: Any = None,
 ) -> str | dict[str, Any]:
     """Documents of the index that meet every given condition (see mcp-tools.ja.md find_docs)."""
-    text_arg = _opt_str("text", text)
-    tag_args = _opt_str_list("tags", tags)
-    any_args = _opt_str_list("any_tags", any_tags)
-    related_arg = _opt_str("related_to", related_to)
-    page_size = _limit(limit)
-    cursor_arg = _opt_str("cursor", cursor)
-    view_name = _choice("view", view, VIEWS, "brief")
-    include_fields = _fields("include", include)
-    exclude_fields = _fields("exclude", exclude)
-    counting = _bool("count_only", count_only)
-    fmt = _choice("format", format, FORMATS, "markdown")
+    args = tool_arguments(
+        "find_docs",
+        text=text,
+        tags=tags,
+        any_tags=any_tags,
+        related_to=related_to,
+        limit=limit,
+        cursor=cursor,
+        view=view,
+        include=include,
+        exclude=exclude,
+        count_only=count_only,
+        format=format,
+        config=config,
+    )
+    text_arg: str | None = args["text"]
+    tag_args: list[str] = args["tags"] or []
+    any_args: list[str] = args["any_tags"] or []
+    related_arg: str | None = args["related_to"]
+    page_size: int = args["limit"]
+    cursor_arg: str | None = args["cursor"]
+    include_fields: list[str] = args["include"] or []
+    exclude_fields: list[str] = args["exclude"] or []
+    counting: bool = args["count_only"]
+    fmt: str = args["format"]
 
-    project, index = _open_index(start, config)
+    project, index = _open_index(start, args["config"])
 
     if related_arg is not None and index.doc(related_arg) is None:
         close = close_names(related_arg, [d.id for d in index.docs])
@@ -286,7 +218,7 @@ def find_docs(
             if index.tag(name) is None:
                 warnings.append(_unknown_tag_warning(index, name))
 
-    fields = [f for f in OPTIONAL_FIELDS if (f in VIEW_FIELDS[view_name] or f in include_fields) and f not in exclude_fields]
+    fields = [f for f in OPTIONAL_FIELDS if (f in VIEW_FIELDS[args["view"]] or f in include_fields) and f not in exclude_fields]
     needs_graph = related_arg is not None or ("referenced_by" in fields and not counting)
     graph: RelationGraph | None = build_graph(index, project.root, project.facts_for) if needs_graph else None
 
@@ -416,9 +348,10 @@ def render_find_markdown(result: dict[str, Any], fields: list[str], with_relatio
 
 def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any = None) -> str | dict[str, Any]:
     """The tag vocabulary with the number of documents per tag (see mcp-tools.ja.md list_tags)."""
-    query_arg = _opt_str("query", query)
-    fmt = _choice("format", format, FORMATS, "markdown")
-    _, index = _open_index(start, config)
+    args = tool_arguments("list_tags", query=query, format=format, config=config)
+    query_arg: str | None = args["query"]
+    fmt: str = args["format"]
+    _, index = _open_index(start, args["config"])
     needle = normalize(query_arg) if query_arg is not None else None
 
     seen: set[str] = set()
