@@ -13,7 +13,6 @@ import binascii
 import hashlib
 import json
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -168,19 +167,8 @@ def find_docs(
 ) -> str | dict[str, Any]:
     """Documents of the index that meet every given condition (see mcp-tools.ja.md find_docs)."""
     args = tool_arguments(
-        "find_docs",
-        text=text,
-        tags=tags,
-        any_tags=any_tags,
-        related_to=related_to,
-        limit=limit,
-        cursor=cursor,
-        view=view,
-        include=include,
-        exclude=exclude,
-        count_only=count_only,
-        format=format,
-        config=config,
+        "find_docs", text=text, tags=tags, any_tags=any_tags, related_to=related_to, limit=limit, cursor=cursor,
+        view=view, include=include, exclude=exclude, count_only=count_only, format=format, config=config,
     )
     text_arg: str | None = args["text"]
     tag_args: list[str] = args["tags"] or []

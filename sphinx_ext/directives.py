@@ -143,20 +143,21 @@ class DocsDirective(_IndexDirective):
         "class": directives.class_option,
     }
 
-    def _known(self, index: Index, names: list[str]) -> list[str]:
-        """``names``, with a warning for each one the vocabulary (when there is one) does not know."""
+    def _warn_unknown(self, index: Index, names: list[str]) -> None:
+        """A warning for each tag the vocabulary (when the index has one) does not know."""
         vocabulary = [t.name for t in index.tags]
         for name in names:
             if index.has_tags and index.tag(name) is None:
                 self.warn(f"タグ `{name}` は索引のタグの語彙に無いので、語彙にあるタグを指定してください{suggestion(name, vocabulary)}。")
-        return names
 
     def run(self) -> list[nodes.Node]:
         index = self.load_index()
         if index is None:
             return []
-        all_tags = self._known(index, split_names(self.options.get("tags")))
-        any_tags = self._known(index, split_names(self.options.get("any-tags")))
+        all_tags = split_names(self.options.get("tags"))
+        any_tags = split_names(self.options.get("any-tags"))
+        self._warn_unknown(index, all_tags)
+        self._warn_unknown(index, any_tags)
         matches = index.docs_with_tags(all_tags, any_tags)
         if not matches:
             return [nodes.paragraph("", "該当する文書はありません。", classes=["mdmark-empty"])]
