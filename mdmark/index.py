@@ -214,8 +214,17 @@ class _Lookups:
             for rel in source.related:
                 if rel.to != source.id and rel.to in self.first:
                     self.incoming.setdefault(rel.to, []).append((source, rel))
-        #: Tag name as written -> (vocabulary entry or None, key, shown name).
+        #: Each tag name the documents write -> (vocabulary entry or None, key, shown name): 2,000
+        #: documents with a few tags each would otherwise look every tag up again on every query.
         self.resolved: dict[str, tuple[Tag | None, str, str]] = {}
+        for doc in index.docs:
+            for ref in doc.tags:
+                if ref.name not in self.resolved:
+                    self.resolved[ref.name] = self.resolve(ref.name)
+
+    def resolve(self, name: str) -> tuple[Tag | None, str, str]:
+        tag = self.exact.get(name) or self.normal.get(normalize(name))
+        return (tag, tag.name, tag.name) if tag is not None else (None, normalize(name), name)
 
 
 @dataclass
@@ -263,12 +272,7 @@ class Index:
 
     def _resolve(self, name: str) -> tuple[Tag | None, str, str]:
         look = self._look
-        hit = look.resolved.get(name)
-        if hit is None:
-            tag = look.exact.get(name) or look.normal.get(normalize(name))
-            hit = (tag, tag.name, tag.name) if tag is not None else (None, normalize(name), name)
-            look.resolved[name] = hit
-        return hit
+        return look.resolved.get(name) or look.resolve(name)
 
     def tag(self, name: str) -> Tag | None:
         """The vocabulary entry whose name is ``name``, else the first whose name or alias is (normalised)."""
