@@ -10,6 +10,7 @@ from __future__ import annotations
 
 
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -163,9 +164,75 @@ class Tag:
     aliases_at: list[tuple[str, str]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class DocTag:
+    """One tag of a document as every query compares and shows it (:meth:`Index.tags_of`)."""
+
+    #: What two tags are compared by: the vocabulary name the tag resolves to, else its normalised name.
+    key: str
+    #: The name shown: the vocabulary name, else the tag as written.
+    name: str
+    main: bool
+    ref: TagRef
+
+
+@dataclass(frozen=True)
+class SeenRelation:
+    """An index relation seen from one document (:meth:`Index.relations_of`).
+
+    ``outgoing``: written by the document, ``type`` as written; ``incoming``: written by ``other``
+    naming the document, ``type`` with its reverse name (``requires`` → ``required_by`` …).
+    A ``related`` entry written as a string has ``type`` None either way.
+    """
+
+    direction: str
+    other: Doc
+    type: str | None
+    when: str | None
+    relation: Relation
+
+
+class _Lookups:
+    """What the questions of :class:`Index` look up, built once from the finished model."""
+
+    def __init__(self, index: Index) -> None:
+        #: The first document of each id: the one a relation to that id means.
+        self.first: dict[str, Doc] = {}
+        for doc in index.docs:
+            self.first.setdefault(doc.id, doc)
+        #: Vocabulary entries by exact name, then by normalised name or alias (first entry wins).
+        self.exact: dict[str, Tag] = {}
+        self.normal: dict[str, Tag] = {}
+        for tag in index.tags:
+            self.exact.setdefault(tag.name, tag)
+            for name in (tag.name, *tag.aliases):
+                self.normal.setdefault(normalize(name), tag)
+        #: Target id -> the (first) documents writing a relation to it, with the entry, in index order.
+        self.incoming: dict[str, list[tuple[Doc, Relation]]] = {}
+        for source in self.first.values():
+            for rel in source.related:
+                if rel.to != source.id and rel.to in self.first:
+                    self.incoming.setdefault(rel.to, []).append((source, rel))
+        #: Each tag name the documents write -> (vocabulary entry or None, key, shown name): 2,000
+        #: documents with a few tags each would otherwise look every tag up again on every query.
+        self.resolved: dict[str, tuple[Tag | None, str, str]] = {}
+        for doc in index.docs:
+            for ref in doc.tags:
+                if ref.name not in self.resolved:
+                    self.resolved[ref.name] = self.resolve(ref.name)
+
+    def resolve(self, name: str) -> tuple[Tag | None, str, str]:
+        tag = self.exact.get(name) or self.normal.get(normalize(name))
+        return (tag, tag.name, tag.name) if tag is not None else (None, normalize(name), name)
+
+
 @dataclass
 class Index:
-    """The index model. ``docs``/``terms``/``tags`` hold the items that fit the schema, in file order."""
+    """The index model. ``docs``/``terms``/``tags`` hold the items that fit the schema, in file order.
+
+    The model is complete when :func:`build_index` returns it and never changed afterwards (the
+    server shares it between calls), so the look-ups behind its questions are built on first use.
+    """
 
     path: Path
     shown: str
@@ -175,37 +242,128 @@ class Index:
     has_tags: bool = False
     problems: list[Problem] = field(default_factory=list)
     yaml: YamlDoc | None = None
+    _lookups: _Lookups | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
+    @property
+    def _look(self) -> _Lookups:
+        # Two threads may build it at once; both build the same thing and either one is kept.
+        if self._lookups is None:
+            self._lookups = _Lookups(self)
+        return self._lookups
+
     def doc(self, doc_id: str) -> Doc | None:
-        """The first document with ``doc_id``."""
-        for doc in self.docs:
-            if doc.id == doc_id:
-                return doc
-        return None
+        """The first document with ``doc_id`` (a repeated id is a drift of its own; the first one counts)."""
+        return self._look.first.get(doc_id)
+
+    def first_docs(self) -> list[Doc]:
+        """The first document of each id, in index order."""
+        return list(self._look.first.values())
 
     def doc_file(self, doc: Doc) -> Path:
         """The absolute path of a document (paths in the index are relative to the index file)."""
         return resolved(self.folder / doc.path)
 
+    # -- tags ---------------------------------------------------------------------------------------
+
+    def _resolve(self, name: str) -> tuple[Tag | None, str, str]:
+        look = self._look
+        return look.resolved.get(name) or look.resolve(name)
+
     def tag(self, name: str) -> Tag | None:
-        """The vocabulary entry whose name is ``name``, else the first whose alias is (normalised)."""
-        for tag in self.tags:
-            if tag.name == name:
-                return tag
-        key = normalize(name)
-        for tag in self.tags:
-            if normalize(tag.name) == key or any(normalize(a) == key for a in tag.aliases):
-                return tag
-        return None
+        """The vocabulary entry whose name is ``name``, else the first whose name or alias is (normalised)."""
+        return self._resolve(name)[0]
 
     def canonical_tag(self, name: str) -> str:
-        """A tag name with vocabulary aliases resolved to the vocabulary's ``name``."""
-        tag = self.tag(name)
-        return tag.name if tag else name
+        """A tag name with vocabulary aliases resolved to the vocabulary's ``name`` (else as written)."""
+        return self._resolve(name)[2]
+
+    def tag_key(self, name: str) -> str:
+        """What a tag named ``name`` is compared by: its vocabulary name, else its normalised name."""
+        return self._resolve(name)[1]
+
+    def tags_of(self, doc: Doc) -> list[DocTag]:
+        """The tags of ``doc`` in written order, each resolved through the vocabulary.
+
+        This is the one rule every question about a document's tags uses: a tag that names a
+        vocabulary entry or one of its aliases is that entry (:meth:`tag`), and only that one, even
+        when names of several entries collide after normalisation (an ``alias_conflict`` drift).
+        """
+        out: list[DocTag] = []
+        for ref in doc.tags:
+            _, key, name = self._resolve(ref.name)
+            out.append(DocTag(key, name, ref.main, ref))
+        return out
+
+    def tag_keys_of(self, doc: Doc) -> set[str]:
+        return {t.key for t in self.tags_of(doc)}
+
+    def docs_with_tags(self, all_of: Iterable[str] = (), any_of: Iterable[str] = ()) -> list[Doc]:
+        """The documents (index order) that have every tag of ``all_of`` and, when given, one of ``any_of``."""
+        want_all = {self.tag_key(n) for n in all_of}
+        want_any = {self.tag_key(n) for n in any_of}
+        found = []
+        for doc in self.docs:
+            keys = self.tag_keys_of(doc)
+            if want_all <= keys and (not want_any or not want_any.isdisjoint(keys)):
+                found.append(doc)
+        return found
+
+    def docs_with_tag(self, name: str) -> list[Doc]:
+        """The documents (index order) that have the tag ``name`` (or an alias of it)."""
+        return self.docs_with_tags(all_of=(name,))
+
+    def tag_counts(self, docs: Iterable[Doc] | None = None) -> dict[str, int]:
+        """Shown tag name -> how many of ``docs`` (default: all) have it; each document counts once per tag.
+
+        Ordered as find_docs' ``tag_counts``: more documents first, equal counts in vocabulary
+        order, then the tags outside the vocabulary by name.
+        """
+        counts: dict[str, int] = {}
+        shown: dict[str, str] = {}
+        for doc in self.docs if docs is None else docs:
+            seen: set[str] = set()
+            for tag in self.tags_of(doc):
+                if tag.key not in seen:
+                    seen.add(tag.key)
+                    counts[tag.key] = counts.get(tag.key, 0) + 1
+                    shown.setdefault(tag.key, tag.name)
+        order: dict[str, int] = {}
+        for i, entry in enumerate(self.tags):
+            order.setdefault(entry.name, i)
+
+        def rank(key: str) -> tuple[int, int, int, str]:
+            return (-counts[key], 0 if key in order else 1, order.get(key, 0), shown[key])
+
+        return {shown[key]: counts[key] for key in sorted(counts, key=rank)}
+
+    # -- relations ----------------------------------------------------------------------------------
+
+    def relations_of(self, doc_id: str) -> list[SeenRelation]:
+        """The index relations of the document ``doc_id`` between it and other indexed documents.
+
+        Outgoing first (the entries it writes, in written order), then incoming (the entries other
+        documents write naming it: sources in index order, each in written order, with the
+        reverse type). Only the first document of each id counts, on both sides; relations to
+        itself or to an id the index does not have are left out (``check`` reports the latter).
+        """
+        look = self._look
+        doc = look.first.get(doc_id)
+        if doc is None:
+            return []
+        out = [
+            SeenRelation("outgoing", look.first[rel.to], rel.type, rel.when, rel)
+            for rel in doc.related
+            if rel.to != doc.id and rel.to in look.first
+        ]
+        out += [
+            SeenRelation("incoming", source, REVERSE_TYPES[rel.type] if rel.type else None, rel.when, rel)
+            for source, rel in look.incoming.get(doc.id, ())
+        ]
+        return out
 
     def schema_diagnostics(self, config_root: Path) -> list[Diagnostic]:
         file = display(self.path, config_root)

@@ -27,6 +27,7 @@ from mdmark.files import atomic_write_text, display, read_text
 from mdmark.index import DOC, ITEM_KEYS, RELATION, TERM, TAG, format_problem, index_problems
 from mdmark.project import Project
 from mdmark.schema import Key, ListOf, OneOf, Problem, Record, Spec, type_name, validate
+from mdmark.server.tools import tool_arguments
 from mdmark.text import close_names, quote_list
 from mdmark.yamlio import guard_node, parse_yaml
 
@@ -102,23 +103,8 @@ def locked(path: Path) -> Iterator[None]:
 
 def update_index(start: Path, kind: Any, id: Any, item: Any, config: Any = None) -> dict[str, str]:
     """Replace (or add) the item ``id`` of ``kind`` with ``item``, or remove it when ``item`` is None."""
-    if not isinstance(kind, str):
-        raise MdmarkError(f"kind は文字列で渡してください（いまは{type_name(kind)}です）。")
-    if kind not in ITEM_KEYS:
-        close = close_names(kind, ITEM_KEYS, 1)
-        hint = f"近い `{close[0]}` か、" if close else ""
-        raise MdmarkError(f"kind の `{kind}` は使えないので、{hint}{quote_list(ITEM_KEYS)} のどれかにしてください。")
-    if not isinstance(id, str):
-        raise MdmarkError(f"id は文字列で渡してください（いまは{type_name(id)}です）。")
-    if not id.strip():
-        raise MdmarkError("id が空なので、文書か用語の ID（kind が tag のときはタグの name）を渡してください。")
-    if item is not None and not isinstance(item, dict):
-        raise MdmarkError(
-            f"item はキーと値の組（項目を消すときは null）で渡してください（いまは{type_name(item)}です）。"
-        )
-    if config is not None and not isinstance(config, str):
-        raise MdmarkError(f"config は文字列で渡してください（いまは{type_name(config)}です）。")
-
+    args = tool_arguments("update_index", kind=kind, id=id, item=item, config=config)
+    kind, id, item, config = args["kind"], args["id"], args["item"], args["config"]
     check_value(id, "id")
     if item is not None:
         check_value(item, "item")

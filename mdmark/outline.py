@@ -22,13 +22,11 @@ from mdmark.files import display, read_text
 from mdmark.index import Index
 from mdmark.project import Project, match_files
 from mdmark.query import _cell as table_cell
-from mdmark.query import _choice, _opt_str
 from mdmark.query import _null as null_text
 from mdmark.relations import doc_file
+from mdmark.server.tools import tool_arguments
 from mdmark.text import close_names, quote_list
 from mdmark.toon import encode as encode_toon
-
-FORMATS: tuple[str, ...] = ("markdown", "json", "toon")
 
 _LABEL_LINE = re.compile(r"^\s*\([^()\s][^()]*\)=\s*$")
 
@@ -55,18 +53,18 @@ class Section:
 # -- targets ------------------------------------------------------------------------------------
 
 
-def open_project(start: Path, config: Any) -> Project:
+def open_project(start: Path, config: str | None) -> Project:
     """The project a reading tool works in: the given or nearest config, else the defaults at ``start``."""
-    return Project.for_export(start, _opt_str("config", config))
+    return Project.for_export(start, config)
 
 
 def _index_of(project: Project) -> Index | None:
     return project.index() if project.config.index_path is not None else None
 
 
-def resolve_target(project: Project, target: Any, what: str = "target") -> Target:
+def resolve_target(project: Project, target: str | None, what: str = "target") -> Target:
     """A document id of the index, a Markdown file or a folder, as files to read (see the module docstring)."""
-    value = _opt_str(what, target)
+    value = target
     if value is None or not value.strip():
         raise MdmarkError(f"{what} が空なので、文書の ID か Markdown のパスかフォルダを渡してください。")
     index = _index_of(project)
@@ -190,9 +188,10 @@ def _doc_row(project: Project, path: Path, facts: DocFacts, ids: dict[Path, str]
 
 def outline(start: Path, *, target: Any = None, format: Any = None, config: Any = None) -> str | dict[str, Any]:
     """The heading index of ``target`` (see the module docstring); markdown and toon as text, json as a dict."""
-    fmt = _choice("format", format, FORMATS, "markdown")
-    project = open_project(start, config)
-    found = resolve_target(project, target)
+    args = tool_arguments("outline", target=target, format=format, config=config)
+    fmt = args["format"]
+    project = open_project(start, args["config"])
+    found = resolve_target(project, args["target"])
     pipeline = project.pipeline
     ids = doc_ids(project)
     docs: list[dict[str, Any]] = []

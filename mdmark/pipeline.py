@@ -45,7 +45,7 @@ from mdmark.files import (
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
 from mdmark.sphinx_host import SPHINX_LOCK as SPHINX_LOCK
 from mdmark.sphinx_host import ConfInfo, session
-from mdmark.workers import PARALLEL_THRESHOLD, parallel
+from mdmark.workers import parallel
 
 if TYPE_CHECKING:
     from docutils import nodes

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from mdmark.bounds import check_path
 from mdmark.config import Config, config_for_export, load_config
 from mdmark.errors import MdmarkError
-from mdmark.files import resolved
 from mdmark.facts import DocFacts
 from mdmark.index import Index, load_index
 from mdmark.pipeline import CACHE_DIR_NAME, Pipeline

@@ -1,7 +1,8 @@
 """``find_docs`` and ``list_tags``: the index queries (mcp-tools.ja.md, 文書を探す・タグの語彙を見る).
 
 The MCP tools and ``mdmark find`` / ``mdmark tags`` call these functions with the arguments as
-received; every argument value is validated here so that both front-ends say the same sentence.
+received; the values are checked here by the tools' declarations (:func:`tool_arguments`), so both
+front-ends say the same sentence.
 A markdown or toon result is a ``str``, a json result a ``dict``.
 """
 
@@ -11,7 +12,6 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,19 +21,13 @@ from mdmark.confine import inside, project_root
 from mdmark.files import read_text
 from mdmark.index import Doc, Index, Tag
 from mdmark.project import Project
-from mdmark.relations import RelationGraph, build_graph, doc_file
-from mdmark.schema import integral, type_name
+from mdmark.relations import RelationGraph, RelationView, build_graph, doc_file
+from mdmark.server.tools import BRIEF_FIELDS, tool_arguments
+from mdmark.server.tools import FIELDS as OPTIONAL_FIELDS
 from mdmark.text import close_names, normalize, quote_list
 from mdmark.toon import encode as encode_toon
 from mdmark.workspace import Workspace
 
-DEFAULT_LIMIT = 20
-MAX_LIMIT = 100
-VIEWS: tuple[str, ...] = ("brief", "standard", "full")
-FORMATS: tuple[str, ...] = ("markdown", "json", "toon")
-#: The optional row fields, in row (and column) order.
-OPTIONAL_FIELDS: tuple[str, ...] = ("path", "aliases", "related", "referenced_by")
-BRIEF_FIELDS: tuple[str, ...] = ("id", "title", "description", "tags", "chars")
 VIEW_FIELDS: dict[str, tuple[str, ...]] = {
     "brief": (),
     "standard": ("path", "aliases"),
@@ -55,82 +49,6 @@ _COLUMNS: dict[str, str] = {
 }
 
 
-# -- argument validation -------------------------------------------------------------------------
-
-
-def _bad_type(name: str, expected: str, value: Any) -> MdmarkError:
-    return MdmarkError(f"{name} は{expected}で渡してください（いまは{type_name(value)}です）。")
-
-
-def _opt_str(name: str, value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise _bad_type(name, "文字列", value)
-
-
-def _opt_str_list(name: str, value: Any) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _bad_type(name, "文字列の並び", value)
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            raise MdmarkError(f"{name} の {i + 1} 番目は文字列で渡してください（いまは{type_name(item)}です）。")
-    return list(value)
-
-
-def _choice(name: str, value: Any, choices: Sequence[str], default: str) -> str:
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise _bad_type(name, "文字列", value)
-    if value not in choices:
-        close = close_names(value, choices, 1)
-        hint = f"近い `{close[0]}` か、" if close else ""
-        raise MdmarkError(f"{name} の `{value}` は使えないので、{hint}{quote_list(choices)} のどれかにしてください。")
-    return value
-
-
-def bounded_int(name: str, value: Any, low: int, high: int, default: int) -> int:
-    """An integer argument within ``low``..``high`` (``default`` when omitted), or its one sentence."""
-    if value is None:
-        return default
-    number = integral(value)
-    if number is None:
-        raise MdmarkError(f"{name} は {low} 以上 {high} 以下の整数で渡してください（いまは{type_name(value)}です）。")
-    if not low <= number <= high:
-        raise MdmarkError(f"{name} の {number} は範囲の外なので、{low} 以上 {high} 以下の整数にしてください。")
-    return number
-
-
-def _limit(value: Any) -> int:
-    return bounded_int("limit", value, 1, MAX_LIMIT, DEFAULT_LIMIT)
-
-
-def _fields(name: str, value: Any) -> list[str]:
-    names = _opt_str_list(name, value)
-    for field in names:
-        if field not in OPTIONAL_FIELDS:
-            if name == "exclude" and field in BRIEF_FIELDS:
-                raise MdmarkError(
-                    f"exclude の `{field}` は brief の項目で除けないので、{quote_list(OPTIONAL_FIELDS)} のどれかにしてください。"
-                )
-            close = close_names(field, OPTIONAL_FIELDS, 1)
-            hint = f"近い `{close[0]}` か、" if close else ""
-            raise MdmarkError(
-                f"{name} の `{field}` は項目の名前ではないので、{hint}{quote_list(OPTIONAL_FIELDS)} のどれかにしてください。"
-            )
-    return names
-
-
-def _bool(name: str, value: Any) -> bool:
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise _bad_type(name, "真偽値（true か false）", value)
-    return value
-
-
 # -- shared pieces ---------------------------------------------------------------------------------
 
 
@@ -138,9 +56,8 @@ def _bool(name: str, value: Any) -> bool:
 #: parsing a 2,000-document index costs seconds). Queries never modify an Index.
 
 
-def _open_index(start: Path, config: Any) -> tuple[Project, Index]:
-    config_arg = _opt_str("config", config)
-    project = Project.open(start, config_arg)
+def _open_index(start: Path, config: str | None) -> tuple[Project, Index]:
+    project = Project.open(start, config)
     return project, project.index()
 
 
@@ -157,34 +74,6 @@ def file_chars(workspace: Workspace, path: Path, root: Path | None = None) -> in
             return None
 
     return workspace.file_chars(path, count)
-
-
-class _TagKeys:
-    """What two tag names are compared by: the vocabulary name when the vocabulary knows the name
-    (directly or through an alias), else the normalised name. Memoised per query: 2,000 documents
-    with a few tags each would otherwise scan the vocabulary for every tag."""
-
-    def __init__(self, index: Index) -> None:
-        self.index = index
-        self._memo: dict[str, tuple[str, str, bool]] = {}
-
-    def _look(self, name: str) -> tuple[str, str, bool]:
-        hit = self._memo.get(name)
-        if hit is None:
-            tag = self.index.tag(name)
-            hit = (tag.name, tag.name, True) if tag is not None else (normalize(name), name, False)
-            self._memo[name] = hit
-        return hit
-
-    def key(self, name: str) -> str:
-        return self._look(name)[0]
-
-    def shown(self, name: str) -> str:
-        """The name a result shows: the vocabulary name, or the tag as written."""
-        return self._look(name)[1]
-
-    def known(self, name: str) -> bool:
-        return self._look(name)[2]
 
 
 # -- find_docs -------------------------------------------------------------------------------------
@@ -266,19 +155,22 @@ def find_docs(
     config: Any = None,
 ) -> str | dict[str, Any]:
     """Documents of the index that meet every given condition (see mcp-tools.ja.md find_docs)."""
-    text_arg = _opt_str("text", text)
-    tag_args = _opt_str_list("tags", tags)
-    any_args = _opt_str_list("any_tags", any_tags)
-    related_arg = _opt_str("related_to", related_to)
-    page_size = _limit(limit)
-    cursor_arg = _opt_str("cursor", cursor)
-    view_name = _choice("view", view, VIEWS, "brief")
-    include_fields = _fields("include", include)
-    exclude_fields = _fields("exclude", exclude)
-    counting = _bool("count_only", count_only)
-    fmt = _choice("format", format, FORMATS, "markdown")
+    args = tool_arguments(
+        "find_docs", text=text, tags=tags, any_tags=any_tags, related_to=related_to, limit=limit, cursor=cursor,
+        view=view, include=include, exclude=exclude, count_only=count_only, format=format, config=config,
+    )
+    text_arg: str | None = args["text"]
+    tag_args: list[str] = args["tags"] or []
+    any_args: list[str] = args["any_tags"] or []
+    related_arg: str | None = args["related_to"]
+    page_size: int = args["limit"]
+    cursor_arg: str | None = args["cursor"]
+    include_fields: list[str] = args["include"] or []
+    exclude_fields: list[str] = args["exclude"] or []
+    counting: bool = args["count_only"]
+    fmt: str = args["format"]
 
-    project, index = _open_index(start, config)
+    project, index = _open_index(start, args["config"])
 
     if related_arg is not None and index.doc(related_arg) is None:
         close = close_names(related_arg, [d.id for d in index.docs])
@@ -287,9 +179,8 @@ def find_docs(
             f"related_to の `{related_arg}` は索引の文書の ID に無いので、索引の docs の id{near or ' '}を渡してください。"
         )
 
-    keys = _TagKeys(index)
-    want_tags = [keys.key(t) for t in tag_args]
-    want_any = [keys.key(t) for t in any_args]
+    want_tags = [index.tag_key(t) for t in tag_args]
+    want_any = [index.tag_key(t) for t in any_args]
     filt = _Filter(
         normalize(text_arg) if text_arg is not None else None,
         tuple(dict.fromkeys(want_tags)),
@@ -301,34 +192,28 @@ def find_docs(
     warnings: list[str] = []
     if index.has_tags:
         for name in dict.fromkeys([*tag_args, *any_args]):
-            if not keys.known(name):
+            if index.tag(name) is None:
                 warnings.append(_unknown_tag_warning(index, name))
 
-    fields = [f for f in OPTIONAL_FIELDS if (f in VIEW_FIELDS[view_name] or f in include_fields) and f not in exclude_fields]
+    fields = [f for f in OPTIONAL_FIELDS if (f in VIEW_FIELDS[args["view"]] or f in include_fields) and f not in exclude_fields]
     needs_graph = related_arg is not None or ("referenced_by" in fields and not counting)
     graph: RelationGraph | None = build_graph(index, project.root, project.facts_for) if needs_graph else None
 
+    relations = graph.relations_of(related_arg) if graph is not None and related_arg is not None else {}
     matched: list[Doc] = []
-    for doc in index.docs:
-        has = {keys.key(t.name) for t in doc.tags}
-        if filt.tags and not all(t in has for t in filt.tags):
-            continue
-        if filt.any_tags and not any(t in has for t in filt.any_tags):
-            continue
+    for doc in index.docs_with_tags(tag_args, any_args):
         if filt.text is not None and not any(
             filt.text in normalize(s) for s in [doc.title, *doc.aliases, *([doc.description] if doc.description else [])]
         ):
             continue
-        if related_arg is not None:
-            assert graph is not None
-            if not graph.relations(related_arg, doc.id):
-                continue
+        if related_arg is not None and doc.id not in relations:
+            continue
         matched.append(doc)
 
     wanted = set(filt.tags) | set(filt.any_tags)
     if wanted:
         # Stable sort: documents whose subject tag (main) is one of the asked tags first, index order within.
-        matched.sort(key=lambda d: 0 if any(t.main and keys.key(t.name) in wanted for t in d.tags) else 1)
+        matched.sort(key=lambda d: 0 if any(t.main and t.key in wanted for t in index.tags_of(d)) else 1)
 
     root = project_root(project.root)
     chars = {id(doc): file_chars(project.workspace, doc_file(index, doc), root) for doc in matched}
@@ -342,11 +227,11 @@ def find_docs(
     if not counting:
         result["next_cursor"] = encode_cursor(offset + page_size, filt) if more else None
         result["hint"] = HINT if more else None
-    result["tag_counts"] = _tag_counts(index, keys, matched)
+    result["tag_counts"] = [{"name": name, "count": count} for name, count in index.tag_counts(matched).items()]
     result["warnings"] = warnings
     if not counting:
         result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in OPTIONAL_FIELDS if f not in fields]
-        result["docs"] = [_row(index, doc, chars[id(doc)], fields, graph, related_arg) for doc in page]
+        result["docs"] = [_row(doc, chars[id(doc)], fields, graph, relations if related_arg is not None else None) for doc in page]
     if fmt == "json":
         return result
     if fmt == "toon":
@@ -354,31 +239,12 @@ def find_docs(
     return render_find_markdown(result, fields, related_arg is not None)
 
 
-def _tag_counts(index: Index, keys: _TagKeys, docs: list[Doc]) -> list[dict[str, Any]]:
-    counts: dict[str, int] = {}
-    shown: dict[str, str] = {}
-    for doc in docs:
-        seen: set[str] = set()
-        for ref in doc.tags:
-            key = keys.key(ref.name)
-            if key in seen:
-                continue
-            seen.add(key)
-            counts[key] = counts.get(key, 0) + 1
-            shown.setdefault(key, keys.shown(ref.name))
-    order: dict[str, int] = {}
-    for i, tag in enumerate(index.tags):
-        order.setdefault(tag.name, i)
-
-    def rank(key: str) -> tuple[int, int, int, str]:
-        # More documents first; equal counts in vocabulary order, then tags outside it by name.
-        return (-counts[key], 0 if key in order else 1, order.get(key, 0), shown[key])
-
-    return [{"name": shown[key], "count": counts[key]} for key in sorted(counts, key=rank)]
-
-
 def _row(
-    index: Index, doc: Doc, chars: int | None, fields: list[str], graph: RelationGraph | None, related_to: str | None
+    doc: Doc,
+    chars: int | None,
+    fields: list[str],
+    graph: RelationGraph | None,
+    relations: dict[str, list[RelationView]] | None,
 ) -> dict[str, Any]:
     row: dict[str, Any] = {
         "id": doc.id,
@@ -396,9 +262,8 @@ def _row(
     if "referenced_by" in fields:
         assert graph is not None
         row["referenced_by"] = graph.referenced_by(doc.id)
-    if related_to is not None:
-        assert graph is not None
-        row["relations"] = [r.as_dict() for r in graph.relations(related_to, doc.id)]
+    if relations is not None:
+        row["relations"] = [r.as_dict() for r in relations[doc.id]]
     return row
 
 
@@ -460,21 +325,22 @@ def render_find_markdown(result: dict[str, Any], fields: list[str], with_relatio
 
 def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any = None) -> str | dict[str, Any]:
     """The tag vocabulary with the number of documents per tag (see mcp-tools.ja.md list_tags)."""
-    query_arg = _opt_str("query", query)
-    fmt = _choice("format", format, FORMATS, "markdown")
-    _, index = _open_index(start, config)
+    args = tool_arguments("list_tags", query=query, format=format, config=config)
+    query_arg: str | None = args["query"]
+    fmt: str = args["format"]
+    _, index = _open_index(start, args["config"])
     needle = normalize(query_arg) if query_arg is not None else None
 
     seen: set[str] = set()
     rows: list[dict[str, Any]] = []
-    doc_keys = [{normalize(t.name) for t in doc.tags} for doc in index.docs]
+    # Counted by the one rule of the queries (Index.tags_of), so that `docs` is what find_docs finds.
+    counts = index.tag_counts()
     for tag in index.tags:
         if tag.name in seen:
             continue
         seen.add(tag.name)
         if needle is not None and not _tag_matches(tag, needle):
             continue
-        names = {normalize(tag.name), *(normalize(a) for a in tag.aliases)}
         rows.append(
             {
                 "name": tag.name,
@@ -482,7 +348,7 @@ def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any
                 "description": tag.description,
                 "aliases": list(tag.aliases),
                 "deprecated": tag.deprecated,
-                "docs": sum(1 for keys in doc_keys if keys & names),
+                "docs": counts.get(tag.name, 0),
             }
         )
     if fmt == "json":

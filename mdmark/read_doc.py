@@ -21,13 +21,11 @@ from mdmark.files import read_text
 from mdmark.confine import project_root
 from mdmark.image_blocks import ImageBlock, load_image
 from mdmark.outline import Section, open_project, resolve_target, sections, span_chars
-from mdmark.query import _opt_str, bounded_int
+from mdmark.server.tools import tool_arguments
 from mdmark.text import close_names, normalize, quote_list
 
 #: More text than this in one answer crowds out the conversation: read a section instead.
 MAX_TEXT_CHARS = 50_000
-DEFAULT_MAX_IMAGES = 10
-MAX_MAX_IMAGES = 50
 
 _RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
 
@@ -40,10 +38,6 @@ class Block:
     text: str = ""
     data: str = ""
     mime: str = ""
-
-
-def _max_images(value: Any) -> int:
-    return bounded_int("max_images", value, 0, MAX_MAX_IMAGES, DEFAULT_MAX_IMAGES)
 
 
 def _line_range(value: str, count: int, shown: str) -> tuple[int, int]:
@@ -86,13 +80,14 @@ def read_doc(
     config: Any = None,
 ) -> list[Block]:
     """The blocks of ``target`` (see the module docstring)."""
-    section_arg = _opt_str("section", section)
-    lines_arg = _opt_str("lines", lines)
-    limit = _max_images(max_images)
+    args = tool_arguments("read_doc", target=target, section=section, lines=lines, max_images=max_images, config=config)
+    section_arg: str | None = args["section"]
+    lines_arg: str | None = args["lines"]
+    limit: int = args["max_images"]
     if section_arg is not None and lines_arg is not None:
         raise MdmarkError("section と lines は一緒に渡せないので、節で読むなら section、行で読むなら lines の片方だけを渡してください。")
-    project = open_project(start, config)
-    found = resolve_target(project, target)
+    project = open_project(start, args["config"])
+    found = resolve_target(project, args["target"])
     if found.folder:
         raise MdmarkError(
             f"`{found.shown}` はフォルダで 1 つの文書ではないので、outline で文書を確かめ、その文書の ID かパスを渡してください。"

@@ -28,7 +28,7 @@ from typing import cast
 
 from mdmark.facts import DocFacts
 from mdmark.files import file_stamps
-from mdmark.index import REVERSE_TYPES, Doc, Index, Relation
+from mdmark.index import Doc, Index
 from mdmark.occurrences import NameMatcher
 from mdmark.workspace import Workspace, workspace_for
 
@@ -69,16 +69,15 @@ def _occurring(workspace: Workspace, signature: str, matcher: NameMatcher, facts
 
 
 class RelationGraph:
-    """All relations among the documents of one index, computed once and queried per document."""
+    """All relations among the documents of one index, computed once and queried per document.
+
+    The index relations are the index model's (:meth:`Index.relations_of`); the graph adds the
+    body links and occurrences.
+    """
 
     def __init__(self, index: Index, facts: list[DocFacts], srcdir: Path) -> None:
         """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing)."""
         self.index = index
-        self.ids: set[str] = {doc.id for doc in index.docs}
-        #: The first document of each id (a duplicated id is a drift of its own; the first one counts).
-        self._first: dict[str, Doc] = {}
-        for doc in index.docs:
-            self._first.setdefault(doc.id, doc)
         # Lexical paths (both roots are already resolved): resolving every link target costs
         # system calls per link, seconds for thousands of documents.
         folder = str(index.folder)
@@ -108,18 +107,12 @@ class RelationGraph:
             targets.discard(doc.id)
             if targets:
                 self.body[doc.id] = targets
-        #: target id -> ids of the documents whose index relations name it (first document per id).
-        self._written_to: dict[str, list[str]] = {}
-        for source in self._first.values():
-            for rel in source.related:
-                if rel.to != source.id and rel.to in self.ids:
-                    names = self._written_to.setdefault(rel.to, [])
-                    if source.id not in names:
-                        names.append(source.id)
         #: target id -> ids of every document that refers to it (index relation, link or occurrence).
         self._incoming: dict[str, set[str]] = {}
-        for target, sources in self._written_to.items():
-            self._incoming.setdefault(target, set()).update(sources)
+        for doc in index.first_docs():
+            for seen in index.relations_of(doc.id):
+                if seen.direction == "outgoing":
+                    self._incoming.setdefault(seen.other.id, set()).add(doc.id)
         for source_id, targets in self.body.items():
             for target in targets:
                 self._incoming.setdefault(target, set()).add(source_id)
@@ -128,56 +121,54 @@ class RelationGraph:
         """How many other documents refer to ``doc_id``."""
         return len(self._incoming.get(doc_id, ()))
 
-    def written(self, source_id: str, target_id: str) -> list[Relation]:
-        """The index relations ``source_id`` writes naming ``target_id``, in written order."""
-        source = self._first.get(source_id)
-        if source is None or source_id == target_id:
-            return []
-        return [r for r in source.related if r.to == target_id]
-
     def linked(self, source_id: str, target_id: str) -> bool:
         """Whether a body link or an occurrence in ``source_id`` reaches ``target_id``."""
         return target_id in self.body.get(source_id, ())
 
-    def relations(self, target_id: str, other_id: str) -> list[RelationView]:
-        """The relations of ``other_id`` seen from ``target_id`` (the ``related_to`` document).
+    def relations_of(self, target_id: str) -> dict[str, list[RelationView]]:
+        """Other document id -> its relations seen from ``target_id`` (the ``related_to`` document).
 
         outgoing: ``target`` → ``other``; incoming: ``other`` → ``target``. Within a direction the
         index relations in their written order; a direction with none gets one type-null relation
-        when a body link or an occurrence connects the two.
+        when a body link or an occurrence connects the two. Others in index order.
         """
-        if target_id == other_id or target_id not in self._first or other_id not in self._first:
-            return []
-        out: list[RelationView] = []
-        outgoing = [RelationView("outgoing", r.type, r.when) for r in self.written(target_id, other_id)]
-        if not outgoing and self.linked(target_id, other_id):
-            outgoing = [RelationView("outgoing", None, None)]
-        incoming = [
-            RelationView("incoming", REVERSE_TYPES[r.type] if r.type else None, r.when)
-            for r in self.written(other_id, target_id)
-        ]
-        if not incoming and self.linked(other_id, target_id):
-            incoming = [RelationView("incoming", None, None)]
-        out.extend(outgoing)
-        out.extend(incoming)
-        return out
+        if self.index.doc(target_id) is None:
+            return {}
+        written: dict[str, dict[str, list[RelationView]]] = {}
+        for seen in self.index.relations_of(target_id):
+            views = written.setdefault(seen.other.id, {"outgoing": [], "incoming": []})
+            views[seen.direction].append(RelationView(seen.direction, seen.type, seen.when))
+        found: dict[str, list[RelationView]] = {}
+        for other in self.index.first_docs():
+            if other.id == target_id:
+                continue
+            views = written.get(other.id, {"outgoing": [], "incoming": []})
+            outgoing = views["outgoing"] or (
+                [RelationView("outgoing", None, None)] if self.linked(target_id, other.id) else []
+            )
+            incoming = views["incoming"] or (
+                [RelationView("incoming", None, None)] if self.linked(other.id, target_id) else []
+            )
+            if outgoing or incoming:
+                found[other.id] = outgoing + incoming
+        return found
 
     def edges(self) -> list[Edge]:
-        """Every relation as a directed edge, by the rule of :meth:`relations`.
+        """Every relation as a directed edge, by the rule of :meth:`relations_of`.
 
         Sources in index order; per source, the index relations in written order, then the
         documents reached only by body links or occurrences, by id.
         """
         found: list[Edge] = []
-        for source in self._first.values():
-            targets = [r.to for r in source.related if r.to != source.id and r.to in self.ids]
-            targets += sorted(self.body.get(source.id, ()))
-            for target in dict.fromkeys(targets):
-                written = self.written(source.id, target)
-                if written:
-                    found += [Edge(source.id, target, r.type, r.when, True) for r in written]
-                elif self.linked(source.id, target):
-                    found.append(Edge(source.id, target, None, None, False))
+        for source in self.index.first_docs():
+            written: dict[str, list[Edge]] = {}
+            for seen in self.index.relations_of(source.id):
+                if seen.direction == "outgoing":
+                    edge = Edge(source.id, seen.other.id, seen.type, seen.when, True)
+                    written.setdefault(seen.other.id, []).append(edge)
+            for edges in written.values():
+                found += edges
+            found += [Edge(source.id, t, None, None, False) for t in sorted(self.body.get(source.id, ())) if t not in written]
         return found
 
 

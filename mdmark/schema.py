@@ -54,6 +54,22 @@ def integral(value: Any) -> int | None:
     return None
 
 
+def bounds_text(minimum: int | None, maximum: int | None) -> str:
+    """``1 以上 100 以下``: the range an integer must lie in, as sentences say it."""
+    return " ".join(
+        part
+        for part in (f"{minimum} 以上" if minimum is not None else "", f"{maximum} 以下" if maximum is not None else "")
+        if part
+    )
+
+
+def choose_from(value: str, choices: Sequence[str], hint: bool = True) -> str:
+    """The fix for a value outside ``choices``: ``近い `doc` か、`doc`・`term`・`tag` のどれかにしてください。``"""
+    close = close_names(value, choices, 1) if hint else []
+    near = f"近い `{close[0]}` か、" if close else ""
+    return f"{near}{quote_list(choices)} のどれかにしてください。"
+
+
 class Spec:
     """Base of every spec: ``check`` appends problems for ``value`` found at ``where``."""
 
@@ -120,15 +136,7 @@ class Int(Spec):
         elif (self.minimum is not None and value < self.minimum) or (
             self.maximum is not None and value > self.maximum
         ):
-            bounds = " ".join(
-                part
-                for part in (
-                    f"{self.minimum} 以上" if self.minimum is not None else "",
-                    f"{self.maximum} 以下" if self.maximum is not None else "",
-                )
-                if part
-            )
-            out.append(Problem(where, f"{value} は範囲の外なので、{bounds}の整数にしてください。"))
+            out.append(Problem(where, f"{value} は範囲の外なので、{bounds_text(self.minimum, self.maximum)}の整数にしてください。"))
 
 
 @dataclass
@@ -141,11 +149,7 @@ class Choice(Spec):
         if not isinstance(value, str):
             self.wrong_type(value, where, out)
         elif value not in self.choices:
-            close = close_names(value, self.choices, 1)
-            hint = f"近い `{close[0]}` か、" if close else ""
-            out.append(
-                Problem(where, f"{self.what} `{value}` は使えないので、{hint}{quote_list(self.choices)} のどれかにしてください。")
-            )
+            out.append(Problem(where, f"{self.what} `{value}` は使えないので、{choose_from(value, self.choices)}"))
 
 
 @dataclass

@@ -24,7 +24,7 @@ from sphinx.util import logging as sphinx_logging
 from sphinx.util.docutils import SphinxDirective
 
 from mdmark.errors import MdmarkError
-from mdmark.index import REVERSE_TYPES, Doc, Index
+from mdmark.index import Doc, Index
 from mdmark.text import suggestion
 
 from .state import doc_for_docname, docname_of, env_state
@@ -111,23 +111,11 @@ class RelatedDirective(_IndexDirective):
         container = nodes.container(classes=["mdmark-related", *self.options.get("class", [])])
         items = nodes.bullet_list()
         seen: set[tuple[str, str | None]] = set()
-        for rel in doc.related:
-            target = index.doc(rel.to)
-            if target is None:
-                continue  # unknown_doc: the check reports it
-            seen.add((target.id, rel.type))
-            items += self._item(index, target, rel.type, rel.when, "outgoing")
-        for other in index.docs:
-            if other.id == doc.id:
-                continue
-            for rel in other.related:
-                if rel.to != doc.id:
-                    continue
-                reverse = REVERSE_TYPES.get(rel.type) if rel.type else None
-                if rel.type == "change_together" and (other.id, "change_together") in seen:
-                    continue  # written on both sides: shown once
-                seen.add((other.id, reverse))
-                items += self._item(index, other, reverse, rel.when, "incoming")
+        for rel in index.relations_of(doc.id):
+            if rel.direction == "incoming" and rel.type == "change_together" and (rel.other.id, rel.type) in seen:
+                continue  # written on both sides: shown once
+            seen.add((rel.other.id, rel.type))
+            items += self._item(index, rel.other, rel.type, rel.when, rel.direction)
         if len(items.children) == 0:
             container += nodes.paragraph("", "関連する文書はありません。", classes=["mdmark-empty"])
         else:
@@ -155,27 +143,22 @@ class DocsDirective(_IndexDirective):
         "class": directives.class_option,
     }
 
-    def _canonical(self, index: Index, names: list[str]) -> list[str]:
-        out = []
+    def _warn_unknown(self, index: Index, names: list[str]) -> None:
+        """A warning for each tag the vocabulary (when the index has one) does not know."""
         vocabulary = [t.name for t in index.tags]
         for name in names:
-            tag = index.tag(name)
-            if tag is None and index.has_tags:
+            if index.has_tags and index.tag(name) is None:
                 self.warn(f"タグ `{name}` は索引のタグの語彙に無いので、語彙にあるタグを指定してください{suggestion(name, vocabulary)}。")
-            out.append(tag.name if tag else name)
-        return out
 
     def run(self) -> list[nodes.Node]:
         index = self.load_index()
         if index is None:
             return []
-        all_tags = self._canonical(index, split_names(self.options.get("tags")))
-        any_tags = self._canonical(index, split_names(self.options.get("any-tags")))
-        matches = []
-        for doc in index.docs:
-            names = {index.canonical_tag(t.name) for t in doc.tags}
-            if all(t in names for t in all_tags) and (not any_tags or any(t in names for t in any_tags)):
-                matches.append(doc)
+        all_tags = split_names(self.options.get("tags"))
+        any_tags = split_names(self.options.get("any-tags"))
+        self._warn_unknown(index, all_tags)
+        self._warn_unknown(index, any_tags)
+        matches = index.docs_with_tags(all_tags, any_tags)
         if not matches:
             return [nodes.paragraph("", "該当する文書はありません。", classes=["mdmark-empty"])]
         return [self._table(index, matches)]
@@ -194,12 +177,11 @@ class DocsDirective(_IndexDirective):
         group += body
         for doc in docs:
             tags = nodes.inline()
-            for i, ref in enumerate(doc.tags):
+            for i, tag in enumerate(index.tags_of(doc)):
                 if i:
                     tags += nodes.Text(", ")
-                name = index.canonical_tag(ref.name)
-                node = tag_ref("", name, classes=["mdmark-tag", *(["mdmark-main-tag"] if ref.main else [])], tag=name)
-                tags += nodes.strong("", "", node) if ref.main else node
+                node = tag_ref("", tag.name, classes=["mdmark-tag", *(["mdmark-main-tag"] if tag.main else [])], tag=tag.name)
+                tags += nodes.strong("", "", node) if tag.main else node
             body += self._row(
                 [nodes.literal("", doc.id), self.doc_link(index, doc), nodes.Text(doc.description or ""), tags]
             )

@@ -202,13 +202,12 @@ def _docs_table(app: Sphinx, index: Index, docs: list[Doc], pagename: str, pages
     rows = []
     for doc in docs:
         tags = []
-        for ref in doc.tags:
-            name = index.canonical_tag(ref.name)
-            label = escape(name)
-            page = pages.get(name)
+        for tag in index.tags_of(doc):
+            label = escape(tag.name)
+            page = pages.get(tag.name)
             if page is not None and page != pagename:
                 label = f'<a class="reference internal" href="{escape(app.builder.get_relative_uri(pagename, page))}">{label}</a>'
-            tags.append(f"<strong>{label}</strong>" if ref.main else label)
+            tags.append(f"<strong>{label}</strong>" if tag.main else label)
         rows.append(
             f"<tr><td><code>{escape(doc.id)}</code></td><td>{_doc_link(app, index, doc, pagename)}</td>"
             f"<td>{escape(doc.description or '')}</td><td>{', '.join(tags)}</td></tr>"
@@ -238,8 +237,7 @@ def _tag_page(app: Sphinx, index: Index, name: str, pagename: str, pages: dict[s
         if page is not None:
             repl = f'<a class="reference internal" href="{escape(app.builder.get_relative_uri(pagename, page))}">{repl}</a>'
         parts.append(f'<p class="mdmark-deprecated">このタグは廃止されました。代わりに {repl} を使います。</p>')
-    docs = [d for d in index.docs if any(index.canonical_tag(t.name) == tag.name for t in d.tags)]
-    parts.append(_docs_table(app, index, docs, pagename, pages))
+    parts.append(_docs_table(app, index, index.docs_with_tag(tag.name), pagename, pages))
     back = app.builder.get_relative_uri(pagename, f"{pagename.rsplit('/', 1)[0]}/index")
     parts.append(f'<p class="mdmark-all-tags"><a class="reference internal" href="{escape(back)}">すべてのタグ</a></p></section>')
     return {"title": f"タグ: {tag.name}", "body": "".join(parts)}
@@ -252,6 +250,7 @@ def _tag_index(app: Sphinx, index: Index, pagename: str, pages: dict[str, str]) 
             groups.setdefault(tag.group, [])
             if tag.name not in groups[tag.group]:
                 groups[tag.group].append(tag.name)
+    counts = index.tag_counts()
     parts = ['<section class="mdmark-tag-index"><h1>タグ</h1>']
     if not groups:
         parts.append('<p class="mdmark-empty">タグの語彙はありません。</p>')
@@ -259,7 +258,7 @@ def _tag_index(app: Sphinx, index: Index, pagename: str, pages: dict[str, str]) 
         parts.append(f"<h2>{escape(group) if group else 'グループなし'}</h2><ul>")
         for name in groups[group]:
             entry = index.tag(name)
-            count = sum(1 for d in index.docs if any(index.canonical_tag(t.name) == name for t in d.tags))
+            count = counts.get(name, 0)
             href = escape(app.builder.get_relative_uri(pagename, pages[name]))
             desc = f" — {escape(entry.description)}" if entry is not None and entry.description else ""
             dep = '<span class="mdmark-deprecated">（廃止）</span>' if entry is not None and entry.deprecated else ""

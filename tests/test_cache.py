@@ -12,7 +12,8 @@ import pytest
 from mdmark import pipeline as pipeline_module
 from mdmark.cachestore import read_entry
 from mdmark.config import MarkdownSettings
-from mdmark.pipeline import CACHE_DIR_NAME, PARALLEL_THRESHOLD, Pipeline
+from mdmark.pipeline import CACHE_DIR_NAME, Pipeline
+from mdmark.workers import PARALLEL_THRESHOLD
 
 
 def make_tree(root: Path, count: int) -> list[Path]:

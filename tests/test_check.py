@@ -12,7 +12,6 @@ tests/test_check.py`` and review the diff.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from pathlib import Path

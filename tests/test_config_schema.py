@@ -9,7 +9,6 @@ expectations after checking a diff by hand with ``MDMARK_REGEN=1``.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 

@@ -10,7 +10,6 @@ included: reporting those is ``check``'s ``duplicate_id``). A file that cannot b
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 

@@ -15,7 +15,6 @@ are not listed (they are not relations).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import dataclasses
 import importlib
 import pkgutil
 import re

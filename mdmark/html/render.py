@@ -35,7 +35,7 @@ from mdmark.contentcache import ContentCache
 from mdmark.confine import inside, outside_message
 from mdmark.facts import DocFacts, Link
 from mdmark.files import read_regular
-from mdmark.pipeline import SPHINX_LOCK, Pipeline, docname_of, file_stamp
+from mdmark.pipeline import Pipeline, docname_of, file_stamp
 from mdmark.rawhtml import drop_navigating, dropped_message
 from mdmark.sphinx_host import prepare_writing, reading_as
 

@@ -65,7 +65,6 @@ def tool_list() -> list[mcp_types.Tool]:
 
 def create_server() -> Server[Any]:
     """The low-level MCP server with the tools of :data:`~mdmark.server.tools.TOOLS` and the prompts."""
-    import anyio.to_thread
     import mcp_types
     from mcp.server.lowlevel import Server
 

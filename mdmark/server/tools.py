@@ -11,10 +11,12 @@ server module only wraps it in protocol types. Every failure, from a wrong argum
 library :class:`~mdmark.errors.MdmarkError` or an unexpected exception, becomes an error outcome
 with one Japanese sentence; no exception leaves :func:`call_tool`.
 
-The tools add no logic of their own: value checks (ranges, enums of the queries) are the
-library's, so the CLI and the MCP tools say the same sentence for the same mistake. This module
-checks only what the CLI's argument parser would have made impossible: unknown keys, missing
-required keys, JSON types, and ``project_dir``.
+The argument checks come from the declarations too: :meth:`Param.check` (JSON type, enum, range,
+blank) is the one validator of tool arguments. :func:`parse_arguments` runs it on an MCP call
+(after unknown keys, missing required keys and ``project_dir``), and the library functions run it
+through :func:`tool_arguments` on the values they are given, so the CLI, a direct call and the MCP
+tool say the same sentence for the same mistake. Checks that need the project (an unknown id, a
+section that is not there) stay in the library functions.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark.bounds import check_path
 from mdmark.diagnostics import DRIFT_KINDS
 from mdmark.errors import MdmarkError
-from mdmark.schema import integral, type_name
+from mdmark.schema import bounds_text, choose_from, integral, type_name
 from mdmark.text import quote_list, suggestion
 
 if TYPE_CHECKING:
@@ -41,8 +43,12 @@ logger = logging.getLogger("mdmark.server")
 #: The hidden argument the plugin's PreToolUse hook fills with CLAUDE_PROJECT_DIR.
 PROJECT_DIR = "project_dir"
 
-_FIELDS = ["path", "aliases", "related", "referenced_by"]
-_FORMATS = ["markdown", "json", "toon"]
+#: find_docs: the optional row fields (in row and column order), the fields every row has, the views.
+FIELDS: tuple[str, ...] = ("path", "aliases", "related", "referenced_by")
+BRIEF_FIELDS: tuple[str, ...] = ("id", "title", "description", "tags", "chars")
+VIEWS: tuple[str, ...] = ("brief", "standard", "full")
+#: The result formats of the tools that answer text or JSON.
+FORMATS: tuple[str, ...] = ("markdown", "json", "toon")
 
 
 @dataclass(frozen=True)
@@ -61,9 +67,6 @@ class ToolSpec:
     takes_project_dir: bool = True
     #: What a required argument is, for the "missing argument" sentence.
     required_what: dict[str, str] = field(default_factory=dict)
-    #: The library function checks the JSON types itself (the queries): its sentence is the
-    #: one the CLI says too, so the values go through untouched.
-    library_checks_types: bool = False
     #: The declaration ``properties``, ``required`` and ``required_what`` come from (see :meth:`declare`).
     params: tuple[Param, ...] = ()
     handler: Handler | None = None
@@ -82,6 +85,22 @@ class ToolSpec:
             handler=handler,
             **rest,
         )
+
+    def arguments(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Every parameter's value checked by its declaration (:meth:`Param.check`), in declaration order.
+
+        An optional parameter given as None (or not at all) takes its schema's ``default`` (None
+        when there is none): agents often send ``null`` for "not given". A required one has no
+        default, so None is checked like any value (``item`` of update_index accepts it: "remove").
+        """
+        checked: dict[str, Any] = {}
+        for param in self.params:
+            value = values.get(param.name)
+            if value is None and param.required is None:
+                checked[param.name] = param.schema.get("default")
+            else:
+                checked[param.name] = param.check(value)
+        return checked
 
     def input_schema(self) -> dict[str, Any]:
         # No "additionalProperties": false: the hidden project_dir is accepted although it is not
@@ -128,7 +147,7 @@ def error(message: str) -> ToolOutcome:
     return ToolOutcome([message], None, True)
 
 
-class ArgumentError(Exception):
+class ArgumentError(MdmarkError):
     """An argument the tool cannot take; the message is the one sentence the caller sees."""
 
 
@@ -225,15 +244,93 @@ class CliArg:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
+def _spaced(words: str) -> str:
+    """``words`` after は: a space in front of a number or a Latin word (``は 1 以上``, ``は brief の``)."""
+    return f" {words}" if words[:1].isascii() else words
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of a tool, declared once: its JSON Schema (with the help agents read), whether
-    it is required (and what it is, for the missing-argument sentence), and its CLI form if any."""
+    it is required (and what it is, for the missing-argument sentence), and its CLI form if any.
+
+    The other fields only shape the sentences of :meth:`check` where the schema alone cannot.
+    """
 
     name: str
     schema: dict[str, Any]
     required: str | None = None
     cli: CliArg | None = None
+    #: How the type sentence names what is expected, when the JSON type does not say it well.
+    expected: str | None = None
+    #: What to pass instead of a blank string (a parameter that may not be blank: ``minLength``).
+    blank: str | None = None
+    #: Why a value outside the schema's ``enum`` (or the array items' ``enum``) is refused.
+    not_allowed: str = "使えない"
+    #: Values outside the enum refused for a reason of their own, without a close-name hint.
+    refused: Mapping[str, str] = field(default_factory=dict)
+
+    def _expected(self) -> str:
+        if self.expected is not None:
+            return self.expected
+        kind = self.schema.get("type")
+        if kind == "integer":
+            bounds = bounds_text(self.schema.get("minimum"), self.schema.get("maximum"))
+            return f"{bounds}の整数" if bounds else "整数"
+        names = {"string": "文字列", "boolean": "真偽値（true か false）", "array": "文字列の並び"}
+        assert isinstance(kind, str) and kind in names, f"no type sentence for {kind!r}"
+        return names[kind]
+
+    def _wrong_type(self, value: Any) -> ArgumentError:
+        return ArgumentError(f"{self.name} は{_spaced(self._expected())}で渡してください（いまは{type_name(value)}です）。")
+
+    def _choice(self, value: str, choices: Sequence[str]) -> None:
+        if value in choices:
+            return
+        if value in self.refused:
+            fix = choose_from(value, choices, hint=False)
+            raise ArgumentError(f"{self.name} の `{value}` は{_spaced(self.refused[value])}ので、{fix}")
+        raise ArgumentError(f"{self.name} の `{value}` は{_spaced(self.not_allowed)}ので、{choose_from(value, choices)}")
+
+    def check(self, value: Any) -> Any:
+        """``value`` if the declaration allows it (an integral float as an int); else ArgumentError
+        with the one sentence for the first thing wrong: the JSON type, then the enum, range or blank."""
+        kind = self.schema.get("type")
+        if kind == "string":
+            if not isinstance(value, str):
+                raise self._wrong_type(value)
+            if "enum" in self.schema:
+                self._choice(value, self.schema["enum"])
+            if self.blank is not None and not value.strip():
+                raise ArgumentError(f"{self.name} が空なので、{self.blank}を渡してください。")
+            return value
+        if kind == "integer":
+            number = integral(value)
+            if number is None:
+                raise self._wrong_type(value)
+            low, high = self.schema.get("minimum"), self.schema.get("maximum")
+            if (low is not None and number < low) or (high is not None and number > high):
+                raise ArgumentError(f"{self.name} の {number} は範囲の外なので、{bounds_text(low, high)}の整数にしてください。")
+            return number
+        if kind == "boolean":
+            if not isinstance(value, bool):
+                raise self._wrong_type(value)
+            return value
+        if kind == "array":
+            if not isinstance(value, list):
+                raise self._wrong_type(value)
+            for position, item in enumerate(value, start=1):
+                if not isinstance(item, str):
+                    raise ArgumentError(f"{self.name} の {position} 番目は文字列で渡してください（いまは{type_name(item)}です）。")
+            if "enum" in self.schema["items"]:
+                for item in value:
+                    self._choice(item, self.schema["items"]["enum"])
+            return list(value)
+        if kind == ["object", "null"]:
+            if value is not None and not isinstance(value, dict):
+                raise self._wrong_type(value)
+            return value
+        raise AssertionError(f"no check for the type {kind!r}")  # every parameter of TOOLS has one above
 
 
 def int_or_text(value: str) -> int | str:
@@ -275,7 +372,7 @@ CONFIG_PARAM = Param(
 _FORMAT_CLI = CliArg("markdown（既定）・json・toon", options={"default": None})
 _FORMAT = {
     "type": "string",
-    "enum": _FORMATS,
+    "enum": list(FORMATS),
     "default": "markdown",
     "description": "結果の形式。markdown（既定）は Markdown のテキストだけを返し、json は structuredContent と text に同じ JSON を入れる。"
     "toon は json と同じ中身を TOON v4 のテキストだけで返す（同じキーの要素の並びは `docs[2]{id,title}:` の見出しに 1 要素 1 行の表、無い値は null）",
@@ -444,21 +541,23 @@ TOOLS: tuple[ToolSpec, ...] = (
             ), cli=CliArg("前の結果の next_cursor")),
             Param("view", {
                 "type": "string",
-                "enum": ["brief", "standard", "full"],
+                "enum": list(VIEWS),
                 "default": "brief",
                 "description": "各行に返す項目の組。brief（既定）は ID・題・概要・タグ・文字数、standard は brief にパス・別名を加え、"
                 "full は standard に関連する文書・被参照の数を加える",
             }, cli=CliArg("brief（既定）・standard・full")),
             Param("include", {
                 "type": "array",
-                "items": {"type": "string", "enum": _FIELDS},
+                "items": {"type": "string", "enum": list(FIELDS)},
                 "description": "view の組に加える項目。path・aliases・related・referenced_by の並び",
-            }, cli=CliArg("加える項目（path・aliases・related・referenced_by）", options={"action": "append", "metavar": "FIELD"})),
+            }, cli=CliArg("加える項目（path・aliases・related・referenced_by）", options={"action": "append", "metavar": "FIELD"}),
+                not_allowed="項目の名前ではない"),
             Param("exclude", {
                 "type": "array",
-                "items": {"type": "string", "enum": _FIELDS},
+                "items": {"type": "string", "enum": list(FIELDS)},
                 "description": "view の組から除く項目。include の後に当て、brief の項目は除けない",
-            }, cli=CliArg("除く項目", options={"action": "append", "metavar": "FIELD"})),
+            }, cli=CliArg("除く項目", options={"action": "append", "metavar": "FIELD"}),
+                not_allowed="項目の名前ではない", refused={name: "brief の項目で除けない" for name in BRIEF_FIELDS}),
             Param("count_only", {
                 "type": "boolean",
                 "default": False,
@@ -467,7 +566,6 @@ TOOLS: tuple[ToolSpec, ...] = (
             Param("format", _FORMAT, cli=_FORMAT_CLI),
             CONFIG_PARAM,
         ),
-        library_checks_types=True,
     ),
     ToolSpec.declare(
         name="list_tags",
@@ -488,7 +586,6 @@ TOOLS: tuple[ToolSpec, ...] = (
             Param("format", _FORMAT, cli=_FORMAT_CLI),
             CONFIG_PARAM,
         ),
-        library_checks_types=True,
     ),
     ToolSpec.declare(
         name="update_index",
@@ -511,11 +608,13 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "type": "string",
                 "minLength": 1,
                 "description": "文書か用語の ID。kind が tag のときはタグの name。空にできない",
-            }, required="文書か用語の ID（tag はタグの name）", cli=CliArg("文書・用語の ID、タグの name", flags=())),
+            }, required="文書か用語の ID（tag はタグの name）", cli=CliArg("文書・用語の ID、タグの name", flags=()),
+                blank="文書か用語の ID（kind が tag のときはタグの name）"),
             Param("item", {
                 "type": ["object", "null"],
                 "description": "その ID の項目の中身（文書・用語は id、タグは name を除くキー）。項目ごと置き換える。null なら項目を消す",
-            }, required="項目の中身（消すときは null）", cli=CliArg('項目の中身（JSON。例: \'{"path": "b.md", "title": "文書 B"}\'）', options={"required": True, "metavar": "JSON"})),
+            }, required="項目の中身（消すときは null）", cli=CliArg('項目の中身（JSON。例: \'{"path": "b.md", "title": "文書 B"}\'）', options={"required": True, "metavar": "JSON"}),
+                expected="キーと値の組（項目を消すときは null）"),
             CONFIG_PARAM,
         ),
         output_schema={
@@ -532,7 +631,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         },
         read_only=False,
         destructive=True,
-        library_checks_types=True,
     ),
 )
 
@@ -559,7 +657,6 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
             Param("format", _FORMAT, cli=_FORMAT_CLI),
             CONFIG_PARAM,
         ),
-        library_checks_types=True,
     ),
     ToolSpec.declare(
         name="read_doc",
@@ -588,7 +685,6 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
             }, cli=CliArg("画像として扱う数の上限（0〜50、既定 10）", options={"type": int_or_text, "metavar": "N"})),
             CONFIG_PARAM,
         ),
-        library_checks_types=True,
     ),
 )
 
@@ -598,52 +694,6 @@ TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
 
 
 # -- argument handling ------------------------------------------------------------------------
-
-
-def _expected(schema: Mapping[str, Any]) -> str:
-    kind = schema.get("type")
-    if kind == "string":
-        return "文字列"
-    if kind == "integer":
-        return "整数"
-    if kind == "boolean":
-        return "真偽値（true か false）"
-    if kind == "array":
-        return "文字列の並び"
-    if kind == ["object", "null"]:
-        return "キーと値の組か null"
-    return str(kind)
-
-
-def _coerce(name: str, value: Any, schema: Mapping[str, Any]) -> Any:
-    """The value with its JSON type checked (integral floats become ints); raises ArgumentError."""
-    kind = schema.get("type")
-    ok: bool
-    if kind == "string":
-        ok = isinstance(value, str)
-    elif kind == "integer":
-        number = integral(value)
-        ok = number is not None
-        if ok:
-            value = number
-    elif kind == "boolean":
-        ok = isinstance(value, bool)
-    elif kind == "array":
-        if not isinstance(value, list):
-            ok = False
-        else:
-            for position, item in enumerate(value, start=1):
-                if not isinstance(item, str):
-                    raise ArgumentError(f"{name} の {position} 番目は文字列で渡してください（いまは{type_name(item)}です）。")
-            ok = True
-    elif kind == ["object", "null"]:
-        ok = value is None or isinstance(value, dict)
-    else:  # every schema of TOOLS names one of the kinds above
-        raise AssertionError(f"no type check for {kind!r}")
-    if not ok:
-        # The same sentence as the queries' own type checks (mdmark.query).
-        raise ArgumentError(f"{name} は{_expected(schema)}で渡してください（いまは{type_name(value)}です）。")
-    return value
 
 
 def _project_dir(tool: str, arguments: Mapping[str, Any]) -> Path:
@@ -669,8 +719,7 @@ def _project_dir(tool: str, arguments: Mapping[str, Any]) -> Path:
 def parse_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> tuple[Path | None, dict[str, Any]]:
     """``(project_dir, arguments)`` for the library call; raises ArgumentError with one sentence.
 
-    An optional argument given as ``null`` counts as omitted (agents often send ``null`` for "not
-    given"), except ``item`` of update_index, where ``null`` means "remove".
+    An optional argument given as ``null`` counts as omitted (see :meth:`ToolSpec.arguments`).
     """
     given = dict(arguments or {})
     known = list(spec.properties)
@@ -687,13 +736,13 @@ def parse_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> tupl
     if missing:
         whats = "・".join(spec.required_what.get(name, name) for name in missing)
         raise ArgumentError(f"{spec.name} の必須の引数 {quote_list(missing)} が無いので、{whats}を渡してください。")
-    values: dict[str, Any] = {}
-    for name, value in given.items():
-        schema = spec.properties[name]
-        if value is None and name not in spec.required:
-            continue
-        values[name] = value if spec.library_checks_types else _coerce(name, value, schema)
-    return project_dir, values
+    return project_dir, spec.arguments(given)
+
+
+def tool_arguments(tool: str, **values: Any) -> dict[str, Any]:
+    """The arguments of a library call checked by ``tool``'s declaration (:meth:`ToolSpec.arguments`):
+    a library function checks what it is given so that the CLI and a direct call say the MCP tool's sentences."""
+    return TOOLS_BY_NAME[tool].arguments(values)
 
 
 def internal_error_message(exc: Exception) -> str:
