@@ -52,10 +52,6 @@ _COLUMNS: dict[str, str] = {
 # -- shared pieces ---------------------------------------------------------------------------------
 
 
-#: Parsed indexes by file, reused while the file is unchanged (the server answers many queries per edit;
-#: parsing a 2,000-document index costs seconds). Queries never modify an Index.
-
-
 def _open_index(start: Path, config: str | None) -> tuple[Project, Index]:
     project = Project.open(start, config)
     return project, project.index()

@@ -12,7 +12,6 @@ from pathlib import Path
 from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.project import glob_match
 from mdmark.rules.context import CheckContext
-from mdmark.rules.relations import first_by_id
 from mdmark.text import quote_list
 
 
@@ -21,7 +20,6 @@ def missed_change_together(ctx: CheckContext) -> Iterator[Diagnostic]:
     assert index is not None
     if ctx.changed is None:
         return
-    by_id = first_by_id(index)
     # Relative to the index file, as `paths` globs are.
     changed_rel = sorted((Path(os.path.relpath(p, index.folder)).as_posix(), p) for p in ctx.changed)
     resolved_changed = {p.resolve() for p in ctx.changed}
@@ -30,7 +28,7 @@ def missed_change_together(ctx: CheckContext) -> Iterator[Diagnostic]:
         for rel in doc.related:
             if rel.type != "change_together" or rel.to == doc.id:
                 continue
-            other = by_id.get(rel.to)
+            other = index.doc(rel.to)
             pair = frozenset((doc.id, rel.to))
             if other is None or pair in done:
                 continue

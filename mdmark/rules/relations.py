@@ -5,17 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mdmark.diagnostics import Diagnostic, DriftKind
-from mdmark.index import Doc, Index, Relation
+from mdmark.index import Relation
 from mdmark.rules.context import CheckContext
 from mdmark.text import close_names
-
-
-def first_by_id(index: Index) -> dict[str, Doc]:
-    """Each ID's first document: the one a relation to that ID means."""
-    by_id: dict[str, Doc] = {}
-    for doc in index.docs:
-        by_id.setdefault(doc.id, doc)
-    return by_id
 
 
 def unknown_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -50,12 +42,11 @@ def unknown_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
 def one_sided_change_together(ctx: CheckContext) -> Iterator[Diagnostic]:
     index = ctx.index
     assert index is not None
-    by_id = first_by_id(index)
     for doc in index.docs:
         for rel in doc.related:
             if rel.type != "change_together" or rel.to == doc.id:
                 continue
-            other = by_id.get(rel.to)
+            other = index.doc(rel.to)
             if other is None:
                 continue
             if not any(r.to == doc.id and r.type == "change_together" for r in other.related):
@@ -88,13 +79,12 @@ def duplicate_relations(ctx: CheckContext) -> Iterator[Diagnostic]:
                     f"`{rel.to}` への関連{kind_text}が `{earlier.where}` にもあるので、どちらかを消してください。",
                 )
             seen.append(rel)
-    by_id = first_by_id(index)
     order = {id(doc): i for i, doc in enumerate(index.docs)}
     for doc in index.docs:
         for rel in doc.related:
             if rel.type == "change_together":
                 continue  # meant to be on both sides: one_sided_change_together's business
-            other = by_id.get(rel.to)
+            other = index.doc(rel.to)
             if other is None or other is doc or order[id(other)] > order[id(doc)]:
                 continue
             back = next(
