@@ -101,6 +101,7 @@ def profile_render(project: Path, out: Path, top: int, count: int, scratch: Path
 
     opened = Project.open(project)
     # What a worker of a cold build has: its own pipeline, with the cache folder of this run.
+    scratch.mkdir(parents=True, exist_ok=True)
     pipeline = Pipeline(opened.root, opened.config.markdown, scratch / "cache", opened.config.sphinx_conf, scratch=scratch)
     lang = opened.config.html.lang
     _per_document("cold_render", project, out, top, count, lambda path: render._render_task(pipeline, (str(path), lang)))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.export import document_warnings
-from mdmark.files import display, resolve_many, resolved_many
+from mdmark.files import display, resolve_many, resolved_many, shown_under
 from mdmark.pipeline import Pipeline
 from mdmark.workers import parallel
 from mdmark.project import Project, match_files
@@ -148,6 +148,7 @@ def build_site(
     graphs = build_graphs(project, {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
     body: list[str] = []
     nav: list[NavEntry] = []
+    start = project.start.resolve()
     warnings: list[str] = css_warnings(cfg)
     for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
         docname = fragment.docname
@@ -157,7 +158,7 @@ def build_site(
             BuildLinks(model, docname, pipeline.srcdir, out, in_page),
             facts.toctrees,
         )
-        rel = display(path, project.root)
+        rel = shown_under(real[path], project.root)
         body.append(
             f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(real[path])}</section>\n'
         )
@@ -172,7 +173,7 @@ def build_site(
             else:
                 entry.children[-1].children.append(child)
         nav.append(entry)
-        warnings += document_warnings(display(path, project.start), facts, [*fragment.notes, *notes], model)
+        warnings += document_warnings(shown_under(real[path], start), facts, [*fragment.notes, *notes], model)
 
     graphs.finish(body, nav)
     text = page(

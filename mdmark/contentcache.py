@@ -62,6 +62,7 @@ class ContentCache(Generic[T]):
         #: The key held in memory per slot: a new version evicts the old one.
         self._key_of: dict[str, str] = {}
         self._lock = threading.Lock()
+        self._ensured = False
 
     def __len__(self) -> int:
         """Values held in memory."""
@@ -122,7 +123,9 @@ class ContentCache(Generic[T]):
         if file is None or self.root is None:
             return False
         try:
-            ensure_cache_dir(self.root)
+            if not self._ensured:  # once per cache: a cold run writes thousands of entries
+                ensure_cache_dir(self.root)
+                self._ensured = True
             write_entry(file, self._encode(value))
         except OSError:
             return False

@@ -95,6 +95,15 @@ def display(path: Path, base: Path | None = None) -> str:
     return path.as_posix()
 
 
+def shown_under(real: Path, base: Path) -> str:
+    """:func:`display` of an already resolved path against an already resolved ``base``, without
+    resolving either again (a check or build names every document this way)."""
+    text, prefix = str(real), os.path.join(str(base), "")
+    if text.startswith(prefix):
+        return text[len(prefix) :]
+    return display(real, base)
+
+
 def decode_text(data: bytes, shown: str) -> str:
     """Decode UTF-8 text, refusing binary data and invalid bytes with the line that holds them."""
     if b"\x00" in data:

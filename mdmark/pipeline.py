@@ -141,11 +141,11 @@ def _parse_task(pipeline: Pipeline, job: tuple[str, str, str]) -> tuple[str, dic
     """One document parsed in a worker process: its key, facts (as JSON data) and pickled doctree."""
     key, relpath, text = job
     with SPHINX_LOCK:
-        facts, tree = _parse_guarded(pipeline._get_app(), relpath, key, text)
+        facts, tree, _ = _parse_guarded(pipeline._get_app(), relpath, key, text)
     return key, facts.to_json(), tree
 
 
-def _parse_guarded(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes]:
+def _parse_guarded(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes, nodes.document | None]:
     """:func:`_parse_with`, but a document that makes MyST or Sphinx fail comes back as facts with
     ``error`` set (and no doctree), so one document never stops the others."""
     try:
@@ -158,10 +158,11 @@ def _parse_guarded(app: _App, relpath: str, key: str, text: str) -> tuple[DocFac
         except Exception:  # noqa: S110 - best effort: the next read of the document purges it again
             pass
         message = f"`{relpath}` を読む途中で MyST・Sphinx が止まった（{type(exc).__name__}: {exc}）ので、この文書の記法を確かめてください。"
-        return DocFacts(path=relpath, sha=key, chars=len(text), error=message), b""
+        return DocFacts(path=relpath, sha=key, chars=len(text), error=message), b"", None
 
 
-def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes]:
+def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes, nodes.document]:
+    """The document's facts, its doctree pickled (for the cache) and the doctree itself."""
     from mdmark.extract import extract
 
     docname = docname_of(relpath)
@@ -177,7 +178,7 @@ def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts,
     doctree.settings.env = None
     doctree.reporter = None
     doctree.transformer = None
-    return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL)
+    return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL), doctree
 
 
 class Pipeline:
@@ -209,6 +210,8 @@ class Pipeline:
         self.cache_dir = cache_dir
         self.conf_key = conf_digest(self.conf)
         self._scratch = scratch
+        #: The doctree object of the last parse, by its key, until doctree() takes it.
+        self._fresh: tuple[str, nodes.document] | None = None
         self._app: _App | None = None
         self._info: ConfInfo | None = None
         #: Facts and doctrees by cache key (a doctree's facts are only ever written after it).
@@ -454,8 +457,11 @@ class Pipeline:
 
     def _parse_full(self, key: str, rel: str, text: str) -> tuple[DocFacts, bytes]:
         with SPHINX_LOCK:
-            facts, tree = _parse_guarded(self._get_app(), rel, key, text)
+            facts, tree, doctree = _parse_guarded(self._get_app(), rel, key, text)
             self.parse_count += 1
+            # The next doctree() of this very content may take the object instead of unpickling a
+            # copy: a cold build renders each document right after parsing it.
+            self._fresh = (key, doctree) if doctree is not None else None
         if facts.error is None:  # a failure is not cached: a fixed extension may read it next time
             self._store(key, facts, tree)
         return facts, tree
@@ -500,9 +506,13 @@ class Pipeline:
             if hit[0].error is not None:
                 raise MdmarkError(hit[0].error)
         assert hit[1] is not None
+        with SPHINX_LOCK:
+            just_parsed, self._fresh = self._fresh, None
         try:
             # Authenticated bytes this user's mdmark wrote; a docutils upgrade can still make old ones unloadable.
-            tree: nodes.document = pickle.loads(hit[1])
+            tree: nodes.document = (
+                just_parsed[1] if just_parsed is not None and just_parsed[0] == key else pickle.loads(hit[1])
+            )
         except Exception:
             facts, fresh = self._parse_full(key, rel, text)
             if facts.error is not None:

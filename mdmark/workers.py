@@ -62,7 +62,9 @@ def run_in_workers(pipeline: Pipeline, task: Callable[[Pipeline, J], R], jobs: S
         initializer=_start,
         initargs=(*spec, scratch),
     ) as pool:
-        yield from pool.map(functools.partial(_run, task), jobs, chunksize=max(1, len(jobs) // (workers * 8)))
+        # Small chunks: documents differ in cost, and one worker must not be left with a long last chunk.
+        chunk = max(1, min(8, len(jobs) // (workers * 8)))
+        yield from pool.map(functools.partial(_run, task), jobs, chunksize=chunk)
 
 
 def _start(config_root: str, settings: Any, cache_dir: str | None, conf: str | None, scratch: str) -> None:

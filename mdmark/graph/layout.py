@@ -18,6 +18,7 @@ graph gives the same coordinates, and the SVG is byte-identical.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import unicodedata
@@ -53,29 +54,38 @@ MAP_GAP_X = 72
 MAP_GAP_Y = 64
 
 
+def _char_width(char: str, size: float) -> float:
+    if unicodedata.east_asian_width(char) in ("W", "F"):
+        return size
+    if char == " ":
+        return size * 0.33
+    return size * 0.62
+
+
 def text_width(text: str, size: float = FONT_SIZE) -> float:
     """An estimate of the rendered width: wide (CJK) characters one em, others about 0.6 em."""
     width = 0.0
     for char in text:
-        if unicodedata.east_asian_width(char) in ("W", "F"):
-            width += size
-        elif char == " ":
-            width += size * 0.33
-        else:
-            width += size * 0.62
+        width += _char_width(char, size)
     return width
 
 
+@functools.lru_cache(maxsize=8192)
 def fit_label(text: str, limit: float, size: float = FONT_SIZE) -> str:
-    """``text`` cut to ``limit`` pixels with an ellipsis (the full title goes into the tooltip)."""
+    """``text`` cut to ``limit`` pixels with an ellipsis (the full title goes into the tooltip).
+
+    Memoised: a built page draws each title in the neighbourhood of every document it relates to.
+    """
     if text_width(text, size) <= limit:
         return text
-    out = ""
-    for char in text:
-        if text_width(out + char + "…", size) > limit:
-            break
-        out += char
-    return out + "…"
+    ellipsis = _char_width("…", size)
+    width = 0.0
+    for i, char in enumerate(text):
+        # The same additions, in the same order, as text_width(text[:i + 1] + "…").
+        if width + _char_width(char, size) + ellipsis > limit:
+            return text[:i] + "…"
+        width += _char_width(char, size)
+    return text + "…"
 
 
 @dataclass(frozen=True)

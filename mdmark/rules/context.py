@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 from mdmark.config import Config
 from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.facts import DocFacts
-from mdmark.files import resolved_many
-from mdmark.files import display
+from mdmark.files import display, resolved_many, shown_under
 from mdmark.index import Doc, Index, load_index
 from mdmark.project import Project, match_files
 
@@ -95,7 +94,7 @@ def build_context(
     first = fetch(paths) if facts_fn is not None or progress is None else project.pipeline.facts_many(paths, progress)
     known: dict[Path, DocFacts] = dict(zip(paths, first, strict=True)) if paths else {}
     model = project.reference_model(fetch, known, paths)
-    documents = tuple(Document(p, _shown(p, project.root), known[p], p in unindexed) for p in paths)
+    documents = tuple(Document(p, shown_under(p, project.root), known[p], p in unindexed) for p in paths)
     return CheckContext(
         project, base, changed, index, documents, MappingProxyType(known), model, MappingProxyType(doc_files)
     )
@@ -103,14 +102,6 @@ def build_context(
 
 def _doc_files(index: Index) -> list[Path]:
     return resolved_many(index.folder / doc.path for doc in index.docs)
-
-
-def _shown(path: Path, root: Path) -> str:
-    """:func:`display` of a resolved path under the (resolved) config folder, without resolving again."""
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return display(path, root)
 
 
 def _document_paths(project: Project, index: Index | None, doc_files: Mapping[int, Path]) -> tuple[list[Path], set[Path]]:
