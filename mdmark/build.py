@@ -116,7 +116,8 @@ def build_site(
     cold = _uncached(pipeline, files, lang)
     advance(total - len(cold))
     if parallel(len(cold)):
-        render_parallel(pipeline, cold, lang, advance)
+        # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
+        render_parallel(pipeline, cold, lang, advance, meanwhile=project.index if cfg.index is not None else None)
         cold = []
     known: dict[Path, DocFacts] = {}
     model = project.reference_model(project.facts_for, known, files)

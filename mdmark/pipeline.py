@@ -145,11 +145,13 @@ def _parse_task(pipeline: Pipeline, job: tuple[str, str, str]) -> tuple[str, dic
     return key, facts.to_json(), tree
 
 
-def _parse_guarded(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes, nodes.document | None]:
+def _parse_guarded(
+    app: _App, relpath: str, key: str, text: str, pickled: bool = True
+) -> tuple[DocFacts, bytes, nodes.document | None]:
     """:func:`_parse_with`, but a document that makes MyST or Sphinx fail comes back as facts with
     ``error`` set (and no doctree), so one document never stops the others."""
     try:
-        return _parse_with(app, relpath, key, text)
+        return _parse_with(app, relpath, key, text, pickled)
     except Exception as exc:  # any parser/extension failure: report it for this document only
         from mdmark.sphinx_host import forget_document
 
@@ -161,8 +163,11 @@ def _parse_guarded(app: _App, relpath: str, key: str, text: str) -> tuple[DocFac
         return DocFacts(path=relpath, sha=key, chars=len(text), error=message), b"", None
 
 
-def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts, bytes, nodes.document]:
-    """The document's facts, its doctree pickled (for the cache) and the doctree itself."""
+def _parse_with(
+    app: _App, relpath: str, key: str, text: str, pickled: bool = True
+) -> tuple[DocFacts, bytes, nodes.document]:
+    """The document's facts, its doctree pickled for the cache (``b""`` unless ``pickled``) and the
+    doctree itself."""
     from mdmark.extract import extract
 
     docname = docname_of(relpath)
@@ -178,7 +183,7 @@ def _parse_with(app: _App, relpath: str, key: str, text: str) -> tuple[DocFacts,
     doctree.settings.env = None
     doctree.reporter = None
     doctree.transformer = None
-    return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL), doctree
+    return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL) if pickled else b"", doctree
 
 
 class Pipeline:
@@ -379,12 +384,15 @@ class Pipeline:
         if facts.error is None:
             self._facts.remember(facts.sha, facts)
 
-    def _store(self, key: str, facts: DocFacts, tree: bytes) -> None:
+    def _store(self, key: str, facts: DocFacts, tree: bytes | None) -> None:
+        """Cache facts and (unless None) the pickled doctree: the tree first, so a tree found on disk
+        always has its facts."""
         self._facts.remember(key, facts)
-        self._trees.remember(key, tree, facts.path)
-        # The tree first: a facts file is only ever found beside its tree.
-        if self._trees.write(key, tree):
-            self._facts.write(key, facts)
+        if tree is not None:
+            self._trees.remember(key, tree, facts.path)
+            if not self._trees.write(key, tree):
+                return
+        self._facts.write(key, facts)
 
     # -- parsing ----------------------------------------------------------------------------------
 
@@ -396,11 +404,17 @@ class Pipeline:
         return result
 
     def facts_many(
-        self, paths: Sequence[Path], progress: Callable[[int, int], None] | None = None, want_trees: bool = False
+        self,
+        paths: Sequence[Path],
+        progress: Callable[[int, int], None] | None = None,
+        want_trees: bool = False,
+        keep_trees: bool = True,
     ) -> list[DocFacts]:
         """Facts of many documents, in the given order. Unreadable files come back with ``error`` set.
 
         Documents not in the cache are parsed — in worker processes (one per core) when there are many.
+        ``keep_trees=False``: the doctrees of documents parsed now are not cached (the caller renders
+        them at once and caches the HTML, as a cold build does); their facts are.
         """
         results: list[DocFacts | None] = [None] * len(paths)
         todo: list[tuple[int, str, str, str]] = []
@@ -441,7 +455,7 @@ class Pipeline:
                     progress(done, len(paths))
         else:
             for i, key, rel, text in todo:
-                results[i] = self._parse_one(key, rel, text)
+                results[i] = self._parse_full(key, rel, text, keep_trees)[0]
                 done += 1
                 if progress:
                     progress(done, len(paths))
@@ -452,18 +466,15 @@ class Pipeline:
                 progress(done, len(paths))
         return [r for r in results if r is not None]
 
-    def _parse_one(self, key: str, rel: str, text: str) -> DocFacts:
-        return self._parse_full(key, rel, text)[0]
-
-    def _parse_full(self, key: str, rel: str, text: str) -> tuple[DocFacts, bytes]:
+    def _parse_full(self, key: str, rel: str, text: str, keep_tree: bool = True) -> tuple[DocFacts, bytes]:
         with SPHINX_LOCK:
-            facts, tree, doctree = _parse_guarded(self._get_app(), rel, key, text)
+            facts, tree, doctree = _parse_guarded(self._get_app(), rel, key, text, keep_tree)
             self.parse_count += 1
             # The next doctree() of this very content may take the object instead of unpickling a
             # copy: a cold build renders each document right after parsing it.
             self._fresh = (key, doctree) if doctree is not None else None
         if facts.error is None:  # a failure is not cached: a fixed extension may read it next time
-            self._store(key, facts, tree)
+            self._store(key, facts, tree if keep_tree else None)
         return facts, tree
 
     @contextlib.contextmanager
@@ -500,27 +511,34 @@ class Pipeline:
 
         rel = self.relpath(path)
         key, text = self._read_keyed(path, rel)
+        with SPHINX_LOCK:
+            just_parsed, self._fresh = self._fresh, None
+        if just_parsed is not None and just_parsed[0] == key:
+            tree: nodes.document = just_parsed[1]  # parsed a moment ago from these very bytes
+        else:
+            tree = self._tree(key, rel, text)
+        app = self._get_app()
+        tree.settings.env = app.sphinx.env
+        tree.reporter = LoggingReporter(str(path))
+        return tree
+
+    def _tree(self, key: str, rel: str, text: str) -> nodes.document:
+        """A fresh copy of the doctree of ``key``: from the cache, else parsed now."""
         hit = self._load_cached(key, want_tree=True)
         if hit is None or hit[1] is None or not self._deps_fresh(hit[0]):
             hit = self._parse_full(key, rel, text)
             if hit[0].error is not None:
                 raise MdmarkError(hit[0].error)
         assert hit[1] is not None
-        with SPHINX_LOCK:
-            just_parsed, self._fresh = self._fresh, None
+        tree: nodes.document
         try:
             # Authenticated bytes this user's mdmark wrote; a docutils upgrade can still make old ones unloadable.
-            tree: nodes.document = (
-                just_parsed[1] if just_parsed is not None and just_parsed[0] == key else pickle.loads(hit[1])
-            )
+            tree = pickle.loads(hit[1])
         except Exception:
             facts, fresh = self._parse_full(key, rel, text)
             if facts.error is not None:
                 raise MdmarkError(facts.error) from None
             tree = pickle.loads(fresh)
-        app = self._get_app()
-        tree.settings.env = app.sphinx.env
-        tree.reporter = LoggingReporter(str(path))
         return tree
 
 

@@ -46,8 +46,17 @@ def parallel(jobs: int) -> bool:
     return jobs >= PARALLEL_THRESHOLD and worker_count() > 1
 
 
-def run_in_workers(pipeline: Pipeline, task: Callable[[Pipeline, J], R], jobs: Sequence[J]) -> Iterator[R]:
-    """``task(worker's pipeline, job)`` for every job, in worker processes, results in job order."""
+def run_in_workers(
+    pipeline: Pipeline,
+    task: Callable[[Pipeline, J], R],
+    jobs: Sequence[J],
+    meanwhile: Callable[[], object] | None = None,
+) -> Iterator[R]:
+    """``task(worker's pipeline, job)`` for every job, in worker processes, results in job order.
+
+    ``meanwhile()`` runs in this process once the jobs are handed out, before the first result is
+    taken: work of the caller's that does not need the results overlaps with the workers'.
+    """
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
     workers = min(worker_count(), max(1, len(jobs)))
     spec = (
@@ -64,7 +73,10 @@ def run_in_workers(pipeline: Pipeline, task: Callable[[Pipeline, J], R], jobs: S
     ) as pool:
         # Small chunks: documents differ in cost, and one worker must not be left with a long last chunk.
         chunk = max(1, min(8, len(jobs) // (workers * 8)))
-        yield from pool.map(functools.partial(_run, task), jobs, chunksize=chunk)
+        results = pool.map(functools.partial(_run, task), jobs, chunksize=chunk)
+        if meanwhile is not None:
+            meanwhile()
+        yield from results
 
 
 def _start(config_root: str, settings: Any, cache_dir: str | None, conf: str | None, scratch: str) -> None:

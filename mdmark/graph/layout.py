@@ -62,6 +62,7 @@ def _char_width(char: str, size: float) -> float:
     return size * 0.62
 
 
+@functools.lru_cache(maxsize=16384)
 def text_width(text: str, size: float = FONT_SIZE) -> float:
     """An estimate of the rendered width: wide (CJK) characters one em, others about 0.6 em."""
     width = 0.0

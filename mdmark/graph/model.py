@@ -60,9 +60,13 @@ class DocGraph:
     _by_id: dict[str, Node] = field(default_factory=dict, repr=False)
     #: Edges by the documents they touch (a build draws one neighbourhood per document).
     _touching: dict[str, list[GraphEdge]] = field(default_factory=dict, repr=False)
+    #: The positions of each id's nodes in ``nodes``.
+    _positions: dict[str, list[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._by_id = {node.id: node for node in self.nodes}
+        for i, node in enumerate(self.nodes):
+            self._positions.setdefault(node.id, []).append(i)
         for edge in self.edges:
             self._touching.setdefault(edge.source, []).append(edge)
             if edge.target != edge.source:
@@ -75,7 +79,7 @@ class DocGraph:
         """``doc_id``, the documents it has a relation with (either way), and those relations."""
         edges = self._touching.get(doc_id, [])
         ids = {doc_id} | {e.source for e in edges} | {e.target for e in edges}
-        nodes = [n for n in self.nodes if n.id in ids]
+        nodes = [self.nodes[i] for i in sorted(i for x in ids for i in self._positions.get(x, ()))]
         used = sorted({n.group for n in nodes})
         renumber = {old: new for new, old in enumerate(used)}
         return DocGraph(

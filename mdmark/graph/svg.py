@@ -9,6 +9,7 @@ of a relation are tooltips (``<title>``). Documents are links when ``href`` give
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 from collections.abc import Callable
@@ -24,6 +25,7 @@ HEAD_HALF = 4.5
 AGGREGATE_COLOUR = "#8c959f"
 
 
+@functools.lru_cache(maxsize=65536)
 def _n(value: float) -> str:
     text = f"{value:.1f}"
     if text.endswith(".0"):
@@ -31,6 +33,7 @@ def _n(value: float) -> str:
     return "0" if text == "-0" else text
 
 
+@functools.lru_cache(maxsize=16384)
 def _esc(text: str) -> str:
     return html.escape(text, quote=True)
 

@@ -543,21 +543,31 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
 
 # -- parallel rendering (cold builds) ---------------------------------------------------------------
 
-def _render_task(pipeline: Pipeline, job: tuple[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """Parse and render one document in a worker process (both land in the shared disk cache)."""
+def _render_task(pipeline: Pipeline, job: tuple[str, str]) -> tuple[DocFacts, Fragment | None]:
+    """Parse and render one document in a worker process (both land in the shared disk cache).
+
+    The objects travel back pickled, which rebuilds them in C: from JSON they would cost the
+    parent a Python call per record while the workers still need the cores."""
     path_text, lang = job
     path = Path(path_text)
-    facts = pipeline.facts_many([path], want_trees=True)[0]
+    # The doctree goes straight to the renderer and the HTML is cached: caching the tree too would
+    # cost a pickle and a file per document for a re-render that rarely comes (another language).
+    facts = pipeline.facts_many([path], keep_trees=False)[0]
     if facts.error is not None:
-        return facts.to_json(), None
-    return facts.to_json(), render_document(pipeline, path, facts, lang).to_json()
+        return facts, None
+    return facts, render_document(pipeline, path, facts, lang)
 
 
 def render_parallel(
-    pipeline: Pipeline, paths: list[Path], lang: str, done: Callable[[int], None] | None = None
+    pipeline: Pipeline,
+    paths: list[Path],
+    lang: str,
+    done: Callable[[int], None] | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> None:
     """Parse and render many documents in worker processes (one per core), filling the parse and
-    fragment caches, and keeping their facts and fragments in this process's memory.
+    fragment caches, and keeping their facts and fragments in this process's memory. ``meanwhile``:
+    see :func:`mdmark.workers.run_in_workers`.
 
     Each worker reads and renders with its own Sphinx application, so a cold build uses every core
     for the whole of the work, not only for the parse.
@@ -565,11 +575,11 @@ def render_parallel(
     from mdmark.workers import run_in_workers
 
     cache = fragment_cache(pipeline)
-    for facts_json, fragment_json in run_in_workers(pipeline, _render_task, [(str(p), lang) for p in paths]):
-        if fragment_json is not None:
-            facts = DocFacts.from_json(facts_json)
+    jobs = [(str(p), lang) for p in paths]
+    for facts, fragment in run_in_workers(pipeline, _render_task, jobs, meanwhile):
+        if fragment is not None:
             pipeline.adopt(facts)  # the build's reference model needs every document's facts next
-            cache.remember(render_key(facts.sha, lang), Fragment.from_json(fragment_json))
+            cache.remember(render_key(facts.sha, lang), fragment)
         if done:
             done(1)
 
