@@ -209,3 +209,23 @@ def test_unchanged_files_are_known_by_their_stat(tmp_path: Path, monkeypatch: py
     reads.clear()
     pipe.facts_many(paths)
     assert reads == ["doc001.md"]  # modified a moment ago: not trusted by its stat yet
+
+
+def test_a_render_that_parses_again_reports_no_parse_warning_twice(tmp_path: Path) -> None:
+    """A cold build caches HTML, not doctrees; a later render that must parse the document again
+    (another page language) gives the same notes as one from a cached tree: the parse's warnings
+    belong to the document's facts, not to the render."""
+    from mdmark.html.render import _render
+
+    doc = tmp_path / "a.md"
+    doc.write_text("# 題\n\n```{unknowndirective}\n中身\n```\n\n本文。\n", encoding="utf-8")
+    cached = Pipeline(tmp_path, MarkdownSettings())
+    facts = cached.facts_many([doc])[0]
+    assert [w.type for w in facts.warnings] == ["myst.directive_unknown"]
+    parsed_again = Pipeline(tmp_path, MarkdownSettings())
+    parsed_again.facts_many([doc], keep_trees=False)
+    (tmp_path / "b.md").write_text("# 別\n", encoding="utf-8")
+    parsed_again.facts_many([tmp_path / "b.md"])  # another document in between: a's tree is not at hand
+    before = parsed_again.parse_count
+    assert _render(parsed_again, doc, "ja").notes == _render(cached, doc, "ja").notes == []
+    assert parsed_again.parse_count == before + 1

@@ -37,7 +37,7 @@ from mdmark.facts import DocFacts, Link
 from mdmark.files import read_regular
 from mdmark.pipeline import Pipeline, docname_of, file_stamp
 from mdmark.rawhtml import drop_navigating, dropped_message
-from mdmark.sphinx_host import prepare_writing, reading_as
+from mdmark.sphinx_host import SPHINX_LOCK, prepare_writing, reading_as
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -513,25 +513,28 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
     rel = pipeline.relpath(path)
     docname = docname_of(rel)
     source = read_text(path, rel)
-    with pipeline.collect_warnings() as sphinx_warnings:
+    # The tree first, outside the warnings the render collects: when it has to be parsed again, its
+    # parse warnings are the document's own (its facts report them), not the render's.
+    with SPHINX_LOCK:
         tree = pipeline.doctree(path)
-        app = pipeline.app
-        prepare_writing(app)
-        work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root)
-        work.run()
-        _post_transforms(app, tree, docname)
-        builder: Any = app.builder
-        tree.settings = builder.docsettings
-        builder.current_docname = docname
-        builder.secnumbers = {}
-        builder.fignumbers = {}
-        builder.imgpath = "_images"
-        builder.dlpath = "_downloads"
-        translator = _create_translator(app, tree)
-        translator.mdmark_notes = work.notes
-        translator.mdmark_lang = label_language(lang)
-        tree.walkabout(translator)
-        html = "".join(translator.fragment)
+        with pipeline.collect_warnings() as sphinx_warnings:
+            app = pipeline.app
+            prepare_writing(app)
+            work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root)
+            work.run()
+            _post_transforms(app, tree, docname)
+            builder: Any = app.builder
+            tree.settings = builder.docsettings
+            builder.current_docname = docname
+            builder.secnumbers = {}
+            builder.fignumbers = {}
+            builder.imgpath = "_images"
+            builder.dlpath = "_downloads"
+            translator = _create_translator(app, tree)
+            translator.mdmark_notes = work.notes
+            translator.mdmark_lang = label_language(lang)
+            tree.walkabout(translator)
+            html = "".join(translator.fragment)
     notes = work.notes + [
         Note(w.line, f"記法の警告（{w.message.rstrip('.')}）が出たので、その行の書き方を直してください。")
         for w in sphinx_warnings
