@@ -227,8 +227,9 @@ def share_docutils_settings() -> None:
     own ``new_document`` does with its cached settings. Each copy gets its own ``DependencyList``
     (the one value a document writes into) and its environment. The settings are equal, only not
     rebuilt: the same documents give the same doctrees (the suite's goldens and the comparison with
-    ``sphinx-build`` on real projects check it). Affects only processes that run mdmark's own
-    applications; inside a ``sphinx-build`` that loads ``mdmark.sphinx_ext`` it is not installed.
+    ``sphinx-build`` on real projects check it). Installed only by a process that creates an
+    application of mdmark's own: a ``sphinx-build`` that loads ``mdmark.sphinx_ext`` does so only for
+    documents outside its source folder.
     """
     import sphinx.util.docutils as sphinx_docutils
     from docutils.frontend import get_default_settings
