@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import pickle
 import posixpath
 import shutil
@@ -32,18 +31,10 @@ from mdmark.contentcache import ContentCache, raw
 from mdmark.config import MarkdownSettings
 from mdmark.errors import MdmarkError
 from mdmark.facts import FACTS_VERSION, DocFacts, Warning
-from mdmark.files import (
-    MAX_FILE_BYTES,
-    FileTooBig,
-    NotRegularFile,
-    decode_text,
-    read_regular_stat,
-    resolve_many,
-    settled,
-    stat_stamp,
-)
+from mdmark.files import resolve_many
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
 from mdmark.sphinx_host import SPHINX_LOCK as SPHINX_LOCK
+from mdmark.sources import Sources
 from mdmark.sphinx_host import ConfInfo, session
 from mdmark.workers import parallel
 
@@ -210,7 +201,6 @@ class Pipeline:
         #: With a conf.py, its folder is the source folder, as for ``sphinx-build``.
         self.conf = conf.resolve() if conf is not None else None
         self.srcdir = self.conf.parent if self.conf is not None else srcdir.resolve()
-        self._srcdir_prefix = os.path.join(str(self.srcdir), "")
         self.settings = settings
         self.cache_dir = cache_dir
         self.conf_key = conf_digest(self.conf)
@@ -228,10 +218,13 @@ class Pipeline:
         #: Caches of what other modules derive from this pipeline's documents (HTML fragments), by name.
         self._derived: dict[str, ContentCache[Any]] = {}
         self._derived_lock = threading.Lock()
-        #: Per document (source-relative path): the stat of its file when last read and the cache
-        #: key of the bytes read then, so an unchanged file is not read and hashed again — a server
-        #: checks the whole project after every edit.
-        self._stamps: dict[str, tuple[tuple[int, int, int, int, int], str]] = {}
+        #: The documents' files: their names, content keys and text.
+        self.sources = Sources(
+            self.srcdir,
+            self.conf,
+            lambda rel, data: cache_key(rel, data, settings, self.conf_key),
+            lambda: self.conf_info().source_suffixes,
+        )
         #: How many documents this pipeline actually parsed (cache misses) — for tests and benchmarks.
         self.parse_count = 0
 
@@ -286,78 +279,12 @@ class Pipeline:
 
     def relpath(self, path: Path) -> str:
         """The document's path relative to the source folder; refuses paths outside it or not ``.md``."""
-        return self._relpath(path, resolve_many([path])[0])
-
-    def _relpath(self, path: Path, resolved: Path | None) -> str:
-        """:meth:`relpath` with the links of ``path`` already resolved (None: they loop)."""
-        if resolved is None:
-            raise MdmarkError(
-                f"`{path.name}` のリンクが輪になっていて行き着くファイルが無いので、リンクを張り直すか消してください。"
-            )
-        # Both are resolved: a prefix test is relative_to() without building paths (once per document per call).
-        text, prefix = str(resolved), self._srcdir_prefix
-        try:
-            if not text.startswith(prefix):
-                raise ValueError(text)
-            rel = text[len(prefix) :]
-        except ValueError:
-            if self.conf is not None:
-                raise MdmarkError(
-                    f"`{path}` は conf.py のフォルダ `{self.srcdir}` の外にあり Sphinx のプロジェクトの文書ではないので、"
-                    "そのフォルダの中に置くか、設定の docs・build の include から外してください。"
-                ) from None
-            raise MdmarkError(
-                f"`{path}` は `{self.srcdir}` の外にあるので、設定のフォルダの中の文書を指定してください。"
-            ) from None
-        # A Sphinx project's other sources (``.rst``) are read too: their labels and objects are
-        # what the Markdown documents reference.
-        suffixes = self.conf_info().source_suffixes if self.conf is not None else (".md",)
-        if not rel.endswith(".md") and not any(rel.endswith(s) for s in suffixes):
-            raise MdmarkError(f"`{rel}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
-        return rel
+        return self.sources.relpath(path, resolve_many([path])[0])
 
     def key_of(self, path: Path, real: Path | None) -> str:
         """The cache key of a document's current content (``real``: ``path`` resolved, None if its
         links loop); raises :class:`MdmarkError` when it cannot be read."""
-        return self._key(real or path, self._relpath(path, real))[0]
-
-    def _read_keyed(self, path: Path, rel: str) -> tuple[str, str]:
-        """The cache key and text of the document at ``path``, read now (its stat remembered)."""
-        data, text, info = self._read_input(path, rel)
-        key = cache_key(rel, data, self.settings, self.conf_key)
-        if settled(info):
-            self._stamps[rel] = (stat_stamp(info), key)
-        return key, text
-
-    def _key(self, path: Path, rel: str) -> tuple[str, str | None]:
-        """The cache key of the document at ``path`` and its text — None when the key was known from
-        an earlier read of the unchanged file (same stat), so it was neither read nor hashed."""
-        seen = self._stamps.get(rel)
-        if seen is not None:
-            try:
-                info = os.stat(path)
-            except OSError:
-                info = None
-            if info is not None and stat_stamp(info) == seen[0]:
-                return seen[1], None
-        return self._read_keyed(path, rel)
-
-    def _read_input(self, path: Path, rel: str) -> tuple[bytes, str, os.stat_result]:
-        try:
-            if not path.exists():
-                raise MdmarkError(f"`{rel}` が見つからないので、パスを確かめてください。")
-            data, info = read_regular_stat(path)
-        except NotRegularFile:
-            raise MdmarkError(
-                f"`{rel}` はふつうのファイルではない（FIFO・デバイスなど）ので、文書にはふつうのファイルを置いてください。"
-            ) from None
-        except FileTooBig:
-            raise MdmarkError(
-                f"`{rel}` は読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えているので、文書を分けてください。"
-            ) from None
-        except OSError as exc:
-            raise MdmarkError(f"`{rel}` を読めない（{exc.strerror}）ので、ファイルの権限やリンクを確かめてください。") from None
-        return data, decode_text(data, rel), info
+        return self.sources.key(real or path, self.sources.relpath(path, real))[0]
 
     # -- the cache ------------------------------------------------------------------------------
 
@@ -423,8 +350,8 @@ class Pipeline:
         first_of: dict[str, int] = {}
         for i, (path, real) in enumerate(zip(paths, resolve_many(paths), strict=True)):
             try:
-                rel = self._relpath(path, real)
-                key, known_text = self._key(real or path, rel)
+                rel = self.sources.relpath(path, real)
+                key, known_text = self.sources.key(real or path, rel)
             except MdmarkError as exc:
                 results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                 continue
@@ -439,7 +366,7 @@ class Pipeline:
             if known_text is None:
                 # Known by its stat but no longer cached: read it now (the bytes decide the key).
                 try:
-                    key, known_text = self._read_keyed(real or path, rel)
+                    key, known_text = self.sources.read_keyed(real or path, rel)
                 except MdmarkError as exc:
                     results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                     continue
@@ -510,7 +437,7 @@ class Pipeline:
         from sphinx.util.docutils import LoggingReporter
 
         rel = self.relpath(path)
-        key, text = self._read_keyed(path, rel)
+        key, text = self.sources.read_keyed(path, rel)
         with SPHINX_LOCK:
             just_parsed, self._fresh = self._fresh, None
         if just_parsed is not None and just_parsed[0] == key:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmark import pipeline as pipeline_module
+from mdmark import sources as sources_module
+from mdmark import workers as workers_module
 from mdmark.cachestore import read_entry
 from mdmark.config import MarkdownSettings
 from mdmark.pipeline import CACHE_DIR_NAME, Pipeline
@@ -133,7 +134,7 @@ def test_unwritable_cache_location_still_works(tmp_path: Path) -> None:
 def test_parallel_path_gives_the_same_facts_as_the_serial_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     count = PARALLEL_THRESHOLD + 2
     paths = make_tree(tmp_path, count)
-    monkeypatch.setattr(pipeline_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(workers_module, "worker_count", lambda: 2)  # a one-core machine too
     used: list[int] = []
     original = Pipeline._parse_parallel
 
@@ -194,13 +195,13 @@ def test_unchanged_files_are_known_by_their_stat(tmp_path: Path, monkeypatch: py
     pipe = Pipeline(tmp_path, MarkdownSettings())
     first = pipe.facts_many(paths)
     reads: list[str] = []
-    real_read = pipeline_module.read_regular_stat
+    real_read = sources_module.read_regular_stat
 
     def counting(path: Path, *args: object) -> object:
         reads.append(Path(path).name)
         return real_read(path, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pipeline_module, "read_regular_stat", counting)
+    monkeypatch.setattr(sources_module, "read_regular_stat", counting)
     assert pipe.facts_many(paths) == first
     assert reads == []
     paths[1].write_text("# 直した\n", encoding="utf-8")
