@@ -128,11 +128,12 @@ def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str =
     return digest.hexdigest()
 
 
-def _parse_task(pipeline: Pipeline, job: tuple[str, str, str]) -> tuple[str, dict[str, Any], bytes]:
-    """One document parsed in a worker process: its key, facts (as JSON data) and pickled doctree."""
-    key, relpath, text = job
+def _parse_task(pipeline: Pipeline, job: tuple[str, str, str, bool]) -> tuple[str, dict[str, Any], bytes]:
+    """One document parsed in a worker process: its key, facts (as JSON data) and pickled doctree
+    (``b""`` when the job says the tree is not kept)."""
+    key, relpath, text, keep_tree = job
     with SPHINX_LOCK:
-        facts, tree, _ = _parse_guarded(pipeline._get_app(), relpath, key, text)
+        facts, tree, _ = _parse_guarded(pipeline._get_app(), relpath, key, text, keep_tree)
     return key, facts.to_json(), tree
 
 
@@ -375,7 +376,7 @@ class Pipeline:
         if progress:
             progress(done, len(paths))
         if parallel(len(todo)):
-            for i, facts in self._parse_parallel(todo):
+            for i, facts in self._parse_parallel(todo, keep_trees):
                 results[i] = facts
                 done += 1
                 if progress:
@@ -415,17 +416,17 @@ class Pipeline:
         with SPHINX_LOCK, session(self._get_app().sphinx) as found:
             yield found
 
-    def _parse_parallel(self, todo: list[tuple[int, str, str, str]]) -> list[tuple[int, DocFacts]]:
+    def _parse_parallel(self, todo: list[tuple[int, str, str, str]], keep_trees: bool) -> list[tuple[int, DocFacts]]:
         from mdmark.workers import run_in_workers
 
-        jobs = [(key, rel, text) for _, key, rel, text in todo]
+        jobs = [(key, rel, text, keep_trees) for _, key, rel, text in todo]
         index_of = {key: i for i, key, _, _ in todo}
         out: list[tuple[int, DocFacts]] = []
         for key, facts_json, tree in run_in_workers(self, _parse_task, jobs):
             facts = DocFacts.from_json(facts_json)
             self.parse_count += 1
             if facts.error is None:
-                self._store(key, facts, tree)
+                self._store(key, facts, tree if keep_trees else None)
             out.append((index_of[key], facts))
         return out
 

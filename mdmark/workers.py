@@ -65,18 +65,26 @@ def run_in_workers(
         str(pipeline.cache_dir) if pipeline.cache_dir is not None else None,
         str(pipeline.conf) if pipeline.conf is not None else None,
     )
-    with tempfile.TemporaryDirectory(prefix="mdmark-workers-") as scratch, concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context(method),
-        initializer=_start,
-        initargs=(*spec, scratch),
-    ) as pool:
-        # Small chunks: documents differ in cost, and one worker must not be left with a long last chunk.
-        chunk = max(1, min(8, len(jobs) // (workers * 8)))
-        results = pool.map(functools.partial(_run, task), jobs, chunksize=chunk)
-        if meanwhile is not None:
-            meanwhile()
-        yield from results
+    with tempfile.TemporaryDirectory(prefix="mdmark-workers-") as scratch:
+        pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context(method),
+            initializer=_start,
+            initargs=(*spec, scratch),
+        )
+        try:
+            # Small chunks: documents differ in cost, and one worker must not be left with a long last chunk.
+            chunk = max(1, min(8, len(jobs) // (workers * 8)))
+            results = pool.map(functools.partial(_run, task), jobs, chunksize=chunk)
+            if meanwhile is not None:
+                meanwhile()
+            yield from results
+        except BaseException:
+            # A failure (or Ctrl+C) here stops at once: the jobs not yet started are dropped.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        finally:
+            pool.shutdown(wait=True)
 
 
 def _start(config_root: str, settings: Any, cache_dir: str | None, conf: str | None, scratch: str) -> None:

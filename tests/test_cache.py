@@ -138,9 +138,9 @@ def test_parallel_path_gives_the_same_facts_as_the_serial_path(tmp_path: Path, m
     used: list[int] = []
     original = Pipeline._parse_parallel
 
-    def spy(self: Pipeline, todo: list[tuple[int, str, str, str]]) -> list[tuple[int, object]]:
+    def spy(self: Pipeline, todo: list[tuple[int, str, str, str]], keep_trees: bool) -> list[tuple[int, object]]:
         used.append(len(todo))
-        return original(self, todo)  # type: ignore[return-value]
+        return original(self, todo, keep_trees)  # type: ignore[return-value]
 
     monkeypatch.setattr(Pipeline, "_parse_parallel", spy)
     progress: list[tuple[int, int]] = []
