@@ -276,6 +276,12 @@ class Pipeline:
                 cache = self._derived[name] = make(self.cache_dir)
         return cache  # type: ignore[return-value]
 
+    @property
+    def parse_key(self) -> str:
+        """What decides how documents parse here: the settings and conf.py (what a cache key holds
+        besides a document's bytes)."""
+        return f"{self.settings.key()}\0{self.conf_key}"
+
     # -- paths and raw input -----------------------------------------------------------------
 
     def relpath(self, path: Path) -> str:

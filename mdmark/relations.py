@@ -177,17 +177,20 @@ def doc_file(index: Index, doc: Doc) -> Path:
     return Path(os.path.normpath(os.path.join(index.folder, doc.path)))
 
 
-def build_graph(index: Index, srcdir: Path, facts_for: Callable[[list[Path]], list[DocFacts]]) -> RelationGraph:
-    """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.Project.facts_for`.
+def build_graph(
+    index: Index, srcdir: Path, facts_for: Callable[[list[Path]], list[DocFacts]], parsed_as: str
+) -> RelationGraph:
+    """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.Project.facts_for`,
+    ``parsed_as`` says how it parses (:meth:`mdmark.pipeline.Pipeline.parse_key`).
 
     The graph is reused while the index text and every document's content are unchanged; while
-    the index model and every document's file (and what it includes) keep their stat, not even the
-    documents' facts are looked up again.
+    the index model, the way documents are parsed and every document's file (and what it includes)
+    keep their stat, not even the documents' facts are looked up again.
     """
     workspace = workspace_for(srcdir)
     files = [os.path.normpath(os.path.join(index.folder, doc.path)) for doc in index.docs]
     stamps = file_stamps(files)
-    quick = f"graph\0{index.path}\0{srcdir}"
+    quick = f"graph\0{index.path}\0{srcdir}\0{parsed_as}"
     last = workspace.stamped.get(quick)
     if (
         last is not None

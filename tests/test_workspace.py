@@ -139,3 +139,36 @@ def test_the_relation_graph_follows_edits_of_documents_and_of_what_they_include(
     (tmp_path / "part.txt").write_text("[C へ](c.md)\n", encoding="utf-8")
     age_everything()
     assert related_to_c() == ["a", "b"]
+
+
+def test_the_relation_graph_follows_the_parse_settings(tmp_path: Path) -> None:
+    """A changed setting changes what documents say (here a substitution names another document)
+    without any document or the index changing: the reused graph is not reused then."""
+    from mdmark.query import find_docs
+
+    def configure(who: str) -> None:
+        (tmp_path / "mdmark.config.yaml").write_text(
+            f"index: index.yaml\nmarkdown:\n  extensions: [substitution]\n  substitutions:\n    who: {who}\n",
+            encoding="utf-8",
+        )
+
+    configure("文書C")
+    (tmp_path / "index.yaml").write_text(
+        "version: 1\ndocs:\n"
+        + "".join(f"  - id: {d}\n    path: {d}.md\n    title: 文書{d.upper()}\n" for d in ("b", "c")),
+        encoding="utf-8",
+    )
+    (tmp_path / "b.md").write_text("# 文書B\n\n{{ who }}を見る。\n", encoding="utf-8")
+    (tmp_path / "c.md").write_text("# 文書C\n\n本文。\n", encoding="utf-8")
+    old = time.time() - 60
+    for path in tmp_path.iterdir():
+        os.utime(path, (old, old))
+
+    def related_to_c() -> list[str]:
+        found = find_docs(tmp_path, related_to="c", format="json")
+        assert isinstance(found, dict)
+        return [d["id"] for d in found["docs"]]
+
+    assert related_to_c() == ["b"]
+    configure("なにか")
+    assert related_to_c() == []
