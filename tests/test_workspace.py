@@ -104,11 +104,18 @@ def test_memo_keeps_the_newest_entries_up_to_its_limit() -> None:
     assert memo.get_or_make(9, lambda: "nine") == "nine" and len(memo) == 3
 
 
+def related_to(root: Path, doc_id: str) -> list[str]:
+    """The ids ``find_docs(related_to=doc_id)`` answers, in order."""
+    from mdmark.query import find_docs
+
+    found = find_docs(root, related_to=doc_id, format="json")
+    assert isinstance(found, dict)
+    return [d["id"] for d in found["docs"]]
+
+
 def test_the_relation_graph_follows_edits_of_documents_and_of_what_they_include(tmp_path: Path) -> None:
     """The graph is reused while every file keeps its stat; an edited document, or an edited file a
     document includes, is seen at the next call — also when the edit is older than the racy window."""
-    from mdmark.query import find_docs
-
     (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
     (tmp_path / "index.yaml").write_text(
         "version: 1\ndocs:\n"
@@ -125,27 +132,20 @@ def test_the_relation_graph_follows_edits_of_documents_and_of_what_they_include(
         for path in tmp_path.iterdir():
             os.utime(path, (old, old))
 
-    def related_to_c() -> list[str]:
-        found = find_docs(tmp_path, related_to="c", format="json")
-        assert isinstance(found, dict)
-        return [d["id"] for d in found["docs"]]
-
     age_everything()
-    assert related_to_c() == []
-    assert related_to_c() == []  # the reused graph
+    assert related_to(tmp_path, "c") == []
+    assert related_to(tmp_path, "c") == []  # the reused graph
     (tmp_path / "b.md").write_text("# 文書B\n\n[C へ](c.md)\n", encoding="utf-8")
     age_everything()
-    assert related_to_c() == ["b"]
+    assert related_to(tmp_path, "c") == ["b"]
     (tmp_path / "part.txt").write_text("[C へ](c.md)\n", encoding="utf-8")
     age_everything()
-    assert related_to_c() == ["a", "b"]
+    assert related_to(tmp_path, "c") == ["a", "b"]
 
 
 def test_the_relation_graph_follows_the_parse_settings(tmp_path: Path) -> None:
     """A changed setting changes what documents say (here a substitution names another document)
     without any document or the index changing: the reused graph is not reused then."""
-    from mdmark.query import find_docs
-
     def configure(who: str) -> None:
         (tmp_path / "mdmark.config.yaml").write_text(
             f"index: index.yaml\nmarkdown:\n  extensions: [substitution]\n  substitutions:\n    who: {who}\n",
@@ -164,11 +164,6 @@ def test_the_relation_graph_follows_the_parse_settings(tmp_path: Path) -> None:
     for path in tmp_path.iterdir():
         os.utime(path, (old, old))
 
-    def related_to_c() -> list[str]:
-        found = find_docs(tmp_path, related_to="c", format="json")
-        assert isinstance(found, dict)
-        return [d["id"] for d in found["docs"]]
-
-    assert related_to_c() == ["b"]
+    assert related_to(tmp_path, "c") == ["b"]
     configure("なにか")
-    assert related_to_c() == []
+    assert related_to(tmp_path, "c") == []
