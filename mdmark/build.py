@@ -27,13 +27,13 @@ if TYPE_CHECKING:
     from mdmark.refs import Model
 
 
-def _ordered(project: Project, files: list[Path], real: dict[Path, Path], model: Model) -> list[Path]:
+def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Model, index_files: list[Path]) -> list[Path]:
     """The page's order (design.md §2): when the root document (conf.py ``root_doc``, else
     ``index.md``) is among the files and holds a toctree, the toctree tree depth-first as Sphinx's
     ``singlehtml``; then the documents of the index in index order, then the other files by path.
 
-    ``real``: the resolved path of each of ``files``."""
-    srcdir = project.source_dir
+    ``real``: the resolved path of each of ``files``; ``index_files``: the index's documents'
+    files (:meth:`~mdmark.index.Index.doc_files`), none without an index."""
     by_doc: dict[str, Path] = {}
     for f in files:
         try:
@@ -47,12 +47,10 @@ def _ordered(project: Project, files: list[Path], real: dict[Path, Path], model:
         ordered = [by_doc[d] for d in model.toctree_order(root) if d in by_doc]
     taken = {real[f] for f in ordered}
     wanted = {real[f]: f for f in files if real[f] not in taken}
-    if project.config.index is not None:
-        index = project.index()
-        for doc_path in resolved_many(index.folder / doc.path for doc in index.docs):
-            match = wanted.pop(doc_path, None)
-            if match is not None:
-                ordered.append(match)
+    for doc_path in index_files:
+        match = wanted.pop(doc_path, None)
+        if match is not None:
+            ordered.append(match)
     return ordered + [f for f in files if real[f] in wanted]
 
 
@@ -122,7 +120,9 @@ def build_site(
     known: dict[Path, DocFacts] = {}
     model = project.reference_model(project.facts_for, known, files)
     real = dict(zip(files, resolved_many(files), strict=True))
-    ordered = _ordered(project, files, real, model)
+    index = project.index() if cfg.index is not None else None
+    index_files = index.doc_files() if index is not None else []
+    ordered = _ordered(files, real, project.source_dir, model, index_files)
     by_path = dict(zip(resolved_many(known), known.values(), strict=True))
     all_facts = [by_path.get(real[p]) or pipeline.facts_many([p])[0] for p in ordered]
     broken = [f for f in all_facts if f.error]
@@ -130,12 +130,7 @@ def build_site(
         raise MdmarkError(broken[0].error or "")
     model = model.with_order([f.path.removesuffix(".md") for f in all_facts])
 
-    index = project.index() if cfg.index is not None else None
-    index_titles = (
-        dict(zip(resolved_many(index.folder / d.path for d in index.docs), (d.title for d in index.docs), strict=True))
-        if index is not None
-        else {}
-    )
+    index_titles = dict(zip(index_files, (d.title for d in index.docs), strict=True)) if index is not None else {}
     waiting = {real[p] for p in cold}
     fragments = []
     for path, facts in zip(ordered, all_facts, strict=True):

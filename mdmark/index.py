@@ -16,7 +16,7 @@ from typing import Any
 
 from mdmark.bounds import path_problem
 from mdmark.diagnostics import Diagnostic, DriftKind
-from mdmark.files import display, resolved
+from mdmark.files import display, resolved, resolved_many
 from mdmark.schema import Bool, Choice, Key, ListOf, Problem, Record, Str, string_or_record, validate
 from mdmark.text import normalize
 from mdmark.yamlio import YamlDoc, load_yaml
@@ -266,6 +266,10 @@ class Index:
     def doc_file(self, doc: Doc) -> Path:
         """The absolute path of a document (paths in the index are relative to the index file)."""
         return resolved(self.folder / doc.path)
+
+    def doc_files(self) -> list[Path]:
+        """:meth:`doc_file` of every document, in index order (each folder resolved once)."""
+        return resolved_many(self.folder / doc.path for doc in self.docs)
 
     # -- tags ---------------------------------------------------------------------------------------
 

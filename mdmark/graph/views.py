@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.errors import MdmarkError
-from mdmark.files import display, resolved_many
+from mdmark.files import display
 from mdmark.graph.dot import to_dot
 from mdmark.graph.layout import neighbourhood, overview
 from mdmark.graph.model import DocGraph, doc_graph
@@ -170,7 +170,7 @@ def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
         return PageGraphs()
     anchors: dict[str, str] = {}
     paths: dict[str, Path] = {}
-    for doc, path in zip(index.docs, resolved_many(index.folder / d.path for d in index.docs), strict=True):
+    for doc, path in zip(index.docs, index.doc_files(), strict=True):
         if path in sections and doc.id not in anchors:
             anchors[doc.id] = f"#{sections[path]}"
             paths[doc.id] = path

@@ -87,7 +87,7 @@ def build_context(
     index_path = project.config.index_path
     # An index that cannot be read as YAML raises here: exit 2, like the config.
     index = load_index(index_path, project.root) if index_path is not None and index_path.is_file() else None
-    doc_files = dict(zip(map(id, index.docs), _doc_files(index), strict=True)) if index is not None else {}
+    doc_files = dict(zip(map(id, index.docs), index.doc_files(), strict=True)) if index is not None else {}
     paths, unindexed = _document_paths(project, index, doc_files)
     fetch: FactsFn = facts_fn if facts_fn is not None else project.facts_for
     # Documents outside the source folder too: they come back with an error to report.
@@ -98,10 +98,6 @@ def build_context(
     return CheckContext(
         project, base, changed, index, documents, MappingProxyType(known), model, MappingProxyType(doc_files)
     )
-
-
-def _doc_files(index: Index) -> list[Path]:
-    return resolved_many(index.folder / doc.path for doc in index.docs)
 
 
 def _document_paths(project: Project, index: Index | None, doc_files: Mapping[int, Path]) -> tuple[list[Path], set[Path]]:
