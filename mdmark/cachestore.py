@@ -18,9 +18,8 @@ import secrets
 import stat
 from pathlib import Path
 
+from mdmark.files import TMP_SUFFIX
 
-#: Suffix of an entry being written (a leftover of a killed writer is safe to delete).
-_TMP_SUFFIX = ".mdmark-tmp"
 _KEY_BYTES = 32
 _MAC_BYTES = hashlib.sha256().digest_size
 #: Keys read so far, by file (the cache folder follows XDG_CACHE_HOME, which may change).
@@ -103,7 +102,7 @@ def write_entry(path: Path, data: bytes) -> None:
     no sweep for leftovers of killed writers (the folder is safe to delete).
     """
     blob = _mac(secret_key(), path.name, data) + data
-    tmp = path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}{_TMP_SUFFIX}"
+    tmp = path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}{TMP_SUFFIX}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(tmp, flags, 0o600)

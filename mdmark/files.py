@@ -220,8 +220,8 @@ def is_inside(path: Path, root: Path) -> bool:
     return True
 
 
-#: Suffix of the temp files atomic writes create; a leftover names the process that made it.
-_TMP_SUFFIX = ".mdmark-tmp"
+#: Suffix of the temp files atomic writes (and cache writes) create; a leftover names the process that made it.
+TMP_SUFFIX = ".mdmark-tmp"
 #: Bytes of the target's name kept in a temp name (NAME_MAX is 255 on most file systems).
 _TMP_NAME_BYTES = 120
 
@@ -251,8 +251,8 @@ def _remove_leftovers(folder: Path, stem: str) -> None:
     for name in names:
         if not name.startswith(stem):
             continue
-        if name.endswith(_TMP_SUFFIX):
-            pid_text = name[len(stem) : -len(_TMP_SUFFIX)].split("-", 1)[0]
+        if name.endswith(TMP_SUFFIX):
+            pid_text = name[len(stem) : -len(TMP_SUFFIX)].split("-", 1)[0]
         elif name.endswith(".tmp"):  # the per-process name of earlier versions
             pid_text = name[len(stem) : -len(".tmp")]
         else:
@@ -295,7 +295,7 @@ def atomic_write_bytes(path: Path, data: bytes, root: Path | None = None, durabl
         mode = None
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     while True:
-        tmp = folder / f"{stem}{os.getpid()}-{secrets.token_hex(6)}{_TMP_SUFFIX}"
+        tmp = folder / f"{stem}{os.getpid()}-{secrets.token_hex(6)}{TMP_SUFFIX}"
         try:
             fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
             break
