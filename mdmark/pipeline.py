@@ -441,6 +441,10 @@ class Pipeline:
 
         Callers transform and render it under :data:`SPHINX_LOCK`.
         """
+        return self.doctree_and_text(path)[0]
+
+    def doctree_and_text(self, path: Path) -> tuple[nodes.document, str]:
+        """:meth:`doctree`, and the text it was read from (one read: the renderer quotes its lines)."""
         from sphinx.util.docutils import LoggingReporter
 
         rel = self.relpath(path)
@@ -454,7 +458,7 @@ class Pipeline:
         app = self._get_app()
         tree.settings.env = app.sphinx.env
         tree.reporter = LoggingReporter(str(path))
-        return tree
+        return tree, text
 
     def _tree(self, key: str, rel: str, text: str) -> nodes.document:
         """A fresh copy of the doctree of ``key``: from the cache, else parsed now."""

@@ -508,15 +508,11 @@ def render_document(pipeline: Pipeline, path: Path, facts: DocFacts, lang: str) 
 
 
 def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
-    from mdmark.files import read_text
-
-    rel = pipeline.relpath(path)
-    docname = docname_of(rel)
-    source = read_text(path, rel)
+    docname = docname_of(pipeline.relpath(path))
     # The tree first, outside the warnings the render collects: when it has to be parsed again, its
     # parse warnings are the document's own (its facts report them), not the render's.
     with SPHINX_LOCK:
-        tree = pipeline.doctree(path)
+        tree, source = pipeline.doctree_and_text(path)
         with pipeline.collect_warnings() as sphinx_warnings:
             app = pipeline.app
             prepare_writing(app)
