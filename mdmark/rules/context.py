@@ -91,8 +91,8 @@ def build_context(
     paths, unindexed = _document_paths(project, index, doc_files)
     fetch: FactsFn = facts_fn if facts_fn is not None else project.facts_for
     # Documents outside the source folder too: they come back with an error to report.
-    first = fetch(paths) if facts_fn is not None or progress is None else project.pipeline.facts_many(paths, progress)
-    known: dict[Path, DocFacts] = dict(zip(paths, first, strict=True)) if paths else {}
+    first = facts_fn(paths) if facts_fn is not None else project.pipeline.facts_many(paths, progress)
+    known: dict[Path, DocFacts] = dict(zip(paths, first, strict=True))
     model = project.reference_model(fetch, known, paths)
     documents = tuple(Document(p, shown_under(p, project.root), known[p], p in unindexed) for p in paths)
     return CheckContext(
