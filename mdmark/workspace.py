@@ -132,17 +132,20 @@ class Workspace:
     def parsed_yaml(self, text: str, parse: Callable[[], YamlDoc]) -> YamlDoc:
         """``parse()`` of a YAML text, kept by its content: in memory, and on disk in the user's cache
         (parsing a thousand-document index is most of a warm CLI ``check``)."""
+        from mdmark.yamlio import YamlDoc
+
         key = hashlib.sha256(f"yaml\0{_version()}\0{text}".encode("utf-8", "surrogateescape")).hexdigest()
         hit = self._yaml.get(key)
         if hit is not None:
             return hit
         cache = _yaml_cache()
         cached = cache.get(key, keep=False)
-        if cached is not None and cached.text == text:
-            return self._yaml.put(key, cached)
+        if cached is not None and cached.get("text") == text:
+            return self._yaml.put(key, YamlDoc.from_json(cached))
         doc = parse()
-        if doc.to_json() is not None:
-            cache.write(key, doc)
+        data = doc.to_json()
+        if data is not None:
+            cache.write(key, data)
         return self._yaml.put(key, doc)
 
     # -- file facts -------------------------------------------------------------------------------
@@ -161,21 +164,23 @@ class Workspace:
         return chars
 
 
-def _yaml_cache() -> ContentCache[YamlDoc]:
-    """Parsed YAML by content, shared by every project of this user (the key is the text's hash)."""
+def _yaml_cache() -> ContentCache[dict[str, Any]]:
+    """Parsed YAML (:meth:`YamlDoc.to_json`) by content, shared by every project of this user (the
+    key is the text's hash)."""
     from mdmark.cachestore import user_cache_root
 
-    return ContentCache(user_cache_root() / "yaml", ".json", _encode_yaml, _decode_yaml)
+    return ContentCache(user_cache_root() / "yaml", ".json", _encode_json, _decode_json)
 
 
-def _encode_yaml(doc: YamlDoc) -> bytes:
-    return json.dumps(doc.to_json(), ensure_ascii=False).encode("utf-8")
+def _encode_json(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
 
-def _decode_yaml(data: bytes) -> YamlDoc:
-    from mdmark.yamlio import YamlDoc
-
-    return YamlDoc.from_json(json.loads(data.decode("utf-8")))
+def _decode_json(data: bytes) -> dict[str, Any]:
+    value = json.loads(data.decode("utf-8"))
+    if not isinstance(value, dict):
+        raise TypeError("not a parsed YAML entry")
+    return value
 
 
 def _version() -> str:
