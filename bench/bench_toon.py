@@ -4,7 +4,7 @@
 
 Generates the knowledge base of ``bench/corpus.py`` (with its tag vocabulary, so ``list_tags`` has
 rows), then asks find_docs, list_tags and outline the same questions in each format through
-:func:`mdmark.server.tools.call_tool` (the function behind the MCP server, so the texts are the
+:func:`mdmark.tools.registry.call_tool` (the function behind the MCP server, so the texts are the
 tools' own) and prints the characters of each answer and toon's size against json and markdown.
 """
 
@@ -40,7 +40,7 @@ def queries(corpus: Corpus) -> list[tuple[str, dict[str, Any]]]:
 
 
 def answer(project: Path, tool: str, arguments: dict[str, Any], fmt: str) -> str:
-    from mdmark.server.tools import call_tool
+    from mdmark.tools.registry import call_tool
 
     outcome = call_tool(tool, {**arguments, "format": fmt, "project_dir": str(project)})
     if outcome.is_error:

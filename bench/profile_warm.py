@@ -8,7 +8,7 @@ On the knowledge base of :mod:`corpus` (generated, or an existing ``--project`` 
 1. ``cli``: ``mdmark check`` once to fill the parse cache, then ``python -m cProfile -m mdmark
    check`` — the warm CLI run exactly as a user starts it, imports included;
 2. ``edit``: the same after appending a line to one document;
-3. ``mcp``: in this process, :func:`mdmark.server.tools.call_tool` ``check`` once (the server's
+3. ``mcp``: in this process, :func:`mdmark.tools.registry.call_tool` ``check`` once (the server's
    first call) and then profiled a second time — the code a warm ``mdmark serve`` runs per call,
    without the HTTP transport (cProfile sees only the thread it runs in, and the server runs
    tool calls in worker threads);
@@ -84,19 +84,19 @@ def _per_document(name: str, project: Path, out: Path, top: int, count: int, eac
 
 
 def profile_cold(project: Path, out: Path, top: int, count: int) -> None:
-    import mdmark.workers
-    from mdmark.pipeline import Pipeline
+    import mdmark.pipeline.workers
+    from mdmark.pipeline.pipeline import Pipeline
     from mdmark.project import Project
 
     opened = Project.open(project)
     pipeline = Pipeline(opened.root, opened.config.markdown, None, opened.config.sphinx_conf)
-    mdmark.workers.PARALLEL_THRESHOLD = 10**9  # one process: cProfile sees one thread only
+    mdmark.pipeline.workers.PARALLEL_THRESHOLD = 10**9  # one process: cProfile sees one thread only
     _per_document("cold_parse", project, out, top, count, lambda path: pipeline.facts_many([path]))
 
 
 def profile_render(project: Path, out: Path, top: int, count: int, scratch: Path) -> None:
     from mdmark.html import render
-    from mdmark.pipeline import Pipeline
+    from mdmark.pipeline.pipeline import Pipeline
     from mdmark.project import Project
 
     opened = Project.open(project)
@@ -108,7 +108,7 @@ def profile_render(project: Path, out: Path, top: int, count: int, scratch: Path
 
 
 def profile_calls(project: Path, out: Path, top: int, related_to: str) -> None:
-    from mdmark.server.tools import call_tool
+    from mdmark.tools.registry import call_tool
 
     def once(tool: str, **arguments: str) -> None:
         outcome = call_tool(tool, {**arguments, "project_dir": str(project)})

@@ -1,3 +1,3 @@
-from mdmark.cli import main
+from mdmark.cli.main import main
 
 raise SystemExit(main())

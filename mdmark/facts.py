@@ -3,8 +3,8 @@
 * ``check`` uses the title, anchors, labels, targets, toctrees, links, images and warnings (drift
   kinds title_mismatch, broken_link, broken_anchor, missing_image, syntax); never the plain text.
 * ``find_docs related_to`` / ``referenced_by`` use links between indexed documents and the plain
-  text in which other documents' titles and aliases occur (:mod:`mdmark.occurrences`).
-* export and build take the doctree itself (:meth:`mdmark.pipeline.Pipeline.doctree`); the facts
+  text in which other documents' titles and aliases occur (:mod:`mdmark.index.occurrences`).
+* export and build take the doctree itself (:meth:`mdmark.pipeline.pipeline.Pipeline.doctree`); the facts
   give them the warnings and the heading anchors for the table of contents.
 
 Facts are plain data (JSON round-trip) so the CLI can keep them in its on-disk cache. They record
@@ -66,7 +66,7 @@ class Link:
     """A reference as written. ``path`` is the target file relative to the source folder (POSIX, may
     start with ``..``), None for an in-page anchor, a label or a URL; ``anchor`` is the part after ``#``.
 
-    ``role`` says how it is resolved (:mod:`mdmark.refs`): ``link`` (a file or URL), ``myst-doc``
+    ``role`` says how it is resolved (:mod:`mdmark.references`): ``link`` (a file or URL), ``myst-doc``
     (a Markdown link MyST read as a document: ``doc`` is its docname), ``myst`` (a Markdown link to
     a label, a document or an object), ``download``, or a Sphinx role (``ref``, ``numref``, ``doc``,
     ``term``, ``eq``, ``any``, ``keyword``, ``py:class``…) with ``target`` as the role received it.
@@ -173,7 +173,7 @@ class DocFacts:
 
     path: str
     #: The content key of these facts: equal keys mean equal facts (memos of what is derived from
-    #: them use it). The pipeline's is its cache key (:func:`mdmark.pipeline.cache_key`: the bytes,
+    #: them use it). The pipeline's is its cache key (:func:`mdmark.pipeline.pipeline.cache_key`: the bytes,
     #: settings, conf.py and mdmark's version); inside a Sphinx build, the bytes' SHA-256.
     sha: str
     chars: int = 0

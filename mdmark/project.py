@@ -16,17 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mdmark.bounds import check_path
-from mdmark.config import Config, config_for_export, load_config
+from mdmark.util.bounds import check_path
+from mdmark.config.main import Config, config_for_export, load_config
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
-from mdmark.index import Index, load_index
-from mdmark.pipeline import CACHE_DIR_NAME, Pipeline
+from mdmark.index.model import Index, load_index
+from mdmark.pipeline.pipeline import CACHE_DIR_NAME, Pipeline
 from mdmark.workspace import Workspace, workspace_for
 
 if TYPE_CHECKING:
-    from mdmark.refs import Model
-    from mdmark.sphinx_host import ConfInfo
+    from mdmark.references import Model
+    from mdmark.host.app import ConfInfo
 
 #: Folders never searched for documents.
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", CACHE_DIR_NAME, ".venv", "venv", ".tox"}
@@ -118,8 +118,8 @@ class Project:
 
     @property
     def cache_dir(self) -> Path | None:
-        """The per-user cache folder of this project (see :mod:`mdmark.cachestore`); None without a config."""
-        from mdmark.cachestore import project_cache_dir
+        """The per-user cache folder of this project (see :mod:`mdmark.pipeline.cachestore`); None without a config."""
+        from mdmark.pipeline.cachestore import project_cache_dir
 
         return project_cache_dir(self.root) if self.config.path is not None else None
 
@@ -140,7 +140,7 @@ class Project:
 
     def conf_info(self) -> ConfInfo:
         """The Sphinx configuration references resolve with (conf.py's, else mdmark's own)."""
-        from mdmark.sphinx_host import info_for_settings
+        from mdmark.host.app import info_for_settings
 
         info = (
             info_for_settings(self.config.markdown) if self.config.sphinx_conf is None else self.pipeline.conf_info()
@@ -162,8 +162,8 @@ class Project:
         ``whole=False`` (a file exported with no config: no project to speak of) limits it to
         ``paths`` and the documents they link to, so nothing walks the folder tree around a file.
         """
-        from mdmark.refs import Model
-        from mdmark.sphinx_host import found_documents, other_documents
+        from mdmark.references import Model
+        from mdmark.host.app import found_documents, other_documents
 
         srcdir = self.source_dir
         info = self.conf_info()
@@ -223,7 +223,7 @@ class Project:
 
     def ensure_writable_target(self, path: Path) -> None:
         """Tools write only inside the starting folder or the config folder."""
-        from mdmark.files import is_inside
+        from mdmark.util.files import is_inside
 
         if not (is_inside(path, self.start) or is_inside(path, self.root)):
             raise MdmarkError(

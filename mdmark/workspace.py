@@ -21,16 +21,16 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from mdmark.contentcache import ContentCache
-from mdmark.files import stat_stamp
+from mdmark.pipeline.contentcache import ContentCache
+from mdmark.util.files import stat_stamp
 
 if TYPE_CHECKING:
-    from mdmark.config import MarkdownSettings
-    from mdmark.index import Index
-    from mdmark.occurrences import NameMatcher
-    from mdmark.pipeline import Pipeline
-    from mdmark.relations import RelationGraph
-    from mdmark.yamlio import YamlDoc
+    from mdmark.config.main import MarkdownSettings
+    from mdmark.index.model import Index
+    from mdmark.index.occurrences import NameMatcher
+    from mdmark.pipeline.pipeline import Pipeline
+    from mdmark.index.relations import RelationGraph
+    from mdmark.config.yamlio import YamlDoc
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -100,8 +100,8 @@ class Workspace:
         self, srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
     ) -> Pipeline:
         """The pipeline for a source folder, settings and conf.py (an edited conf.py makes a new one)."""
-        from mdmark.pipeline import Pipeline
-        from mdmark.sphinx_host import conf_digest
+        from mdmark.pipeline.pipeline import Pipeline
+        from mdmark.host.app import conf_digest
 
         key = (str(srcdir.resolve()), settings.key(), str(cache_dir), str(conf), conf_digest(conf))
         with _REGISTRY_LOCK:  # one Sphinx application per key, even when two threads ask at once
@@ -132,7 +132,7 @@ class Workspace:
     def parsed_yaml(self, text: str, parse: Callable[[], YamlDoc]) -> YamlDoc:
         """``parse()`` of a YAML text, kept by its content: in memory, and on disk in the user's cache
         (parsing a thousand-document index is most of a warm CLI ``check``)."""
-        from mdmark.yamlio import YamlDoc
+        from mdmark.config.yamlio import YamlDoc
 
         key = hashlib.sha256(f"yaml\0{_version()}\0{text}".encode("utf-8", "surrogateescape")).hexdigest()
         hit = self._yaml.get(key)
@@ -167,7 +167,7 @@ class Workspace:
 def _yaml_cache() -> ContentCache[dict[str, Any]]:
     """Parsed YAML (:meth:`YamlDoc.to_json`) by content, shared by every project of this user (the
     key is the text's hash)."""
-    from mdmark.cachestore import user_cache_root
+    from mdmark.pipeline.cachestore import user_cache_root
 
     return ContentCache(user_cache_root() / "yaml", ".json", _encode_json, _decode_json)
 

@@ -10,14 +10,14 @@
   for HTML, tag pages and a glossary page that ``{term}`` resolves to, reachable with ``{ref}``
   labels ``mdmark-tags``, ``mdmark-tag:<name>``, ``mdmark-glossary`` (:mod:`.pages`).
 
-Warnings: ``mdmark.<kind>`` for each drift kind of ``mdmark check``; ``mdmark.check`` when the check
+Warnings: ``mdmark.<kind>`` for each drift kind of ``mdmark check``; ``mdmark.check.collect`` when the check
 cannot run (unreadable index); ``mdmark.directive`` for a directive that cannot show what it was
 asked for; ``mdmark.pages`` when a document already has a generated page's name.
 
 Configuration values: ``mdmark_config`` (path or None), ``mdmark_pages`` (folder of the generated
 pages, default ``"mdmark"``; None turns them off), ``mdmark_check`` (report drift, default True),
 ``mdmark_join_east_asian_lines`` (a newline between Japanese characters joins the lines instead of
-showing as a space, as in ``mdmark export``; default False, :mod:`mdmark.linebreaks`).
+showing as a space, as in ``mdmark export``; default False, :mod:`mdmark.host.linebreaks`).
 Nothing heavy happens in :func:`setup`: the config is read on ``config-inited``, the index on first
 use, and the check once at the end of the build.
 """
@@ -38,9 +38,9 @@ def _on_config_inited(app: Sphinx, config: SphinxConfig) -> None:
     from sphinx.errors import ConfigError
     from sphinx.util import logging as sphinx_logging
 
-    from mdmark.config import find_config, load_config
+    from mdmark.config.main import find_config, load_config
     from mdmark.errors import MdmarkError
-    from mdmark.sphinx_host import fill_in_myst
+    from mdmark.host.app import fill_in_myst
 
     from .state import State, set_state
 
@@ -70,7 +70,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("myst_parser")
     app.setup_extension("sphinx_design")
     # mdmark_join_east_asian_lines: the line-break post-transform export and build use (off by default).
-    app.setup_extension("mdmark.linebreaks")
+    app.setup_extension("mdmark.host.linebreaks")
 
     app.add_config_value("mdmark_config", None, "env", types=(str, type(None)))
     app.add_config_value("mdmark_pages", "mdmark", "html", types=(str, type(None)))

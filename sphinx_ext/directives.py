@@ -24,8 +24,8 @@ from sphinx.util import logging as sphinx_logging
 from sphinx.util.docutils import SphinxDirective
 
 from mdmark.errors import MdmarkError
-from mdmark.index import Doc, Index
-from mdmark.text import suggestion
+from mdmark.index.model import Doc, Index
+from mdmark.util.text import suggestion
 
 from .state import doc_for_docname, docname_of, env_state
 

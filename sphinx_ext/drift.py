@@ -79,7 +79,7 @@ def on_build_finished(app: Sphinx, exception: BaseException | None) -> None:
     state = get_state(app)
     if state.config is None:
         return
-    from mdmark.check import collect
+    from mdmark.check.collect import collect
     from sphinx.util import logging as sphinx_logging
 
     logger = sphinx_logging.getLogger("mdmark.sphinx_ext")

@@ -1,7 +1,7 @@
 """Facts from the doctrees Sphinx reads, so the drift check never parses a document a second time.
 
 On ``doctree-read`` (after Sphinx's own collectors, so image URIs are resolved) the doctree goes
-through :func:`mdmark.extract.extract`, the same extraction the mdmark pipeline uses, and the
+through :func:`mdmark.pipeline.extract.extract`, the same extraction the mdmark pipeline uses, and the
 resulting :class:`~mdmark.facts.DocFacts` is kept in the environment: it survives incremental
 builds with the pickled environment, is merged back from parallel read processes
 (``env-merge-info``) and dropped when a document is purged (``env-purge-doc``).
@@ -76,7 +76,7 @@ def facts_from_doctree(
     env: BuildEnvironment | None = None,
 ) -> DocFacts:
     """Facts of one document Sphinx read; ``prefix`` is the srcdir relative to the config folder."""
-    from mdmark.extract import extract
+    from mdmark.pipeline.extract import extract
 
     parts = extract(doctree, docname, metadata, source, env, tuple(env.config.source_suffix) if env is not None else (".md",))
     lines = source.splitlines()

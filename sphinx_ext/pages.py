@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from docutils import nodes
 from sphinx.util import logging as sphinx_logging
 
-from mdmark.index import Doc, Index
-from mdmark.sphinx_host import is_epub, std_terms
+from mdmark.index.model import Doc, Index
+from mdmark.host.app import is_epub, std_terms
 
 from .directives import tag_ref
 from .state import docname_of, get_state

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from mdmark.config import Config
+from mdmark.config.main import Config
 from mdmark.errors import MdmarkError
-from mdmark.index import Doc, Index, load_index
+from mdmark.index.model import Doc, Index, load_index
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx

@@ -14,8 +14,8 @@ import pytest
 from cdp import Browser, chromium
 from conftest import needs_program
 from html_helpers import png
-from mdmark.build import build_site
-from mdmark.export import export_html
+from mdmark.builders.build import build_site
+from mdmark.builders.export import export_html
 from mdmark.html.links import doc_id
 
 EXECUTABLE = chromium()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from html_helpers import page_problems, png
-from mdmark.build import build_site
+from mdmark.builders.build import build_site
 from mdmark.errors import MdmarkError
 from mdmark.html.links import doc_id
 from mdmark.project import Project
@@ -187,7 +187,7 @@ def test_broken_references_are_warnings_with_file_and_line(built: tuple[Path, di
     ]
     assert "無い</span></a>" in page  # the text stays, without a link
     # Every reference warning of the build is a check drift at the same file and line, same sentence.
-    from mdmark.check import check
+    from mdmark.check.collect import check
 
     drifts = {f"{i['file']}:{i['where']}: {i['message']}" for i in check(project)["issues"]}
     references = [w for w in result["warnings"] if "include に加えて" not in w]

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from mdmark import sources as sources_module
-from mdmark import workers as workers_module
-from mdmark.cachestore import read_entry
-from mdmark.config import MarkdownSettings
-from mdmark.pipeline import CACHE_DIR_NAME, Pipeline
-from mdmark.workers import PARALLEL_THRESHOLD
+from mdmark.pipeline import sources as sources_module
+from mdmark.pipeline import workers as workers_module
+from mdmark.pipeline.cachestore import read_entry
+from mdmark.config.main import MarkdownSettings
+from mdmark.pipeline.pipeline import CACHE_DIR_NAME, Pipeline
+from mdmark.pipeline.workers import PARALLEL_THRESHOLD
 
 
 def make_tree(root: Path, count: int) -> list[Path]:

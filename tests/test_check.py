@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, assert_golden, mdmark_on_a_terminal, run_mdmark
-from mdmark.check import check, collect
+from mdmark.check.collect import check, collect
 from mdmark.diagnostics import DRIFT_KINDS
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
@@ -208,7 +208,7 @@ def test_github_format_annotates_a_failure_that_stops_the_check(tmp_path: Path) 
 
 
 def test_github_escaping() -> None:
-    from mdmark.commands.check import github_line
+    from mdmark.cli.commands.check import github_line
     from mdmark.diagnostics import Diagnostic
 
     line = github_line(Diagnostic("a,b:c.md", "3", "syntax", "100% 誤り\n次", 3), Path("/w"), Path("/w"))

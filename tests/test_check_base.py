@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_mdmark
-from mdmark.check import check
+from mdmark.check.collect import check
 from mdmark.errors import MdmarkError
 
 GIT_ENV = {

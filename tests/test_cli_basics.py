@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mdmark.argparse_ja import JapaneseParser, usage_error_sentence, wrap_cells
-from mdmark.cli import build_parser
-from mdmark.scaffold import FILES
+from mdmark.cli.argparse_ja import JapaneseParser, usage_error_sentence, wrap_cells
+from mdmark.cli.main import build_parser
+from mdmark.cli.scaffold import FILES
 
 HEAVY = ("sphinx", "docutils", "mcp", "uvicorn", "myst_parser", "sphinx_design", "starlette", "pydantic", "PIL", "toon_format")
 

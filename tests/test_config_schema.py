@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import assert_golden
 
-from mdmark.config import CONFIG_NAME, Config, load_config
+from mdmark.config.main import CONFIG_NAME, Config, load_config
 from mdmark.errors import MdmarkError
 
 CASES_DIR = Path(__file__).resolve().parent / "fixtures" / "config"

@@ -9,7 +9,7 @@ from conftest import REGEN
 
 from html_helpers import FIXTURES, Case, article, normalise, page_problems, png, read_cases, write_cases
 from mdmark.errors import MdmarkError
-from mdmark.export import export_html
+from mdmark.builders.export import export_html
 
 NOTATION = FIXTURES / "notation.md"
 CASES = read_cases(NOTATION)

@@ -15,9 +15,9 @@ import pytest
 
 from conftest import FIXTURES, REPO, assert_golden, run_mdmark
 from html_helpers import page_problems
-from mdmark.build import build_site
+from mdmark.builders.build import build_site
 from mdmark.errors import MdmarkError
-from mdmark.export import export_html
+from mdmark.builders.export import export_html
 from mdmark.graph.layout import (
     DETAIL_MAX_NODES,
     MAX_NEIGHBOURS,

@@ -24,12 +24,12 @@ from typing import Any
 import pytest
 import yaml
 
-from mdmark.cli import build_parser
-from mdmark.config import CONFIG_SCHEMA, MYST_EXTENSIONS
+from mdmark.cli.main import build_parser
+from mdmark.config.main import CONFIG_SCHEMA, MYST_EXTENSIONS
 from mdmark.diagnostics import DRIFT_KINDS
-from mdmark.guidebook import MAX_GUIDE_CHARS, guide_entries, read_guide
-from mdmark.index import DOC, RELATION, RELATION_TYPES, REVERSE_TYPES, TAG, TAG_REF, TERM, index_problems
-from mdmark.schema import Record, validate
+from mdmark.guide.reader import MAX_GUIDE_CHARS, guide_entries, read_guide
+from mdmark.index.model import DOC, RELATION, RELATION_TYPES, REVERSE_TYPES, TAG, TAG_REF, TERM, index_problems
+from mdmark.config.schema import Record, validate
 
 from conftest import run_mdmark as run
 
@@ -401,7 +401,7 @@ def test_index_page_full_example_checks_clean(tmp_path: Path) -> None:
 
 def test_mcp_tools_page_examples_run_against_the_index_example(tmp_path: Path) -> None:
     """Every tool input on the mcp-tools page is accepted by the real tool; results have the tool's shape."""
-    from mdmark.server.tools import TOOLS_BY_NAME, call_tool
+    from mdmark.tools.registry import TOOLS_BY_NAME, call_tool
 
     project = _index_example_project(tmp_path)
     ran: list[str] = []

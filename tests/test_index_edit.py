@@ -15,8 +15,8 @@ import yaml
 
 from conftest import FIXTURES, run_mdmark
 from mdmark.errors import MdmarkError
-from mdmark.index import index_problems
-from mdmark.index_edit import edit_index_text, update_index
+from mdmark.index.model import index_problems
+from mdmark.index.edit import edit_index_text, update_index
 
 EDIT = FIXTURES / "query" / "edit"
 ORIGINAL = (EDIT / "docs" / "index.yaml").read_text(encoding="utf-8")
@@ -431,12 +431,12 @@ def test_ids_are_unique_only_within_their_own_list(project: Path) -> None:
 
 
 def test_a_failed_write_leaves_the_old_index_whole(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import mdmark.files
+    import mdmark.util.files
 
     def broken_replace(src: object, dst: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(mdmark.files.os, "replace", broken_replace)
+    monkeypatch.setattr(mdmark.util.files.os, "replace", broken_replace)
     with pytest.raises(MdmarkError) as caught:
         update_index(project, "doc", "b", {"path": "b.md", "title": "B"})
     assert caught.value.message == "索引 `docs/index.yaml` を書き換えられない（No space left on device）ので、ファイルとフォルダの権限を確かめてください。"

@@ -1,4 +1,4 @@
-"""The index model answers the tag and relation questions (mdmark.index.Index): one rule for the
+"""The index model answers the tag and relation questions (mdmark.index.model.Index): one rule for the
 tags of a document and one for the relations seen from a document, used by find_docs, list_tags,
 the relation graph and the Sphinx extension alike."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mdmark.index import Index, build_index
-from mdmark.query import find_docs, list_tags
-from mdmark.yamlio import load_yaml
+from mdmark.index.model import Index, build_index
+from mdmark.queries.find import find_docs, list_tags
+from mdmark.config.yamlio import load_yaml
 
 
 def _index(tmp_path: Path, text: str) -> Index:

@@ -17,8 +17,8 @@ import pytest
 from conftest import assert_golden
 
 from mdmark.errors import MdmarkError
-from mdmark.index import Index, format_problem, index_problems, load_index
-from mdmark.yamlio import parse_yaml
+from mdmark.index.model import Index, format_problem, index_problems, load_index
+from mdmark.config.yamlio import parse_yaml
 
 CASES_DIR = Path(__file__).resolve().parent / "fixtures" / "index"
 CASES = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))

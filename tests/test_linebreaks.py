@@ -1,4 +1,4 @@
-"""East Asian line breaks (mdmark.linebreaks): golden fragments for both sides of the rule, in
+"""East Asian line breaks (mdmark.host.linebreaks): golden fragments for both sides of the rule, in
 export, in build and, as an option, in the Sphinx extension."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from conftest import REGEN
 
 from html_helpers import FIXTURES, Case, article, normalise, read_cases, write_cases
-from mdmark.build import build_site
-from mdmark.export import export_html
-from mdmark.linebreaks import joins
+from mdmark.builders.build import build_site
+from mdmark.builders.export import export_html
+from mdmark.host.linebreaks import joins
 
 LINEBREAKS = FIXTURES / "linebreaks.md"
 CASES = read_cases(LINEBREAKS)
@@ -110,7 +110,7 @@ def test_enable_turns_it_on_unless_conf_py_says_no(conf_value: bool | None, expe
     """What mdmark's reading application does: on, except where a project's conf.py turned it off."""
     from sphinx.testing.util import SphinxTestApp
 
-    from mdmark.linebreaks import CONFIG_NAME, enable
+    from mdmark.host.linebreaks import CONFIG_NAME, enable
 
     src = tmp_path / "src"
     src.mkdir()

@@ -318,13 +318,13 @@ async def test_legacy_handshake_client(server: Served, project: Path) -> None:
 
 
 def guide_names() -> list[str]:
-    from mdmark.guidebook import guide_entries
+    from mdmark.guide.reader import guide_entries
 
     return [entry.name for entry in guide_entries()]
 
 
 def guide_pages() -> dict[str, Path]:
-    from mdmark.guidebook import guide_dir
+    from mdmark.guide.reader import guide_dir
 
     folder = guide_dir()
     data = yaml.safe_load((folder / "index.yaml").read_text(encoding="utf-8")) if (folder / "index.yaml").is_file() else {}
@@ -335,7 +335,7 @@ async def test_read_guide(server: Served) -> None:
     names = guide_names()
     if not names:
         pytest.skip("the packaged guide has no pages yet")
-    from mdmark.guidebook import guide_dir
+    from mdmark.guide.reader import guide_dir
 
     first = names[0]
     async with connect(server) as client:

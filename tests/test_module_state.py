@@ -19,13 +19,13 @@ PACKAGES = ("mdmark", "sphinx_ext")
 #: (module path, name) → why it is not a project cache that belongs in the workspace.
 ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/server/limits.py", "_RUNNING"): "the tool calls running now (to stop them), not a cache",
-    ("mdmark/index_edit.py", "_THREAD_LOCKS"): "one lock per index file, shared by every project that edits it",
-    ("mdmark/cachestore.py", "_KEYS"): "this user's secret cache key, the same for every project",
-    ("mdmark/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
+    ("mdmark/index/edit.py", "_THREAD_LOCKS"): "one lock per index file, shared by every project that edits it",
+    ("mdmark/pipeline/cachestore.py", "_KEYS"): "this user's secret cache key, the same for every project",
+    ("mdmark/host/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
     ("sphinx_ext/state.py", "_BY_ENV"): "the extension's state per Sphinx build environment (weak keys)",
-    ("mdmark/workers.py", "_WORKER"): "a worker process's own pipeline, set once by its initializer",
-    ("mdmark/sphinx_host.py", "_PREPARED"): "which live Sphinx applications have prepared their writer (weak)",
-    ("mdmark/sphinx_host.py", "_COLLECTOR"): "the one logging handler on Sphinx's process-wide logger",
+    ("mdmark/pipeline/workers.py", "_WORKER"): "a worker process's own pipeline, set once by its initializer",
+    ("mdmark/host/app.py", "_PREPARED"): "which live Sphinx applications have prepared their writer (weak)",
+    ("mdmark/host/app.py", "_COLLECTOR"): "the one logging handler on Sphinx's process-wide logger",
 }
 
 _CONTAINER_CALLS = {"dict", "set", "list", "WeakKeyDictionary", "WeakValueDictionary", "WeakSet", "OrderedDict", "defaultdict"}

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mdmark.config import MarkdownSettings
+from mdmark.config.main import MarkdownSettings
 from mdmark.errors import MdmarkError
-from mdmark.pipeline import CACHE_DIR_NAME, Pipeline, get_pipeline
+from mdmark.pipeline.pipeline import CACHE_DIR_NAME, Pipeline, get_pipeline
 from mdmark.project import Project
 
 
@@ -172,7 +172,7 @@ def test_scratch_folders_are_removed_when_the_process_ends(tmp_path: Path) -> No
         "import sys, os\n"
         "from pathlib import Path\n"
         "from mdmark import pipeline as m\n"
-        "from mdmark.config import MarkdownSettings\n"
+        "from mdmark.config.main import MarkdownSettings\n"
         "os.cpu_count = lambda: 2\n"
         "p = m.Pipeline(Path(sys.argv[1]), MarkdownSettings())\n"
         "p.facts_many(sorted(Path(sys.argv[1]).glob('*.md')))\n"
@@ -228,7 +228,7 @@ def test_match_files_skips_caches_and_vcs(tmp_path: Path) -> None:
 
 
 def test_a_document_that_breaks_the_parser_does_not_stop_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mdmark import extract as extract_module
+    from mdmark.pipeline import extract as extract_module
 
     docs = [write(tmp_path / f"d{i}.md", f"# 題 {i}\n") for i in range(3)]
     real = extract_module.extract

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from conftest import assert_golden
 
-from mdmark.config import MarkdownSettings
+from mdmark.config.main import MarkdownSettings
 from mdmark.facts import DocFacts
-from mdmark.occurrences import NameMatcher
-from mdmark.pipeline import Pipeline
+from mdmark.index.occurrences import NameMatcher
+from mdmark.pipeline.pipeline import Pipeline
 
 CASES_DIR = Path(__file__).resolve().parent / "fixtures" / "extract"
 CASES = sorted(p.name for p in CASES_DIR.iterdir() if p.is_dir())

@@ -19,12 +19,12 @@ import pytest
 
 from mcp import Client, MCPError
 from mcp.client.stdio import StdioServerParameters
-from mdmark.config import CONFIG_SCHEMA
+from mdmark.config.main import CONFIG_SCHEMA
 from mdmark.diagnostics import DRIFT_KINDS
-from mdmark.index import INDEX_SCHEMA, RELATION_TYPES, REVERSE_TYPES
-from mdmark.schema import Key, ListOf, Record
+from mdmark.index.model import INDEX_SCHEMA, RELATION_TYPES, REVERSE_TYPES
+from mdmark.config.schema import Key, ListOf, Record
 from mdmark.server.prompts import PROMPTS, guide_fixes, reading_tools, render_prompt, split_tags, tool_call
-from mdmark.server.tools import TOOLS_BY_NAME, ToolSpec
+from mdmark.tools.registry import TOOLS_BY_NAME, ToolSpec
 
 from test_mcp import Served, connect, start_server, stop_server
 

@@ -13,7 +13,7 @@ import toon_format
 import yaml
 
 from mdmark.errors import MdmarkError
-from mdmark.query import find_docs, list_tags
+from mdmark.queries.find import find_docs, list_tags
 from conftest import FIXTURES, assert_golden, run_mdmark
 
 HERE = FIXTURES / "query"

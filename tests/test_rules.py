@@ -1,4 +1,4 @@
-"""The rule table of check (mdmark/rules): one table in design.md's order, a frozen context, no
+"""The rule table of check (mdmark/check/rules): one table in design.md's order, a frozen context, no
 module-level caches, disabled kinds not run, and the kinds' one declaration feeding every list."""
 
 from __future__ import annotations
@@ -13,21 +13,21 @@ from types import ModuleType
 
 import pytest
 
-import mdmark.rules
-from mdmark.check import collect
-from mdmark.cli import build_parser
+import mdmark.check.rules
+from mdmark.check.collect import collect
+from mdmark.cli.main import build_parser
 from mdmark.diagnostics import DRIFT_KINDS, Diagnostic, DriftKind
 from mdmark.project import Project
-from mdmark.rules import RULES, CheckContext, Scope, active_rules
-from mdmark.rules.context import Document
+from mdmark.check.rules import RULES, CheckContext, Scope, active_rules
+from mdmark.check.rules.context import Document
 
 from test_guide import section
 
-RULES_DIR = Path(mdmark.rules.__file__).parent
+RULES_DIR = Path(mdmark.check.rules.__file__).parent
 
 
 def _rule_modules() -> list[ModuleType]:
-    names = ["mdmark.rules"] + [f"mdmark.rules.{m.name}" for m in pkgutil.iter_modules([str(RULES_DIR)])]
+    names = ["mdmark.check.rules"] + [f"mdmark.check.rules.{m.name}" for m in pkgutil.iter_modules([str(RULES_DIR)])]
     return [importlib.import_module(name) for name in names]
 
 

@@ -1,4 +1,4 @@
-"""The Sphinx host boundary: private Sphinx names appear in ``mdmark/sphinx_host.py`` only, and a
+"""The Sphinx host boundary: private Sphinx names appear in ``mdmark/host/app.py`` only, and a
 session collects warnings as log records exactly as the text of Sphinx's warning stream read them."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from mdmark.config import MarkdownSettings
+from mdmark.config.main import MarkdownSettings
 from mdmark.facts import Warning
-from mdmark.pipeline import Pipeline
-from mdmark.sphinx_host import SPHINX_LOCK, ensure_known, session
+from mdmark.pipeline.pipeline import Pipeline
+from mdmark.host.app import SPHINX_LOCK, ensure_known, session
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-HOST = ROOT / "mdmark" / "sphinx_host.py"
+HOST = ROOT / "mdmark" / "host" / "app.py"
 
 #: Private Sphinx and docutils attributes (and the ways of re-pointing Sphinx's logging) that only
 #: the host module may use: (what it is, a pattern that finds it in source text).
@@ -53,7 +53,7 @@ def test_private_sphinx_names_only_in_the_host() -> None:
             for what, pattern in PRIVATE:
                 if re.search(pattern, code, re.MULTILINE):
                     found.append(f"{file.relative_to(ROOT)}:{number}: {what}")
-    assert found == [], "private Sphinx API outside mdmark/sphinx_host.py:\n" + "\n".join(found)
+    assert found == [], "private Sphinx API outside mdmark/host/app.py:\n" + "\n".join(found)
 
 
 def test_the_boundary_test_sees_the_host_names() -> None:

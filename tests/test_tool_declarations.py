@@ -1,4 +1,4 @@
-"""Each MCP tool is declared once (mdmark.server.tools): its input schema, the options of the
+"""Each MCP tool is declared once (mdmark.tools.registry): its input schema, the options of the
 matching ``mdmark`` command and the argument checks all come from the one list of parameters."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import argparse
 
 import pytest
 
-from mdmark.cli import build_parser
-from mdmark.server.tools import TOOLS, TOOLS_BY_NAME, ToolSpec, parse_arguments
+from mdmark.cli.main import build_parser
+from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, ToolSpec, parse_arguments
 
 COMMANDS = {
     "read_guide": ("guide",),
@@ -58,7 +58,7 @@ def test_command_options_come_from_the_parameters(spec: ToolSpec) -> None:
 
 
 def test_a_declared_parameter_is_checked_by_its_schema() -> None:
-    from mdmark.server.tools import ArgumentError
+    from mdmark.tools.registry import ArgumentError
 
     with pytest.raises(ArgumentError, match="names の 1 番目は文字列"):
         parse_arguments(TOOLS_BY_NAME["read_guide"], {"names": [1]})
@@ -69,7 +69,7 @@ def test_a_declared_parameter_is_checked_by_its_schema() -> None:
 
 def _both(tool: str, **args: object) -> str:
     """The sentence of the MCP path and of the library path (the CLI's), which must be the same."""
-    from mdmark.server.tools import ArgumentError, tool_arguments
+    from mdmark.tools.registry import ArgumentError, tool_arguments
 
     with pytest.raises(ArgumentError) as by_library:
         tool_arguments(tool, **args)
@@ -109,7 +109,7 @@ def test_one_validator_one_sentence(tool: str, args: dict[str, object], sentence
 
 
 def test_checked_values_take_the_declared_defaults() -> None:
-    from mdmark.server.tools import tool_arguments
+    from mdmark.tools.registry import tool_arguments
 
     assert tool_arguments("find_docs", limit=5.0, view=None) == {
         "text": None, "tags": None, "any_tags": None, "related_to": None, "limit": 5, "cursor": None, "view": "brief",

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mdmark.toon import encode
+from mdmark.util.toon import encode
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toon" / "encode"
 

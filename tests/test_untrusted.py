@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 from conftest import run_mdmark
 
-from mdmark import files as files_module
-from mdmark.cachestore import project_cache_dir, read_entry, write_entry
-from mdmark.export import export_html
-from mdmark.files import atomic_write_text
-from mdmark.index_edit import update_index
-from mdmark.query import find_docs
+from mdmark.util import files as files_module
+from mdmark.pipeline.cachestore import project_cache_dir, read_entry, write_entry
+from mdmark.builders.export import export_html
+from mdmark.util.files import atomic_write_text
+from mdmark.index.edit import update_index
+from mdmark.queries.find import find_docs
 
 
 @pytest.fixture(autouse=True)
@@ -122,7 +122,7 @@ def test_damaged_or_foreign_entries_are_rebuilt_silently(tmp_path: Path) -> None
     key = cache.parent / "key"
     key.write_bytes(os.urandom(32))
     os.chmod(key, 0o600)
-    from mdmark import cachestore
+    from mdmark.pipeline import cachestore
 
     cachestore._KEYS.clear()
     try:
@@ -447,7 +447,7 @@ def test_anchor_collection_is_linear() -> None:
     script = (
         "from docutils import nodes\n"
         "from docutils.utils import new_document\n"
-        "from mdmark.extract import extract\n"
+        "from mdmark.pipeline.extract import extract\n"
         "doc = new_document('x')\n"
         "for i in range(100000):\n"
         "    doc += nodes.paragraph('', '', ids=[f'id-{i}'], names=[f'name-{i}'])\n"

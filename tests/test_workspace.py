@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmark.config import MarkdownSettings
-from mdmark.index import load_index
+from mdmark.config.main import MarkdownSettings
+from mdmark.index.model import load_index
 from mdmark.project import Project
 from mdmark.workspace import Memo, workspace_for
 
@@ -55,7 +55,7 @@ def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path, monkeypa
     calls: list[int] = []
 
     def parse() -> object:
-        from mdmark.yamlio import parse_yaml
+        from mdmark.config.yamlio import parse_yaml
 
         calls.append(1)
         return parse_yaml(text, "index.yaml")
@@ -69,7 +69,7 @@ def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path, monkeypa
 def test_yaml_that_json_cannot_hold_is_parsed_every_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Dates and non-string keys would come back changed from JSON: such a file is not cached on disk."""
     from mdmark.workspace import Workspace
-    from mdmark.yamlio import parse_yaml
+    from mdmark.config.yamlio import parse_yaml
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
@@ -106,7 +106,7 @@ def test_memo_keeps_the_newest_entries_up_to_its_limit() -> None:
 
 def related_to(root: Path, doc_id: str) -> list[str]:
     """The ids ``find_docs(related_to=doc_id)`` answers, in order."""
-    from mdmark.query import find_docs
+    from mdmark.queries.find import find_docs
 
     found = find_docs(root, related_to=doc_id, format="json")
     assert isinstance(found, dict)

@@ -1,6 +1,6 @@
 """The graph model: indexed documents as nodes, their relations as edges.
 
-Edges come from :meth:`mdmark.relations.RelationGraph.edges` — the same relations ``find_docs``
+Edges come from :meth:`mdmark.index.relations.RelationGraph.edges` — the same relations ``find_docs``
 reports — so the picture and the query never disagree: index relations by type, and for a
 direction with none, one light edge for the body links and name occurrences.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.graph.style import BODY, UNTYPED
-from mdmark.index import Doc, Index
-from mdmark.relations import RelationGraph, doc_file
+from mdmark.index.model import Doc, Index
+from mdmark.index.relations import RelationGraph, doc_file
 
 
 @dataclass(frozen=True)

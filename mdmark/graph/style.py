@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mdmark.index import RELATION_TYPES
+from mdmark.index.model import RELATION_TYPES
 
 #: An index relation written as a bare id (no type).
 UNTYPED = "related"

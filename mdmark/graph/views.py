@@ -1,6 +1,6 @@
 """The front-end functions: ``mdmark graph``, the build page's graph sections, the exported page's aside.
 
-Each opens the project's index and its :class:`~mdmark.relations.RelationGraph` the way
+Each opens the project's index and its :class:`~mdmark.index.relations.RelationGraph` the way
 ``find_docs`` does, so the pictures show exactly the relations the tools report.
 """
 
@@ -16,16 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.errors import MdmarkError
-from mdmark.files import display
+from mdmark.util.files import display
 from mdmark.graph.dot import to_dot
 from mdmark.graph.layout import neighbourhood, overview
 from mdmark.graph.model import DocGraph, doc_graph
 from mdmark.graph.svg import to_svg
 from mdmark.html.page import NavEntry
-from mdmark.index import Index
+from mdmark.index.model import Index
 from mdmark.project import Project
-from mdmark.relations import build_graph, doc_file
-from mdmark.text import close_names, quote_list
+from mdmark.index.relations import build_graph, doc_file
+from mdmark.util.text import close_names, quote_list
 
 FORMATS: tuple[str, ...] = ("svg", "dot", "json")
 SUFFIXES: dict[str, tuple[str, ...]] = {"svg": (".svg",), "dot": (".dot", ".gv"), "json": (".json",)}

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from mdmark import __version__
 from mdmark.errors import MdmarkError
-from mdmark.files import display, read_text
+from mdmark.util.files import display, read_text
 
 if TYPE_CHECKING:
     from jinja2 import Template
 
-    from mdmark.config import Config
+    from mdmark.config.main import Config
 
 #: Nothing but inline styles and data: images may load; no script, no frame, no form target.
 CSP = (
@@ -68,7 +68,7 @@ def _pygments_css() -> str:
 
 def refused_css(config: Config) -> list[tuple[str, str]]:
     """``(key path, sentence)`` of each ``html.css`` file outside the project root (not inlined)."""
-    from mdmark.confine import inside, outside_message, project_root
+    from mdmark.host.confine import inside, outside_message, project_root
 
     root = project_root(config.root)
     return [
@@ -155,7 +155,7 @@ def check_out_path(out: Path, shown: str) -> None:
 
 
 def write_page(out: Path, text: str, shown: str) -> None:
-    from mdmark.files import atomic_write_text
+    from mdmark.util.files import atomic_write_text
 
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

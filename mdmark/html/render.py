@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mdmark.contentcache import ContentCache
-from mdmark.confine import inside, outside_message
+from mdmark.pipeline.contentcache import ContentCache
+from mdmark.host.confine import inside, outside_message
 from mdmark.facts import DocFacts, Link
-from mdmark.files import read_regular
-from mdmark.pipeline import Pipeline, docname_of, file_stamp
-from mdmark.rawhtml import drop_navigating, dropped_message
-from mdmark.sphinx_host import SPHINX_LOCK, prepare_writing, reading_as
+from mdmark.util.files import read_regular
+from mdmark.pipeline.pipeline import Pipeline, docname_of, file_stamp
+from mdmark.html.rawhtml import drop_navigating, dropped_message
+from mdmark.host.app import SPHINX_LOCK, prepare_writing, reading_as
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -82,7 +82,7 @@ class Note:
 class Fragment:
     docname: str
     html: str
-    #: The references, in the order of their placeholders (see :func:`mdmark.extract.classify`).
+    #: The references, in the order of their placeholders (see :func:`mdmark.pipeline.extract.classify`).
     xrefs: list[Link] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     #: Files inlined into the fragment (images): path relative to the source folder, size and
@@ -266,7 +266,7 @@ class _Pass:
     """Takes references, images, icons and raw HTML out of Sphinx's hands (see the module docstring)."""
 
     def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path) -> None:
-        from mdmark.extract import LineCounter
+        from mdmark.pipeline.extract import LineCounter
 
         self.tree = tree
         self.docname = docname
@@ -379,7 +379,7 @@ class _Pass:
     def _xref(self, node: nodes.Element) -> None:
         from docutils import nodes
 
-        from mdmark.extract import classify, reference_line
+        from mdmark.pipeline.extract import classify, reference_line
 
         link = classify(node, self.docname, reference_line(node, self.lines))
         if link is None:
@@ -566,12 +566,12 @@ def render_parallel(
 ) -> None:
     """Parse and render many documents in worker processes (one per core), filling the parse and
     fragment caches, and keeping their facts and fragments in this process's memory. ``meanwhile``:
-    see :func:`mdmark.workers.run_in_workers`.
+    see :func:`mdmark.pipeline.workers.run_in_workers`.
 
     Each worker reads and renders with its own Sphinx application, so a cold build uses every core
     for the whole of the work, not only for the parse.
     """
-    from mdmark.workers import run_in_workers
+    from mdmark.pipeline.workers import run_in_workers
 
     cache = fragment_cache(pipeline)
     jobs = [(str(p), lang) for p in paths]

@@ -1,6 +1,6 @@
-"""The MCP server (``mdmark serve``): seven tools over Streamable HTTP at ``/mcp`` or over stdio.
+"""The MCP server (``mdmark serve``): nine tools over Streamable HTTP at ``/mcp`` or over stdio.
 
-:mod:`mdmark.server.tools` holds the tool schemas and argument handling (no transport);
+:mod:`mdmark.tools.registry` holds the tool schemas and argument handling (no transport);
 :mod:`mdmark.server.app` wraps them in the MCP SDK's low-level server, uvicorn and stdio.
 """
 

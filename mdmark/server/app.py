@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark import __version__
 from mdmark.errors import MdmarkError
-from mdmark.bounds import value_problem
+from mdmark.util.bounds import value_problem
 from mdmark.server.limits import Job, call_seconds, stop_all, stopping_message, timeout_message
 from mdmark.server.prompts import register_prompts
-from mdmark.server.tools import TOOLS, TOOLS_BY_NAME, ToolOutcome, call_tool, error
+from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, ToolOutcome, call_tool, error
 
 if TYPE_CHECKING:
     import mcp_types
@@ -64,7 +64,7 @@ def tool_list() -> list[mcp_types.Tool]:
 
 
 def create_server() -> Server[Any]:
-    """The low-level MCP server with the tools of :data:`~mdmark.server.tools.TOOLS` and the prompts."""
+    """The low-level MCP server with the tools of :data:`~mdmark.tools.registry.TOOLS` and the prompts."""
     import mcp_types
     from mcp.server.lowlevel import Server
 

@@ -28,10 +28,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mdmark.diagnostics import DRIFT_KINDS
-from mdmark.files import read_text
-from mdmark.guidebook import guide_dir, guide_entries
-from mdmark.server.tools import TOOLS_BY_NAME, ToolSpec, internal_error_message
-from mdmark.text import quote_list, suggestion
+from mdmark.util.files import read_text
+from mdmark.guide.reader import guide_dir, guide_entries
+from mdmark.tools.registry import TOOLS_BY_NAME, ToolSpec, internal_error_message
+from mdmark.util.text import quote_list, suggestion
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server

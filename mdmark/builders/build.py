@@ -1,0 +1,184 @@
+"""``mdmark build`` / the MCP tool ``build_site``: the config's ``build`` documents → one navigable HTML page.
+
+Documents come in index order, then by path. Each document's ids are prefixed with its own
+:func:`~mdmark.html.links.doc_id`, so every id in the page is unique, and links between documents
+become in-page anchors that land in the right document. Broken references are warnings with the
+file and line; the page is still written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html as htmllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mdmark.errors import MdmarkError
+from mdmark.facts import DocFacts
+from mdmark.builders.export import document_warnings
+from mdmark.util.files import display, resolve_many, resolved_many, shown_under
+from mdmark.pipeline.pipeline import Pipeline
+from mdmark.pipeline.workers import parallel
+from mdmark.project import Project, match_files
+from mdmark.util.text import quote_list
+
+if TYPE_CHECKING:
+    from mdmark.references import Model
+
+
+def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Model, index_files: list[Path]) -> list[Path]:
+    """The page's order (design.md §2): when the root document (conf.py ``root_doc``, else
+    ``index.md``) is among the files and holds a toctree, the toctree tree depth-first as Sphinx's
+    ``singlehtml``; then the documents of the index in index order, then the other files by path.
+
+    ``real``: the resolved path of each of ``files``; ``index_files``: the index's documents'
+    files (:meth:`~mdmark.index.model.Index.doc_files`), none without an index."""
+    by_doc: dict[str, Path] = {}
+    for f in files:
+        try:
+            by_doc[real[f].relative_to(srcdir).as_posix().removesuffix(".md")] = f
+        except ValueError:
+            continue
+    ordered: list[Path] = []
+    root = model.info.root_doc
+    root_facts = model.facts(root) if root in by_doc else None
+    if root_facts is not None and root_facts.toctrees:
+        ordered = [by_doc[d] for d in model.toctree_order(root) if d in by_doc]
+    taken = {real[f] for f in ordered}
+    wanted = {real[f]: f for f in files if real[f] not in taken}
+    for doc_path in index_files:
+        match = wanted.pop(doc_path, None)
+        if match is not None:
+            ordered.append(match)
+    return ordered + [f for f in files if real[f] in wanted]
+
+
+def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
+    """The documents whose fragment is not cached (unreadable ones too: the parse reports them)."""
+    from mdmark.html.render import fragment_cache, render_key
+
+    cache = fragment_cache(pipeline)
+    missing: list[Path] = []
+    for path, real in zip(paths, resolve_many(paths), strict=True):
+        try:
+            key = pipeline.key_of(path, real)
+        except (MdmarkError, OSError):
+            missing.append(path)
+            continue
+        hit = cache.get(render_key(key, lang))
+        if hit is None or not hit.fresh(pipeline.srcdir):
+            missing.append(path)
+    return missing
+
+
+def build_site(
+    start: Path, config: str | None = None, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
+    """Build the single page; returns ``{"out", "docs", "warnings"}``."""
+    from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
+    from mdmark.html.page import NavEntry, check_out_path, css_warnings, page, stylesheet, write_page
+    from mdmark.html.render import render_document, render_parallel
+
+    project = Project.open(start, config)
+    cfg = project.config
+    cfg.require("build", "markdown", "html")
+    if cfg.build is None:
+        raise MdmarkError(
+            f"設定 `{cfg.shown}` に build が無いので、build に include（まとめる文書のパターン）と out（出力先）を書いてください。"
+        )
+    settings = cfg.build
+    out = (project.root / settings.out).absolute()
+    shown_out = display(out, project.start)
+    project.ensure_writable_target(out)
+    check_out_path(out, shown_out)
+    files = [p for p in match_files(project.root, settings.include, settings.exclude) if p.suffix.lower() == ".md"]
+    if not files:
+        patterns = quote_list(list(settings.include)) if settings.include else "（空）"
+        raise MdmarkError(
+            f"build の include {patterns} に当たる Markdown の文書が無いので、include のパターンを直してください。"
+        )
+    pipeline = project.pipeline
+    lang = cfg.html.lang
+    total = len(files)
+    ready = 0
+
+    def advance(count: int) -> None:
+        nonlocal ready
+        ready += count
+        if progress:
+            progress(ready, total)
+
+    # A cold build parses and renders in worker processes (both cores for all of the work);
+    # what is cached is only read, so a rebuild with one document changed renders one document.
+    cold = _uncached(pipeline, files, lang)
+    advance(total - len(cold))
+    if parallel(len(cold)):
+        # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
+        render_parallel(pipeline, cold, lang, advance, meanwhile=project.index if cfg.index is not None else None)
+        cold = []
+    known: dict[Path, DocFacts] = {}
+    model = project.reference_model(project.facts_for, known, files)
+    real = dict(zip(files, resolved_many(files), strict=True))
+    index = project.index() if cfg.index is not None else None
+    index_files = index.doc_files() if index is not None else []
+    ordered = _ordered(files, real, project.source_dir, model, index_files)
+    by_path = dict(zip(resolved_many(known), known.values(), strict=True))
+    all_facts = [by_path.get(real[p]) or pipeline.facts_many([p])[0] for p in ordered]
+    broken = [f for f in all_facts if f.error]
+    if broken:
+        raise MdmarkError(broken[0].error or "")
+    model = model.with_order([f.path.removesuffix(".md") for f in all_facts])
+
+    index_titles = dict(zip(index_files, (d.title for d in index.docs), strict=True)) if index is not None else {}
+    waiting = {real[p] for p in cold}
+    fragments = []
+    for path, facts in zip(ordered, all_facts, strict=True):
+        fragments.append(render_document(pipeline, path, facts, lang))
+        if real[path] in waiting:
+            advance(1)
+
+    in_page = {fragment.docname for fragment in fragments}
+    from mdmark.graph.views import build_graphs
+
+    graphs = build_graphs(project, {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
+    body: list[str] = []
+    nav: list[NavEntry] = []
+    start = project.start.resolve()
+    warnings: list[str] = css_warnings(cfg)
+    for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
+        docname = fragment.docname
+        prefix = doc_id(docname)
+        html, notes = fill(
+            dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)),
+            BuildLinks(model, docname, pipeline.srcdir, out, in_page),
+            facts.toctrees,
+        )
+        rel = shown_under(real[path], project.root)
+        body.append(
+            f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(real[path])}</section>\n'
+        )
+        title = index_titles.get(real[path]) or facts.title or path.stem
+        entry = NavEntry(title, f"#{prefix}")
+        for heading in facts.headings:
+            if not heading.ids or heading.level not in (2, 3):
+                continue
+            child = NavEntry(heading.title, f"#{prefix}:{heading.ids[0]}")
+            if heading.level == 2 or not entry.children:
+                entry.children.append(child)
+            else:
+                entry.children[-1].children.append(child)
+        nav.append(entry)
+        warnings += document_warnings(shown_under(real[path], start), facts, [*fragment.notes, *notes], model)
+
+    graphs.finish(body, nav)
+    text = page(
+        mode="build",
+        lang=lang,
+        title=settings.title,
+        css=stylesheet(cfg),
+        body="".join(body),
+        nav=nav,
+    )
+    write_page(out, text, shown_out)
+    return {"out": str(out.resolve()), "docs": len(ordered), "warnings": warnings}

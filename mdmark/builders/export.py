@@ -1,0 +1,94 @@
+"""``mdmark export`` / the MCP tool ``export_html``: one Markdown document → one self-contained HTML file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mdmark.errors import MdmarkError
+from mdmark.util.files import display, read_text
+from mdmark.pipeline.pipeline import docname_of
+from mdmark.project import Project
+
+if TYPE_CHECKING:
+    from mdmark.facts import DocFacts
+    from mdmark.html.render import Note
+    from mdmark.references import Model
+
+
+def _shown(path: Path, project: Project) -> str:
+    return display(path, project.start)
+
+
+def format_note(file: str, line: int | None, message: str) -> str:
+    """A warning as the CLI prints it and the MCP tool returns it: ``{file}:{line}: {sentence}``."""
+    return f"{file}:{line}: {message}" if line else f"{file}: {message}"
+
+
+def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
+    """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
+    warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
+    from mdmark.references import document_problems
+
+    docname = facts.path[: -len(".md")]
+    found: list[tuple[int, str]] = [(line or 0, p.message) for line, p in document_problems(facts, model, docname)]
+    found += [(n.line or 0, n.message) for n in notes]
+    found.sort(key=lambda item: item[0])
+    return [format_note(file, line or None, message) for line, message in found]
+
+
+def export_html(
+    start: Path, file: str, out: str | None = None, config: str | None = None, confined: bool = True
+) -> dict[str, Any]:
+    """Write ``file`` as one HTML page that loads nothing; returns ``{"out", "warnings"}``.
+
+    ``confined``: the output must lie inside ``start`` or the config folder (the MCP tool); the CLI
+    passes False, because it writes where its user says (design §9). A non-HTML file is never
+    overwritten either way.
+    """
+    from mdmark.html.links import ExportLinks, fill
+    from mdmark.html.page import check_out_path, css_warnings, page, stylesheet, write_page
+    from mdmark.graph.views import export_aside
+    from mdmark.html.render import render_document
+
+    project = Project.for_export(start, config)
+    project.config.require("markdown", "html")
+    source = project.resolve_arg(file)
+    shown_source = _shown(source, project)
+    if not source.exists():
+        raise MdmarkError(f"`{shown_source}` が見つからないので、書き出す Markdown のパスを確かめてください。")
+    if not source.is_file():
+        raise MdmarkError(f"`{shown_source}` はファイルではないので、Markdown のファイルを指定してください。")
+    if source.suffix.lower() != ".md":
+        raise MdmarkError(f"`{shown_source}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
+    try:
+        read_text(source, shown_source)
+    except OSError as exc:
+        raise MdmarkError(f"`{shown_source}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。") from None
+
+    target = project.resolve_arg(out) if out is not None else source.with_suffix(".html")
+    target = target.absolute()
+    shown_out = _shown(target, project)
+    if confined:
+        project.ensure_writable_target(target)
+    check_out_path(target, shown_out)
+
+    pipeline = project.pipeline
+    facts = pipeline.facts(source)
+    rel = pipeline.relpath(source)
+    docname = docname_of(rel)
+    lang = project.config.html.lang
+    fragment = render_document(pipeline, source, facts, lang)
+    model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
+    body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
+    warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
+    title = facts.title or source.stem
+    html = page(
+        mode="export",
+        lang=lang,
+        title=title,
+        css=stylesheet(project.config),
+        body=f'<article class="mdmark-doc">\n{body}</article>\n' + export_aside(project, source, target),
+    )
+    write_page(target, html, shown_out)
+    return {"out": str(target.resolve()), "warnings": warnings}

@@ -1,0 +1,66 @@
+"""The drift check: every mismatch between the config, the index and the documents (design.md §4).
+
+:func:`collect` is the one implementation; ``mdmark check``, the MCP tool ``check`` and the Sphinx
+extension all call it and show the same list. It reads, never writes (the parse cache aside).
+
+Decisions the spec leaves open, also stated in ``mdmark check --help``:
+
+* A config whose ``index`` names no file is a ``config_value`` drift on the ``index`` key (the
+  documents of ``docs`` are still checked); an index file that cannot be read as YAML (or as
+  UTF-8 text) stops the check with exit code 2, like an unreadable config.
+* ``unindexed_doc`` looks at the Markdown (``.md``) files of the config's ``docs`` set only, and
+  only when the config has an index.
+* ``title_mismatch`` compares the index ``title`` with the document's first heading exactly
+  (after trimming spaces); a document without any heading is a mismatch too.
+* A link target that does not exist and looks like a name (no ``/`` and no ``.``) is what MyST
+  reads as a reference to a heading or label (``[x](#name)``, ``[x](name)``): it is a
+  ``broken_anchor`` unless the document or another checked document has that anchor or label.
+* ``duplicate_relation``: the same ``to`` twice in one document's ``related`` with the same type
+  (or one of them untyped), or a relation written on both sides, i.e. A→B and B→A where one of
+  the two is an untyped string entry (``change_together`` is meant to be on both sides and is
+  left to ``one_sided_change_together``).
+* With ``base``, see :mod:`mdmark.util.gitbase` for what counts as changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mdmark.diagnostics import Diagnostic
+from mdmark.project import Project
+from mdmark.check.rules.context import FactsFn
+
+__all__ = ["FactsFn", "check", "collect"]
+
+
+def collect(
+    project: Project,
+    *,
+    base: str | None = None,
+    facts: FactsFn | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Diagnostic]:
+    """Every drift of ``project`` (the rules of :mod:`mdmark.check.rules`, in the order of design.md §4),
+    without the kinds ``check.disable`` names: their rules do not run.
+
+    ``facts`` maps absolute document paths to their :class:`~mdmark.facts.DocFacts` (in order); the
+    Sphinx extension passes the facts of doctrees Sphinx already read, everyone else gets the
+    cached pipeline. ``base`` adds ``missed_change_together`` against that git ref; an unresolvable
+    ref (or no git repository) raises :class:`MdmarkError` with exit code 2 before anything is checked.
+    ``progress(done, total)`` follows the reading of the checked documents (the CLI's counter).
+    """
+    from mdmark.check.rules import build_context, run
+
+    return run(build_context(project, base, facts, progress))
+
+
+def check(start: Path, config: str | None = None, base: str | None = None) -> dict[str, list[dict[str, str]]]:
+    """The MCP tool ``check`` and ``mdmark check --format json``: ``{"issues": [...]}``.
+
+    Raises :class:`MdmarkError` (exit code 2) when the config is missing or unreadable, the index
+    cannot be read, or ``base`` names nothing git can resolve.
+    """
+    project = Project.open(start, config)
+    return {"issues": [d.as_dict() for d in collect(project, base=base)]}
+

@@ -1,0 +1,122 @@
+"""The one input of every check rule: everything a run needs, read once before any rule runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from mdmark.config.main import Config
+from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.facts import DocFacts
+from mdmark.util.files import display, resolved_many, shown_under
+from mdmark.index.model import Doc, Index, load_index
+from mdmark.project import Project, match_files
+
+if TYPE_CHECKING:
+    from mdmark.references import Model
+
+FactsFn = Callable[[list[Path]], list[DocFacts]]
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document to check: the index's (in index order), then the docs set's others (by path)."""
+
+    path: Path
+    #: ``path`` as diagnostics name it: relative to the config folder.
+    file: str
+    facts: DocFacts
+    #: Matched by the config's ``docs`` but not in the index (only when the config has an index).
+    unindexed: bool
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    project: Project
+    #: The git ref ``--base`` names, and the files changed since it (None without ``--base``).
+    base: str | None
+    changed: frozenset[Path] | None
+    #: None when the config names no index or its file is missing (a config_value drift).
+    index: Index | None
+    documents: tuple[Document, ...]
+    #: Facts of every document read (the checked ones and those the reference model needed).
+    facts: Mapping[Path, DocFacts]
+    model: Model
+    #: The resolved file of each document of the index, by ``id()`` of its entry: resolved once.
+    doc_files: Mapping[int, Path]
+
+    def doc_file(self, doc: Doc) -> Path:
+        """:meth:`Index.doc_file` of an entry of this run's index, without resolving it again."""
+        return self.doc_files[id(doc)]
+
+    @property
+    def config(self) -> Config:
+        return self.project.config
+
+    @property
+    def root(self) -> Path:
+        return self.project.root
+
+    @property
+    def index_file(self) -> str:
+        """The index as diagnostics name it (relative to the config folder)."""
+        assert self.index is not None
+        return display(self.index.path, self.root)
+
+    def in_index(self, where: str, kind: DriftKind, message: str) -> Diagnostic:
+        """A drift of the index at key path ``where``, on that key's line."""
+        index = self.index
+        assert index is not None
+        line = index.yaml.line_of(where) if index.yaml is not None else None
+        return Diagnostic(self.index_file, where, kind, message, line)
+
+
+def build_context(
+    project: Project, base: str | None, facts_fn: FactsFn | None, progress: Callable[[int, int], None] | None = None
+) -> CheckContext:
+    """Read what the rules look at, in the order whose failures stop the check (exit code 2):
+    the git ref first (a bad ref means no check at all), then the index, then the documents."""
+    changed: frozenset[Path] | None = None
+    if base is not None:
+        from mdmark.util.gitbase import changed_files
+
+        changed = frozenset(changed_files(project.root, base))
+    index_path = project.config.index_path
+    # An index that cannot be read as YAML raises here: exit 2, like the config.
+    index = load_index(index_path, project.root) if index_path is not None and index_path.is_file() else None
+    doc_files = dict(zip(map(id, index.docs), index.doc_files(), strict=True)) if index is not None else {}
+    paths, unindexed = _document_paths(project, index, doc_files)
+    fetch: FactsFn = facts_fn if facts_fn is not None else project.facts_for
+    # Documents outside the source folder too: they come back with an error to report.
+    first = facts_fn(paths) if facts_fn is not None else project.pipeline.facts_many(paths, progress)
+    known: dict[Path, DocFacts] = dict(zip(paths, first, strict=True))
+    model = project.reference_model(fetch, known, paths)
+    documents = tuple(Document(p, shown_under(p, project.root), known[p], p in unindexed) for p in paths)
+    return CheckContext(
+        project, base, changed, index, documents, MappingProxyType(known), model, MappingProxyType(doc_files)
+    )
+
+
+def _document_paths(project: Project, index: Index | None, doc_files: Mapping[int, Path]) -> tuple[list[Path], set[Path]]:
+    paths: list[Path] = []
+    indexed: set[Path] = set()
+    if index is not None:
+        for doc in index.docs:
+            path = doc_files[id(doc)]
+            if path.is_file() and path not in indexed:
+                paths.append(path)
+            indexed.add(path)
+    unindexed: set[Path] = set()
+    docset = project.config.docs
+    if docset is not None:
+        found = match_files(project.root, docset.include, docset.exclude)
+        for resolved in resolved_many(found):
+            if not resolved.name.endswith(".md") or resolved in indexed:
+                continue
+            paths.append(resolved)
+            if index is not None:
+                unindexed.add(resolved)
+    return paths, unindexed

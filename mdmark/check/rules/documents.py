@@ -1,0 +1,77 @@
+"""Drift between the index's documents and the files: missing, unindexed, unreadable, retitled."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.project import match_files
+from mdmark.check.rules.context import CheckContext
+from mdmark.util.text import close_file
+
+
+def missing_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
+    index = ctx.index
+    assert index is not None
+    indexed = {d.path for d in index.docs}
+    candidates: list[str] | None = None  # walked for the first missing document only
+    for doc in index.docs:
+        path = ctx.doc_file(doc)
+        if path.is_dir():
+            yield ctx.in_index(
+                f"{doc.where}.path",
+                DriftKind.MISSING_DOC,
+                f"文書 `{doc.path}` はファイルではなくフォルダなので、そのフォルダの中の Markdown のファイルを path に書いてください。",
+            )
+            continue
+        if path.is_file():
+            continue
+        if candidates is None:
+            # Every Markdown file under the config folder, relative to the index folder, not yet indexed.
+            every = [Path(os.path.relpath(p, index.folder)).as_posix() for p in match_files(ctx.root, ("**/*.md",), ())]
+            candidates = [p for p in every if p not in indexed]
+        candidate = close_file(doc.path, candidates)
+        fix = f"近い `{candidate}` にパスを直すか、" if candidate is not None else "パスを直すか、"
+        yield ctx.in_index(
+            f"{doc.where}.path",
+            DriftKind.MISSING_DOC,
+            f"文書 `{doc.path}` が見つからないので、{fix}文書を戻すか、索引の `{doc.where}` を消してください。",
+        )
+
+
+def unindexed_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
+    for document in ctx.documents:
+        if document.unindexed:
+            file = document.file
+            yield Diagnostic(
+                file,
+                "",
+                DriftKind.UNINDEXED_DOC,
+                f"`{file}` は設定の docs に当たるのに索引に無いので、索引の docs に足すか、設定の docs.exclude に足してください。",
+            )
+
+
+def title_mismatches(ctx: CheckContext) -> Iterator[Diagnostic]:
+    index = ctx.index
+    assert index is not None
+    for doc in index.docs:
+        facts = ctx.facts.get(ctx.doc_file(doc))
+        if facts is None or facts.error is not None:
+            continue
+        title = facts.title
+        if title is None:
+            message = f"文書 `{doc.path}` に見出しが無いので、索引の title に合わせて先頭に `# {doc.title}` を書いてください。"
+        elif title.strip() != doc.title.strip():
+            message = f"索引の title `{doc.title}` と文書 `{doc.path}` の最初の見出し `{title}` が違うので、どちらかに合わせてください。"
+        else:
+            continue
+        yield ctx.in_index(f"{doc.where}.title", DriftKind.TITLE_MISMATCH, message)
+
+
+def unreadable_documents(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """A document that cannot be read is this one syntax drift; the reference rules skip it."""
+    for document in ctx.documents:
+        if document.facts.error is not None:
+            yield Diagnostic(document.file, "", DriftKind.SYNTAX, document.facts.error)

@@ -1,0 +1,61 @@
+"""Drift inside documents: references that land nowhere, Sphinx's warnings, missing images."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterator
+from pathlib import Path
+
+from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.check.rules.context import CheckContext
+from mdmark.util.text import close_file
+
+
+def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """broken_link, broken_anchor and syntax: what :func:`mdmark.references.document_problems` finds, the
+    same sentences export and build print."""
+    from mdmark.references import document_problems
+
+    for document in ctx.documents:
+        facts = document.facts
+        if facts.error is not None:
+            continue
+        docname = facts.path[: -len(".md")]
+        for line, problem in document_problems(facts, ctx.model, docname):
+            yield Diagnostic(document.file, str(line) if line else "", DriftKind.of(problem.kind), problem.message, line)
+
+
+def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
+    from mdmark.host.confine import inside, outside_message, project_root
+
+    srcdir = ctx.project.source_dir
+    root = project_root(ctx.project.root)
+    for document in ctx.documents:
+        if document.facts.error is not None:
+            continue
+        for image in document.facts.images:
+            if image.remote or image.path is None:
+                continue
+            image_file = Path(os.path.normpath(srcdir / image.path))
+            if image_file.is_file() and not inside(image_file, root):
+                # Not embedded by export/build (design.md §9): the same sentence they print.
+                message = outside_message("画像", image.uri)
+                yield Diagnostic(document.file, str(image.line) if image.line else "", DriftKind.MISSING_IMAGE, message, image.line)
+                continue
+            if image_file.is_file():
+                continue
+            folder = image_file.parent
+            siblings = [p.name for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []
+            candidate = close_file(image_file.name, siblings)
+            if candidate is not None:
+                fix = f"近い `{posixpath.join(posixpath.dirname(image.uri), candidate)}` にパスを直すか、"
+            else:
+                fix = "パスを直すか、"
+            yield Diagnostic(
+                document.file,
+                str(image.line) if image.line else "",
+                DriftKind.MISSING_IMAGE,
+                f"画像 `{image.uri}` のファイルが無いので、{fix}画像のファイルを置いてください。",
+                image.line,
+            )

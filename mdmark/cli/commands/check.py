@@ -1,0 +1,79 @@
+"""``mdmark check``: the drift list as text lines, the MCP JSON, or GitHub workflow annotations."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from mdmark.check.collect import collect
+from mdmark.cli.commands.progress import progress_line
+from mdmark.diagnostics import Diagnostic
+from mdmark.errors import MdmarkError
+from mdmark.util.files import display
+from mdmark.project import Project
+from mdmark.util.text import terminal_safe
+
+
+def _escape_data(text: str) -> str:
+    # GitHub workflow commands: the message part escapes %, CR and LF.
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_line(diag: Diagnostic, root: Path, workspace: Path) -> str:
+    """``::warning file=…,line=…,title=…::message`` with the file relative to the workspace (repository)."""
+    file = display(root / diag.file, workspace)
+    props = [f"file={_escape_property(file)}"]
+    if diag.line is not None:
+        props.append(f"line={diag.line}")
+    props.append(f"title={_escape_property(f'mdmark {diag.kind}')}")
+    where = f"{diag.where}: " if diag.where and diag.line is None else ""
+    return f"::warning {','.join(props)}::{_escape_data(where + diag.message)}"
+
+
+def github_error_line(exc: MdmarkError, workspace: Path) -> str:
+    """``::error file=…,line=…,col=…,title=…::sentence`` for a failure that stops the check (exit 2)."""
+    props = []
+    if exc.file is not None:
+        props.append(f"file={_escape_property(display(Path(exc.file), workspace))}")
+        if exc.line is not None:
+            props.append(f"line={exc.line}")
+            if exc.column is not None:
+                props.append(f"col={exc.column}")
+    props.append(f"title={_escape_property('mdmark check')}")
+    return f"::error {','.join(props)}::{_escape_data(exc.message)}"
+
+
+def run(args: argparse.Namespace) -> int:
+    start = Path.cwd()
+    # GitHub resolves annotation paths against the checked-out repository.
+    workspace = Path(os.environ.get("GITHUB_WORKSPACE") or start)
+    try:
+        project = Project.open(start, args.config)
+        with progress_line("文書を読んでいます", enabled=args.format == "text") as progress:
+            diagnostics = collect(project, base=args.base, progress=progress)
+    except MdmarkError as exc:
+        if args.format == "github":
+            # Without an annotation a CI run that could not check shows nothing in the pull request.
+            print(github_error_line(exc, workspace))
+        raise
+    if args.format == "json":
+        print(terminal_safe(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2), True))
+    elif args.format == "github":
+        for diag in diagnostics:
+            print(github_line(diag, project.root, workspace))
+    else:
+        for diag in diagnostics:
+            print(terminal_safe(f"{diag.file}:{diag.where}: {diag.kind}: {diag.message}"))
+    if args.format != "json":
+        if diagnostics:
+            print(f"ずれが {len(diagnostics)} 件見つかりました。", file=sys.stderr)
+        else:
+            print("ずれは見つかりませんでした。", file=sys.stderr)
+    return 1 if diagnostics else 0

@@ -1,0 +1,98 @@
+"""``mdmark init``: a starter config, index and sample document that check clean."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from mdmark.config.main import CONFIG_NAME
+from mdmark.errors import MdmarkError
+
+STARTER_CONFIG = """\
+# mdmark の設定。キーの説明は使い方集の「設定」（mdmark guide config）。
+index: index.yaml
+docs:
+  include: ["docs/**/*.md"]
+build:
+  title: 設計文書
+  include: ["docs/**/*.md"]
+  out: dist/docs.html
+markdown:
+  extensions: [colon_fence, deflist, tasklist, dollarmath, substitution, attrs_inline]
+  heading_anchors: 3
+html:
+  lang: ja
+"""
+
+STARTER_INDEX = """\
+# 索引。キーの説明は使い方集の「索引」（mdmark guide index）。
+docs:
+  - id: welcome
+    path: docs/welcome.md
+    title: はじめに
+    description: mdmark の文書の書き方の見本
+    tags:
+      - {name: 案内, main: true}
+terms:
+  - id: index
+    term: 索引
+    definition: 文書の ID・題・別名・タグ・関連を並べた YAML のファイル。
+    docs: [welcome]
+tags:
+  - name: 案内
+    group: 種類
+    description: "含める: 使い方の説明。含めない: 設計の決定。"
+"""
+
+STARTER_DOC = """\
+# はじめに
+
+この文書は `mdmark init` が置いた見本です。
+索引（`index.yaml`）に ID・題・タグを書くと、`mdmark check` が文書とのずれを点検します。
+
+## 書き方
+
+- 見出しの 1 つ目が文書の題です。索引の `title` と同じにします。
+- ほかの文書へは `[題](other.md)` や `[節](other.md#見出し)` でリンクします。
+
+:::{note}
+`mdmark export docs/welcome.md` で、この文書を 1 枚の HTML に書き出せます。
+:::
+"""
+
+FILES: tuple[tuple[str, str], ...] = (
+    (CONFIG_NAME, STARTER_CONFIG),
+    ("index.yaml", STARTER_INDEX),
+    ("docs/welcome.md", STARTER_DOC),
+)
+
+
+def init_project(folder: Path) -> list[Path]:
+    """Write the starter files into ``folder``; refuses (nothing written) if any already exists."""
+    targets = [(folder / rel, text) for rel, text in FILES]
+    for path, _ in targets:
+        # lexists: a dangling link counts as there (writing through it would land outside).
+        if os.path.lexists(path):
+            raise MdmarkError(
+                f"`{path}` がすでにあって上書きしないので、別のフォルダを指定するか、そのファイルを移してください。"
+            )
+    if folder.exists() and not folder.is_dir():
+        raise MdmarkError(f"`{folder}` はフォルダではないので、フォルダのパスを指定してください。")
+    written: list[Path] = []
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        for path, text in targets:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, flags, 0o666)
+            written.append(path)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+    except OSError as exc:
+        for path in written:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise MdmarkError(
+            f"`{folder}` に見本を書けない（{exc.strerror}）ので、フォルダの権限を確かめるか別のフォルダを指定してください。"
+        ) from None
+    return written

@@ -1,0 +1,623 @@
+"""The one place mdmark touches Sphinx's internals: creating the pipeline's application, with or
+without a project's ``conf.py``; the :func:`session` every use of an application runs in (the
+process lock, logging pointed at the application, its warnings collected as log records); and the
+few private attributes mdmark needs, each behind a small named function (a test greps that no other
+module uses them, so a Sphinx upgrade is checked here).
+
+Without ``sphinx.conf`` the application is mdmark's own: MyST and sphinx-design with the config's
+``markdown`` settings, the config folder as the source folder. With it, the application is created
+from that ``conf.py`` as ``sphinx-build`` would (its folder is the source folder; its extensions,
+``myst_*``, ``sd_*``, ``numfig``, ``root_doc``, ``suppress_warnings``…), and the ``markdown`` keys
+only fill in the MyST options conf.py leaves unset. An extension that cannot be imported is left
+out (and reported as a ``config_value`` drift) instead of stopping everything.
+
+What the rest of mdmark needs to know of the Sphinx configuration is kept as :class:`ConfInfo`, plain
+data cached by the digest of ``conf.py``, so a warm run never executes ``conf.py`` again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import hashlib
+import io
+import logging
+import threading
+import weakref
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mdmark.config.main import MarkdownSettings
+from mdmark.errors import MdmarkError
+from mdmark.facts import Warning
+
+if TYPE_CHECKING:
+    from docutils import nodes
+    from sphinx.application import Sphinx
+    from sphinx.builders import Builder
+    from sphinx.config import Config as SphinxConfig
+    from sphinx.environment import BuildEnvironment
+
+#: Serialises all Sphinx/docutils work in this process: Sphinx and docutils keep global state
+#: (directive registries, the logging set-up). :func:`session` takes it.
+SPHINX_LOCK = threading.RLock()
+
+#: Folders mdmark's own application (no conf.py) never takes documents from.
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    "**/.*",
+    "**/node_modules",
+    "**/__pycache__",
+    "**/_build",
+    "**/venv",
+    "**/site-packages",
+)
+
+#: ``{numref}`` formats without a conf.py (conf.py's ``numfig_format`` otherwise).
+DEFAULT_NUMFIG_FORMAT: dict[str, str] = {
+    "figure": "図 %s",
+    "table": "表 %s",
+    "code-block": "コード %s",
+    "section": "%s 節",
+}
+
+
+def myst_values(settings: MarkdownSettings) -> dict[str, Any]:
+    """The config's ``markdown`` section as Sphinx configuration values."""
+    return {
+        "myst_enable_extensions": list(settings.extensions),
+        "myst_heading_anchors": settings.heading_anchors,
+        "myst_substitutions": dict(settings.substitutions),
+    }
+
+
+def user_set(config: SphinxConfig, name: str) -> bool:
+    """Whether conf.py (or ``-D``) gave ``name`` a value, as opposed to Sphinx's default."""
+    # Sphinx keeps what conf.py's namespace held in a private dict; there is no public question.
+    raw: dict[str, Any] = getattr(config, "_raw_config", {})
+    return name in raw or name in config.overrides
+
+
+def fill_in_myst(config: SphinxConfig, settings: MarkdownSettings) -> bool:
+    """Give the MyST options conf.py leaves unset the config's ``markdown`` values (the one settings
+    → MyST mapping, shared by the pipeline and ``mdmark.sphinx_ext``); whether any changed."""
+    changed = False
+    for name, value in myst_values(settings).items():
+        if not user_set(config, name):
+            setattr(config, name, value)
+            changed = True
+    return changed
+
+
+def conf_digest(conf: Path | None) -> str:
+    """What identifies a conf.py's contents in cache keys ("" without one)."""
+    if conf is None:
+        return ""
+    try:
+        return hashlib.sha256(conf.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+@dataclass(frozen=True)
+class ConfInfo:
+    """The parts of the Sphinx configuration check, export and build use."""
+
+    root_doc: str = "index"
+    numfig: bool = True
+    numfig_format: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_NUMFIG_FORMAT))
+    suppress_warnings: tuple[str, ...] = ()
+    nitpicky: bool = False
+    nitpick_ignore: tuple[tuple[str, str], ...] = ()
+    exclude_patterns: tuple[str, ...] = DEFAULT_EXCLUDES
+    source_suffixes: tuple[str, ...] = (".md",)
+    heading_anchors: int = 3
+    #: Extensions of conf.py that could not be loaded: (name, reason).
+    dropped: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ConfInfo:
+        return cls(
+            root_doc=str(data["root_doc"]),
+            numfig=bool(data["numfig"]),
+            numfig_format={str(k): str(v) for k, v in data["numfig_format"].items()},
+            suppress_warnings=tuple(data["suppress_warnings"]),
+            nitpicky=bool(data["nitpicky"]),
+            nitpick_ignore=tuple((str(a), str(b)) for a, b in data["nitpick_ignore"]),
+            exclude_patterns=tuple(data["exclude_patterns"]),
+            source_suffixes=tuple(data["source_suffixes"]),
+            heading_anchors=int(data["heading_anchors"]),
+            dropped=tuple((str(a), str(b)) for a, b in data["dropped"]),
+        )
+
+    def suppressed(self, type_: str) -> bool:
+        """Whether conf.py's ``suppress_warnings`` silences a warning ``type.subtype`` (as Sphinx matches it)."""
+        kind, _, sub = type_.partition(".")
+        for entry in self.suppress_warnings:
+            target, _, target_sub = entry.partition(".")
+            if target == kind and (not target_sub or target_sub in ("*", sub)):
+                return True
+        return False
+
+
+def info_for_settings(settings: MarkdownSettings) -> ConfInfo:
+    """The configuration of mdmark's own application (no conf.py)."""
+    return ConfInfo(heading_anchors=settings.heading_anchors)
+
+
+def _own_overrides(settings: MarkdownSettings) -> dict[str, Any]:
+    return {
+        "extensions": ["myst_parser", "sphinx_design"],
+        "source_suffix": {".md": "markdown"},
+        "exclude_patterns": list(DEFAULT_EXCLUDES),
+        **myst_values(settings),
+        # Keeps Text nodes verbatim (alias matching needs that) and reads faster.
+        "smartquotes": False,
+        "language": "en",
+        "html_theme": "basic",
+        "numfig": True,
+    }
+
+
+def _conf_extensions(conf: Path) -> list[str]:
+    from sphinx.config import Config as SphinxConfig
+    from sphinx.util.tags import Tags
+
+    return [str(e) for e in SphinxConfig.read(conf.parent, overrides={}, tags=Tags()).extensions]
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying why: the underlying exception when Sphinx wraps one (conf.py's own error)."""
+    cause = exc.__cause__ or getattr(exc, "orig_exc", None) or exc
+    text = str(cause).strip()
+    first = text.splitlines()[0] if text else ""
+    return f"{type(cause).__name__}: {first}" if first else type(cause).__name__
+
+
+def _unimportable(extensions: list[str]) -> str | None:
+    """The first extension that cannot be imported (Sphinx does not always name it)."""
+    import importlib.util
+
+    for name in extensions:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return name
+        except (ImportError, ValueError):
+            return name
+    return None
+
+
+def _conf_problem(conf: Path, exc: BaseException) -> MdmarkError:
+    reason = _reason(exc)
+    return MdmarkError(
+        f"設定の sphinx.conf の `{conf.name}` から Sphinx を用意できない（{reason}）ので、conf.py を直すか sphinx.conf を外してください。",
+        exit_code=2,
+    )
+
+
+def create_app(
+    srcdir: Path,
+    settings: MarkdownSettings,
+    conf: Path | None,
+    workdir: Path,
+) -> tuple[Sphinx, ConfInfo]:
+    """A Sphinx application reading Markdown the way the project's own build does, and its :class:`ConfInfo`.
+
+    Creating an application sets up Sphinx's process-wide logging for it; that set-up is undone
+    afterwards, so a ``sphinx-build`` that runs mdmark (``mdmark.sphinx_ext``) keeps its own output.
+    """
+    with SPHINX_LOCK, _logging_kept():
+        return _create_app(srcdir, settings, conf, workdir)
+
+
+@functools.cache
+def share_docutils_settings() -> None:
+    """Make docutils' settings once per kind of document instead of once per document (installed
+    once per process, by the first application mdmark creates).
+
+    For every document it reads, Sphinx builds a docutils ``OptionParser`` (some 150 options, and
+    the docutils config files read again) to get default settings, and MyST builds another for a
+    document it throws away (the default of a ``dict.get`` is evaluated even when the key is
+    there): a quarter of reading a document. Both now get a copy of settings made once, as Sphinx's
+    own ``new_document`` does with its cached settings. Each copy gets its own ``DependencyList``
+    (the one value a document writes into) and its environment. The settings are equal, only not
+    rebuilt: the same documents give the same doctrees (the suite's goldens and the comparison with
+    ``sphinx-build`` on real projects check it). Installed only by a process that creates an
+    application of mdmark's own: a ``sphinx-build`` that loads ``mdmark.sphinx_ext`` does so only for
+    documents outside its source folder.
+    """
+    import sphinx.util.docutils as sphinx_docutils
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser as RSTParser
+    from docutils.utils import DependencyList, new_document
+    from myst_parser.mdit_to_docutils import base as myst_base
+
+    built_settings = sphinx_docutils._get_settings
+
+    # By the kinds of components (a parser is made per document; its options are its class's) and the
+    # plain defaults; the environment is set on each copy, so no cached entry keeps one alive.
+    made: dict[tuple[Any, ...], Any] = {}
+
+    def get_settings(*components: Any, defaults: Any, read_config_files: bool = False) -> Any:
+        plain = {k: v for k, v in defaults.items() if k != "env"}
+        try:
+            key = (
+                tuple(c if isinstance(c, type) else type(c) for c in components),
+                tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in plain.items())),
+                read_config_files,
+            )
+            hash(key)
+        except TypeError:  # a default that cannot be a key: made as before
+            return built_settings(*components, defaults=defaults, read_config_files=read_config_files)
+        cached = made.get(key)
+        if cached is None:
+            if len(made) >= 64:
+                made.clear()
+            cached = made[key] = built_settings(*components, defaults=plain, read_config_files=read_config_files)
+        settings = copy.copy(cached)
+        settings.record_dependencies = DependencyList()
+        if "env" in defaults:
+            settings.env = defaults["env"]
+        return settings
+
+    @functools.lru_cache(maxsize=8)
+    def parser_defaults(parser_cls: Any) -> Any:
+        return get_default_settings(parser_cls)
+
+    def make_document(source_path: str = "notset", parser_cls: Any = RSTParser) -> Any:
+        settings = copy.copy(parser_defaults(parser_cls))
+        settings.record_dependencies = DependencyList()
+        return new_document(source_path, settings=settings)
+
+    sphinx_docutils._get_settings = get_settings
+    myst_base.make_document = make_document
+
+
+def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, workdir: Path) -> tuple[Sphinx, ConfInfo]:
+    from sphinx.application import Sphinx
+    from sphinx.errors import ExtensionError
+    from sphinx.util import console
+
+    share_docutils_settings()
+
+    console.nocolor()
+    outdir, doctreedir = str(workdir / "out"), str(workdir / "doctrees")
+    # What Sphinx logs while it starts (conf.py, extensions) concerns no document: it goes nowhere.
+    status, warning = io.StringIO(), io.StringIO()
+    if conf is None:
+        app = Sphinx(
+            str(srcdir), None, outdir, doctreedir, "html",
+            confoverrides=_own_overrides(settings), status=status, warning=warning, freshenv=True,
+        )  # fmt: skip
+        _prepare(app)
+        return app, info_for_settings(settings)
+
+    # The HTML theme plays no part in reading (mdmark writes its own page), and an uninstalled one
+    # would stop the application from starting.
+    overrides: dict[str, Any] = {"smartquotes": False, "html_theme": "basic", "html_theme_options": {}}
+    dropped: list[tuple[str, str]] = []
+    extensions: list[str] | None = None
+    while True:
+        try:
+            app = Sphinx(
+                str(conf.parent), str(conf.parent), outdir, doctreedir, "html",
+                confoverrides=dict(overrides), status=status, warning=warning, freshenv=True,
+            )  # fmt: skip
+        except ExtensionError as exc:
+            try:
+                if extensions is None:
+                    extensions = _conf_extensions(conf)
+            except Exception as inner:  # conf.py itself fails: nothing to go on with
+                raise _conf_problem(conf, inner) from None
+            name = exc.modname if exc.modname in extensions else _unimportable(extensions)
+            if not name:
+                raise _conf_problem(conf, exc) from None
+            extensions.remove(name)
+            dropped.append((name, _reason(exc)))
+            overrides["extensions"] = extensions
+            continue
+        except Exception as exc:  # the user's conf.py raised, or a setting is unusable
+            raise _conf_problem(conf, exc) from None
+        if "myst_parser" not in app.extensions and "myst_nb" not in app.extensions:
+            # A project whose conf.py reads no Markdown: mdmark reads it with MyST all the same.
+            overrides["extensions"] = [*(extensions or list(app.config.extensions)), "myst_parser"]
+            extensions = overrides["extensions"]
+            continue
+        break
+    _fill_in(app, settings)
+    _prepare(app)
+    cfg = app.config
+    info = ConfInfo(
+        root_doc=str(cfg.root_doc),
+        numfig=bool(cfg.numfig),
+        numfig_format={**DEFAULT_NUMFIG_FORMAT, **{str(k): str(v) for k, v in dict(cfg.numfig_format).items()}},
+        suppress_warnings=tuple(str(s) for s in cfg.suppress_warnings),
+        nitpicky=bool(cfg.nitpicky),
+        nitpick_ignore=tuple((str(a), str(b)) for a, b in cfg.nitpick_ignore),
+        exclude_patterns=tuple(str(p) for p in cfg.exclude_patterns),
+        source_suffixes=tuple(str(s) for s in dict(cfg.source_suffix)),
+        heading_anchors=int(cfg.myst_heading_anchors or 0),
+        dropped=tuple(dropped),
+    )
+    return app, info
+
+
+def _fill_in(app: Sphinx, settings: MarkdownSettings) -> None:
+    """The config's ``markdown`` settings, for the MyST options conf.py leaves unset."""
+    if fill_in_myst(app.config, settings):
+        from myst_parser.sphinx_ext.main import create_myst_config
+
+        create_myst_config(app)  # type: ignore[no-untyped-call]
+
+
+def _prepare(app: Sphinx) -> None:
+    """What every application needs before reading: the documents Sphinx would find, raw toctrees."""
+    from mdmark.host.toctree import RecordingTocTree
+
+    app.add_directive("toctree", RecordingTocTree, override=True)
+    discover(app)
+
+
+def discover(app: Sphinx) -> set[str]:
+    """Let Sphinx find the project's documents (its ``exclude_patterns`` apply), as ``sphinx-build`` does."""
+    env: Any = app.env
+    return set(env.find_files(app.config, app.builder) or app.project.docnames)
+
+
+def ensure_known(app: Sphinx, docname: str) -> None:
+    """Make ``docname`` one of the application's documents before reading it (a new file, or one
+    conf.py excludes that mdmark was asked to read all the same)."""
+    project: Any = app.project
+    if docname in project.docnames:
+        return
+    discover(app)
+    if docname not in project.docnames:
+        project.docnames.add(docname)
+
+
+def found_documents(srcdir: Path, info: ConfInfo, extra: Iterable[str] = ()) -> list[str]:
+    """The documents Sphinx would find under ``srcdir`` (docnames, sorted), without an application.
+
+    Markdown only: mdmark reads MyST; other source files of a Sphinx project are not its documents.
+    """
+    from mdmark.project import match_files
+
+    excluded = _matcher(info.exclude_patterns)
+    found = []
+    for path in match_files(srcdir, ("**/*.md",), ()):
+        rel = path.relative_to(srcdir).as_posix()
+        if ".md" in info.source_suffixes and not excluded(rel):
+            found.append(rel[: -len(".md")])
+    return sorted({*found, *extra})
+
+
+def other_documents(srcdir: Path, info: ConfInfo) -> dict[str, str]:
+    """The project's sources of other suffixes (``.rst``…): docname → path relative to ``srcdir``.
+
+    mdmark reads them for what they define (labels, objects, toctrees) that Markdown documents
+    reference; it checks and writes Markdown only.
+    """
+    from mdmark.project import match_files
+
+    others = [s for s in info.source_suffixes if s != ".md"]
+    if not others:
+        return {}
+    excluded = _matcher(info.exclude_patterns)
+    found: dict[str, str] = {}
+    for path in match_files(srcdir, tuple(f"**/*{s}" for s in others), ()):
+        rel = path.relative_to(srcdir).as_posix()
+        if not excluded(rel):
+            found.setdefault(next(rel.removesuffix(s) for s in others if rel.endswith(s)), rel)
+    return found
+
+
+def _matcher(patterns: tuple[str, ...]) -> Any:
+    from sphinx.util.matching import Matcher
+
+    return Matcher(list(patterns))
+
+
+# -- the session: the lock, Sphinx's logging, warnings as log records ------------------------------
+
+
+def _collector_class() -> type[logging.Handler]:
+    from sphinx.util.logging import SafeEncodingWriter, WarningStreamHandler
+
+    class Collector(WarningStreamHandler):
+        """The warning handler of every session: Sphinx's own kind (so ``pending_warnings`` and
+        ``prefixed_warnings`` treat it as they treat ``sphinx-build``'s), collecting records
+        into the innermost session instead of writing text."""
+
+        def __init__(self) -> None:
+            super().__init__(SafeEncodingWriter(io.StringIO()))  # never written: emit collects
+            self.setLevel(logging.WARNING)
+            self.sessions: list[_Session] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            if self.sessions:
+                self.sessions[-1].take(record)
+
+    return Collector
+
+
+@dataclass
+class _Session:
+    app: Sphinx
+    #: What the handler applies to each record, as Sphinx's ``logging.setup`` does for its warning
+    #: stream: ``suppress_warnings``, docname → path locations (and the ``[type]`` suffix), ``once``.
+    filters: list[logging.Filter]
+    found: list[Warning] = field(default_factory=list)
+
+    def take(self, record: logging.LogRecord) -> None:
+        warning = _warning_of(record, _shows_types(self.app))
+        if warning is not None:
+            self.found.append(warning)
+
+
+#: The one handler every session collects through (created on first use: importing Sphinx is slow).
+_COLLECTOR: Any = None
+
+
+def _collector() -> Any:
+    global _COLLECTOR
+    if _COLLECTOR is None:
+        _COLLECTOR = _collector_class()()
+    return _COLLECTOR
+
+
+def _set_logger(logger: logging.Logger, handlers: list[logging.Handler], level: int, propagate: bool) -> None:
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+    logger.propagate = propagate
+
+
+@contextlib.contextmanager
+def _logging_kept() -> Iterator[None]:
+    """Undo whatever the block does to the ``sphinx`` logger (``Sphinx()`` re-points it at itself)."""
+    logger = logging.getLogger("sphinx")
+    saved = (logger.handlers[:], logger.level, logger.propagate)
+    try:
+        yield
+    finally:
+        _set_logger(logger, *saved)
+
+
+@contextlib.contextmanager
+def session(app: Sphinx) -> Iterator[list[Warning]]:
+    """The block in which mdmark uses ``app``: holds :data:`SPHINX_LOCK`, points Sphinx's logging at
+    the application and collects its warnings — each a :class:`~mdmark.facts.Warning` (line, type,
+    first line of the message) — into the yielded list.
+
+    Warnings pass through what ``sphinx-build`` applies to its own (``suppress_warnings``, ``once``,
+    locations as paths); one without a location concerns no line of a document and is left out.
+    A session inside another on the same application hands its warnings to the outer one too.
+    Logging that belongs to someone else (the ``sphinx-build`` that runs ``mdmark.sphinx_ext``) is
+    put back afterwards; otherwise the handler stays, so a read re-points nothing.
+    """
+    from sphinx.util.logging import OnceFilter, WarningLogRecordTranslator, WarningSuppressor
+
+    with SPHINX_LOCK:
+        collector = _collector()
+        logger = logging.getLogger("sphinx")
+        ours = logger.handlers == [collector]
+        saved = (logger.handlers[:], logger.level, logger.propagate)
+        if not ours:  # as Sphinx's own set-up: the handler decides, nothing reaches the root logger
+            _set_logger(logger, [collector], logging.DEBUG, False)
+        filters: list[logging.Filter] = [WarningSuppressor(app), WarningLogRecordTranslator(app), OnceFilter()]
+        current = _Session(app, filters)
+        outer_filters = collector.filters
+        collector.filters = current.filters
+        collector.sessions.append(current)
+        try:
+            yield current.found
+        finally:
+            collector.sessions.pop()
+            collector.filters = outer_filters
+            if collector.sessions and collector.sessions[-1].app is app:
+                collector.sessions[-1].found.extend(current.found)
+            # Someone else's handlers go back; none (a fresh process) or ours: the collector stays,
+            # idle between sessions (Sphinx work outside one, if any, is dropped as it always was).
+            if saved[0] and saved[0] != [collector]:
+                _set_logger(logger, *saved)
+
+
+def _shows_types(app: Sphinx) -> bool:
+    try:
+        return bool(app.config.show_warning_types)
+    except AttributeError:
+        return False
+
+
+def _warning_of(record: logging.LogRecord, shows_types: bool) -> Warning | None:
+    """A collected record as a :class:`~mdmark.facts.Warning`: the line of its location, its
+    ``type.subtype`` (``docutils`` without one), the first line of its message."""
+    location = getattr(record, "location", None)
+    if not location:
+        return None
+    _, colon, tail = str(location).rpartition(":")
+    line = int(tail) if colon and tail.isdecimal() else None
+    kind = str(getattr(record, "type", "") or "")
+    subtype = str(getattr(record, "subtype", "") or "")
+    suffix = f" [{kind}.{subtype}]" if kind and subtype else f" [{kind}]" if kind else ""
+    # The translator filter appended Sphinx's " [type.subtype]" to the message; it is the kind here.
+    text = logging.LogRecord.getMessage(record)
+    if shows_types and suffix and text.endswith(suffix):
+        text = text[: -len(suffix)]
+    if kind and subtype:
+        kind = f"{kind}.{subtype}"
+    kind = kind or "docutils"
+    lines = text.splitlines()
+    # One sentence per diagnostic: a multi-line message keeps its first line.
+    message = lines[0] if lines else ""
+    if kind == "docutils" and message.startswith("toctree glob pattern "):
+        kind = "toc.empty_glob"  # Sphinx gives it no type; mdmark reports it at the entry
+    # Some extensions (sphinx-design) put the type in the message too: drop the repeat.
+    return Warning(line, kind, message.removesuffix(f" [{kind}]"))
+
+
+# -- private Sphinx attributes, each behind one name ---------------------------------------------
+
+
+def take_doctree(env: BuildEnvironment, docname: str) -> nodes.document:
+    """The doctree ``read_doc`` just produced, leaving it in neither of the environment's caches
+    (an object and a pickle on disk), so a long-running process does not grow per read."""
+    doctree: nodes.document | None = env._write_doc_doctree_cache.pop(docname, None)
+    if doctree is None:
+        doctree = env.get_doctree(docname)
+    env._pickled_doctree_cache.pop(docname, None)
+    return doctree
+
+
+def forget_document(env: BuildEnvironment, docname: str) -> None:
+    """Drop what the environment holds of a document whose read failed part-way."""
+    env.clear_doc(docname)
+    env.all_docs.pop(docname, None)
+    env._write_doc_doctree_cache.pop(docname, None)
+    env._pickled_doctree_cache.pop(docname, None)
+
+
+@contextlib.contextmanager
+def reading_as(env: BuildEnvironment, docname: str) -> Iterator[None]:
+    """The environment's current document is ``docname`` inside the block (post-transforms applied
+    outside a read ask it), and what it was afterwards — as ``apply_post_transforms`` does."""
+    from copy import deepcopy
+
+    backup = env.current_document
+    new = deepcopy(backup)
+    new.docname = docname
+    try:
+        env.current_document = new
+        yield
+    finally:
+        env.current_document = backup
+
+
+#: Applications whose builder has run ``prepare_writing`` (weak: an application that goes, goes).
+_PREPARED: weakref.WeakSet[Sphinx] = weakref.WeakSet()
+
+
+def prepare_writing(app: Sphinx) -> None:
+    """``prepare_writing`` once per application (it builds the docutils settings the translator needs)."""
+    if app not in _PREPARED:
+        builder: Any = app.builder
+        builder.prepare_writing(set())
+        _PREPARED.add(app)
+
+
+def is_epub(builder: Builder) -> bool:
+    """Whether ``builder`` writes EPUB (its base class lives in a private module)."""
+    from sphinx.builders._epub_base import EpubBuilder
+
+    return isinstance(builder, EpubBuilder)
+
+
+def std_terms(env: BuildEnvironment) -> dict[str, tuple[str, str]]:
+    """The standard domain's glossary terms (``{term}`` looks them up; no public accessor)."""
+    std: Any = env.domains.standard_domain
+    terms: dict[str, tuple[str, str]] = std.data.setdefault("terms", {})
+    return terms

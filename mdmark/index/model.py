@@ -1,0 +1,474 @@
+"""``index.yaml``: the one schema and the model of docs, terms and tags (design.md section 3).
+
+:func:`index_problems` is the validator that ``check``, ``update_index`` and the Sphinx extension
+share; its problems read ``{場所}: {内容}`` with places such as ``docs[3].related[0].type``.
+:func:`load_index` builds the model leniently: an item that breaks the schema is reported and left
+out, the rest is usable.
+"""
+
+from __future__ import annotations
+
+
+from dataclasses import dataclass, field
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from mdmark.util.bounds import path_problem
+from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.util.files import display, resolved, resolved_many
+from mdmark.config.schema import Bool, Choice, Key, ListOf, Problem, Record, Str, string_or_record, validate
+from mdmark.util.text import normalize
+from mdmark.config.yamlio import YamlDoc, load_yaml
+
+RELATION_TYPES: tuple[str, ...] = ("requires", "references", "replaces", "part_of", "change_together")
+
+#: How a relation reads from its target's side (find_docs ``relations`` of direction incoming).
+REVERSE_TYPES: dict[str, str] = {
+    "requires": "required_by",
+    "references": "referenced_by",
+    "replaces": "replaced_by",
+    "part_of": "has_part",
+    "change_together": "change_together",
+}
+
+_names = ListOf(Str(non_empty=True))
+
+TAG_REF = Record(keys={"name": Key(Str(non_empty=True), required=True), "main": Key(Bool())})
+
+RELATION = Record(
+    keys={
+        "to": Key(Str(non_empty=True), required=True),
+        "type": Key(Choice(choices=RELATION_TYPES, what="関係の種類"), required=True),
+        "when": Key(Str(non_empty=True), required=True),
+        "paths": Key(_names),
+    }
+)
+
+DOC = Record(
+    keys={
+        "id": Key(Str(non_empty=True), required=True),
+        "path": Key(Str(non_empty=True, path=True), required=True),
+        "title": Key(Str(non_empty=True), required=True),
+        "aliases": Key(_names),
+        "description": Key(Str(nullable=True)),
+        "tags": Key(ListOf(string_or_record(TAG_REF, "タグの名前の文字列か {name, main}"))),
+        "related": Key(ListOf(string_or_record(RELATION, "文書の ID の文字列か {to, type, when, paths}"))),
+    }
+)
+
+TERM = Record(
+    keys={
+        "id": Key(Str(non_empty=True), required=True),
+        "term": Key(Str(non_empty=True), required=True),
+        "aliases": Key(_names),
+        "definition": Key(Str(nullable=True)),
+        "docs": Key(_names),
+    }
+)
+
+TAG = Record(
+    keys={
+        "name": Key(Str(non_empty=True), required=True),
+        "group": Key(Str(nullable=True)),
+        "description": Key(Str(nullable=True)),
+        "aliases": Key(_names),
+        "deprecated": Key(Str(nullable=True, non_empty=True)),
+    }
+)
+
+INDEX_SCHEMA = Record(keys={"docs": Key(ListOf(DOC)), "terms": Key(ListOf(TERM)), "tags": Key(ListOf(TAG))})
+
+#: update_index items: the same records without the id/name key, and related entries only as objects.
+ITEM_KEYS: dict[str, tuple[str, str, Record]] = {
+    "doc": ("docs", "id", DOC),
+    "term": ("terms", "id", TERM),
+    "tag": ("tags", "name", TAG),
+}
+
+
+def index_problems(data: Any) -> list[Problem]:
+    """Every place where index data breaks the schema, in file order."""
+    if data is None:
+        return []
+    problems = validate(INDEX_SCHEMA, data)
+    if not isinstance(data, dict) and problems:
+        problems = [Problem("", f"最上位は{problems[0].message}")]
+    return problems
+
+
+def format_problem(problem: Problem) -> str:
+    """``{場所}: {内容}``; the top level is called 「索引」."""
+    return f"{problem.where or '索引'}: {problem.message}"
+
+
+@dataclass(frozen=True)
+class TagRef:
+    name: str
+    main: bool
+    where: str
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A ``related`` entry. A string entry has ``type`` and ``when`` None and ``written_as_string``."""
+
+    to: str
+    type: str | None
+    when: str | None
+    paths: tuple[str, ...]
+    where: str
+    written_as_string: bool = False
+
+
+@dataclass
+class Doc:
+    id: str
+    path: str
+    title: str
+    where: str
+    aliases: list[str] = field(default_factory=list)
+    description: str | None = None
+    tags: list[TagRef] = field(default_factory=list)
+    related: list[Relation] = field(default_factory=list)
+    #: Each alias with its key path (``docs[2].aliases[1]``), so check points at the list entry.
+    aliases_at: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        """Title then aliases: the names an occurrence in another document's text may use."""
+        return [self.title, *self.aliases]
+
+
+@dataclass
+class Term:
+    id: str
+    term: str
+    where: str
+    aliases: list[str] = field(default_factory=list)
+    definition: str | None = None
+    docs: list[str] = field(default_factory=list)
+    #: Each document ID of ``docs`` with its key path (``terms[0].docs[1]``).
+    docs_at: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Tag:
+    name: str
+    where: str
+    group: str | None = None
+    description: str | None = None
+    aliases: list[str] = field(default_factory=list)
+    deprecated: str | None = None
+    #: Each alias with its key path (``tags[0].aliases[1]``).
+    aliases_at: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DocTag:
+    """One tag of a document as every query compares and shows it (:meth:`Index.tags_of`)."""
+
+    #: What two tags are compared by: the vocabulary name the tag resolves to, else its normalised name.
+    key: str
+    #: The name shown: the vocabulary name, else the tag as written.
+    name: str
+    main: bool
+    ref: TagRef
+
+
+@dataclass(frozen=True)
+class SeenRelation:
+    """An index relation seen from one document (:meth:`Index.relations_of`).
+
+    ``outgoing``: written by the document, ``type`` as written; ``incoming``: written by ``other``
+    naming the document, ``type`` with its reverse name (``requires`` → ``required_by`` …).
+    A ``related`` entry written as a string has ``type`` None either way.
+    """
+
+    direction: str
+    other: Doc
+    type: str | None
+    when: str | None
+    relation: Relation
+
+
+class _Lookups:
+    """What the questions of :class:`Index` look up, built once from the finished model."""
+
+    def __init__(self, index: Index) -> None:
+        #: The first document of each id: the one a relation to that id means.
+        self.first: dict[str, Doc] = {}
+        for doc in index.docs:
+            self.first.setdefault(doc.id, doc)
+        #: Vocabulary entries by exact name, then by normalised name or alias (first entry wins).
+        self.exact: dict[str, Tag] = {}
+        self.normal: dict[str, Tag] = {}
+        for tag in index.tags:
+            self.exact.setdefault(tag.name, tag)
+            for name in (tag.name, *tag.aliases):
+                self.normal.setdefault(normalize(name), tag)
+        #: Target id -> the (first) documents writing a relation to it, with the entry, in index order.
+        self.incoming: dict[str, list[tuple[Doc, Relation]]] = {}
+        for source in self.first.values():
+            for rel in source.related:
+                if rel.to != source.id and rel.to in self.first:
+                    self.incoming.setdefault(rel.to, []).append((source, rel))
+        #: Each tag name the documents write -> (vocabulary entry or None, key, shown name): 2,000
+        #: documents with a few tags each would otherwise look every tag up again on every query.
+        self.resolved: dict[str, tuple[Tag | None, str, str]] = {}
+        for doc in index.docs:
+            for ref in doc.tags:
+                if ref.name not in self.resolved:
+                    self.resolved[ref.name] = self.resolve(ref.name)
+
+    def resolve(self, name: str) -> tuple[Tag | None, str, str]:
+        tag = self.exact.get(name) or self.normal.get(normalize(name))
+        return (tag, tag.name, tag.name) if tag is not None else (None, normalize(name), name)
+
+
+@dataclass
+class Index:
+    """The index model. ``docs``/``terms``/``tags`` hold the items that fit the schema, in file order.
+
+    The model is complete when :func:`build_index` returns it and never changed afterwards (the
+    server shares it between calls), so the look-ups behind its questions are built on first use.
+    """
+
+    path: Path
+    shown: str
+    docs: list[Doc] = field(default_factory=list)
+    terms: list[Term] = field(default_factory=list)
+    tags: list[Tag] = field(default_factory=list)
+    has_tags: bool = False
+    problems: list[Problem] = field(default_factory=list)
+    yaml: YamlDoc | None = None
+    _lookups: _Lookups | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def _look(self) -> _Lookups:
+        # Two threads may build it at once; both build the same thing and either one is kept.
+        if self._lookups is None:
+            self._lookups = _Lookups(self)
+        return self._lookups
+
+    def doc(self, doc_id: str) -> Doc | None:
+        """The first document with ``doc_id`` (a repeated id is a drift of its own; the first one counts)."""
+        return self._look.first.get(doc_id)
+
+    def first_docs(self) -> list[Doc]:
+        """The first document of each id, in index order."""
+        return list(self._look.first.values())
+
+    def doc_file(self, doc: Doc) -> Path:
+        """The absolute path of a document (paths in the index are relative to the index file)."""
+        return resolved(self.folder / doc.path)
+
+    def doc_files(self) -> list[Path]:
+        """:meth:`doc_file` of every document, in index order (each folder resolved once)."""
+        return resolved_many(self.folder / doc.path for doc in self.docs)
+
+    # -- tags ---------------------------------------------------------------------------------------
+
+    def _resolve(self, name: str) -> tuple[Tag | None, str, str]:
+        look = self._look
+        return look.resolved.get(name) or look.resolve(name)
+
+    def tag(self, name: str) -> Tag | None:
+        """The vocabulary entry whose name is ``name``, else the first whose name or alias is (normalised)."""
+        return self._resolve(name)[0]
+
+    def canonical_tag(self, name: str) -> str:
+        """A tag name with vocabulary aliases resolved to the vocabulary's ``name`` (else as written)."""
+        return self._resolve(name)[2]
+
+    def tag_key(self, name: str) -> str:
+        """What a tag named ``name`` is compared by: its vocabulary name, else its normalised name."""
+        return self._resolve(name)[1]
+
+    def tags_of(self, doc: Doc) -> list[DocTag]:
+        """The tags of ``doc`` in written order, each resolved through the vocabulary.
+
+        This is the one rule every question about a document's tags uses: a tag that names a
+        vocabulary entry or one of its aliases is that entry (:meth:`tag`), and only that one, even
+        when names of several entries collide after normalisation (an ``alias_conflict`` drift).
+        """
+        out: list[DocTag] = []
+        for ref in doc.tags:
+            _, key, name = self._resolve(ref.name)
+            out.append(DocTag(key, name, ref.main, ref))
+        return out
+
+    def tag_keys_of(self, doc: Doc) -> set[str]:
+        return {t.key for t in self.tags_of(doc)}
+
+    def docs_with_tags(self, all_of: Iterable[str] = (), any_of: Iterable[str] = ()) -> list[Doc]:
+        """The documents (index order) that have every tag of ``all_of`` and, when given, one of ``any_of``."""
+        want_all = {self.tag_key(n) for n in all_of}
+        want_any = {self.tag_key(n) for n in any_of}
+        found = []
+        for doc in self.docs:
+            keys = self.tag_keys_of(doc)
+            if want_all <= keys and (not want_any or not want_any.isdisjoint(keys)):
+                found.append(doc)
+        return found
+
+    def docs_with_tag(self, name: str) -> list[Doc]:
+        """The documents (index order) that have the tag ``name`` (or an alias of it)."""
+        return self.docs_with_tags(all_of=(name,))
+
+    def tag_counts(self, docs: Iterable[Doc] | None = None) -> dict[str, int]:
+        """Shown tag name -> how many of ``docs`` (default: all) have it; each document counts once per tag.
+
+        Ordered as find_docs' ``tag_counts``: more documents first, equal counts in vocabulary
+        order, then the tags outside the vocabulary by name.
+        """
+        counts: dict[str, int] = {}
+        shown: dict[str, str] = {}
+        for doc in self.docs if docs is None else docs:
+            seen: set[str] = set()
+            for tag in self.tags_of(doc):
+                if tag.key not in seen:
+                    seen.add(tag.key)
+                    counts[tag.key] = counts.get(tag.key, 0) + 1
+                    shown.setdefault(tag.key, tag.name)
+        order: dict[str, int] = {}
+        for i, entry in enumerate(self.tags):
+            order.setdefault(entry.name, i)
+
+        def rank(key: str) -> tuple[int, int, int, str]:
+            return (-counts[key], 0 if key in order else 1, order.get(key, 0), shown[key])
+
+        return {shown[key]: counts[key] for key in sorted(counts, key=rank)}
+
+    # -- relations ----------------------------------------------------------------------------------
+
+    def relations_of(self, doc_id: str) -> list[SeenRelation]:
+        """The index relations of the document ``doc_id`` between it and other indexed documents.
+
+        Outgoing first (the entries it writes, in written order), then incoming (the entries other
+        documents write naming it: sources in index order, each in written order, with the
+        reverse type). Only the first document of each id counts, on both sides; relations to
+        itself or to an id the index does not have are left out (``check`` reports the latter).
+        """
+        look = self._look
+        doc = look.first.get(doc_id)
+        if doc is None:
+            return []
+        out = [
+            SeenRelation("outgoing", look.first[rel.to], rel.type, rel.when, rel)
+            for rel in doc.related
+            if rel.to != doc.id and rel.to in look.first
+        ]
+        out += [
+            SeenRelation("incoming", source, REVERSE_TYPES[rel.type] if rel.type else None, rel.when, rel)
+            for source, rel in look.incoming.get(doc.id, ())
+        ]
+        return out
+
+    def schema_diagnostics(self, config_root: Path) -> list[Diagnostic]:
+        file = display(self.path, config_root)
+        return [
+            Diagnostic(file, p.where, DriftKind.INDEX_SCHEMA, p.message, self.yaml.line_of(p.where) if self.yaml else None)
+            for p in self.problems
+        ]
+
+
+def _strings(value: Any) -> list[str]:
+    # Blank entries break the schema (reported there) and would match everything as a name.
+    return [v for v in value if isinstance(v, str) and v.strip()] if isinstance(value, list) else []
+
+
+def _strings_at(value: Any, where: str) -> list[tuple[str, str]]:
+    """The entries :func:`_strings` keeps, each with its key path ``<where>[j]``."""
+    if not isinstance(value, list):
+        return []
+    return [(v, f"{where}[{j}]") for j, v in enumerate(value) if isinstance(v, str) and v.strip()]
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _doc(item: dict[str, Any], where: str) -> Doc | None:
+    if not all(isinstance(item.get(k), str) and item[k].strip() for k in ("id", "path", "title")):
+        return None
+    if path_problem(item["path"]) is not None:  # a schema problem; no file can be looked up by it
+        return None
+    doc = Doc(
+        id=item["id"],
+        path=item["path"],
+        title=item["title"],
+        where=where,
+        aliases=_strings(item.get("aliases")),
+        description=_opt_str(item.get("description")),
+        aliases_at=_strings_at(item.get("aliases"), f"{where}.aliases"),
+    )
+    for j, tag in enumerate(item.get("tags") or [] if isinstance(item.get("tags"), list) else []):
+        if isinstance(tag, str) and tag.strip():
+            doc.tags.append(TagRef(tag, False, f"{where}.tags[{j}]"))
+        elif isinstance(tag, dict) and TAG_REF.accepts(tag):
+            doc.tags.append(TagRef(tag["name"], bool(tag.get("main", False)), f"{where}.tags[{j}]"))
+    for j, rel in enumerate(item.get("related") or [] if isinstance(item.get("related"), list) else []):
+        rel_where = f"{where}.related[{j}]"
+        if isinstance(rel, str) and rel.strip():
+            doc.related.append(Relation(rel, None, None, (), rel_where, written_as_string=True))
+        elif isinstance(rel, dict) and RELATION.accepts(rel):
+            doc.related.append(Relation(rel["to"], rel["type"], rel["when"], tuple(rel.get("paths") or ()), rel_where))
+    return doc
+
+
+def build_index(doc: YamlDoc, path: Path, shown: str) -> Index:
+    """Validate parsed index YAML and build the model from the items that fit."""
+    data = doc.data
+    index = Index(path=path.resolve(), shown=shown, yaml=doc, problems=index_problems(data))
+    if not isinstance(data, dict):
+        return index
+    index.has_tags = "tags" in data
+    for i, item in enumerate(data.get("docs") or [] if isinstance(data.get("docs"), list) else []):
+        if isinstance(item, dict) and (model := _doc(item, f"docs[{i}]")) is not None:
+            index.docs.append(model)
+    for i, item in enumerate(data.get("terms") or [] if isinstance(data.get("terms"), list) else []):
+        if isinstance(item, dict) and isinstance(item.get("id"), str) and isinstance(item.get("term"), str):
+            index.terms.append(
+                Term(
+                    id=item["id"],
+                    term=item["term"],
+                    where=f"terms[{i}]",
+                    aliases=_strings(item.get("aliases")),
+                    definition=_opt_str(item.get("definition")),
+                    docs=_strings(item.get("docs")),
+                    docs_at=_strings_at(item.get("docs"), f"terms[{i}].docs"),
+                )
+            )
+    for i, item in enumerate(data.get("tags") or [] if isinstance(data.get("tags"), list) else []):
+        if isinstance(item, dict) and isinstance(item.get("name"), str) and item["name"].strip():
+            index.tags.append(
+                Tag(
+                    name=item["name"],
+                    where=f"tags[{i}]",
+                    group=_opt_str(item.get("group")),
+                    description=_opt_str(item.get("description")),
+                    aliases=_strings(item.get("aliases")),
+                    deprecated=_opt_str(item.get("deprecated")) or None,
+                    aliases_at=_strings_at(item.get("aliases"), f"tags[{i}].aliases"),
+                )
+            )
+    return index
+
+
+def load_index(path: Path, config_root: Path) -> Index:
+    """Read and model the index; a missing or unreadable file raises (exit 2) with one sentence.
+
+    The model is kept by the project's :class:`~mdmark.workspace.Workspace` and reused while the
+    file's stat is unchanged (the server answers every call from it), and the parsed YAML by its
+    content in the user's cache: parsing YAML is most of a warm ``check``.
+    """
+    from mdmark.workspace import workspace_for
+
+    shown = display(path, config_root)
+    workspace = workspace_for(config_root)
+    return workspace.index(path, shown, lambda: build_index(load_yaml(path, shown, workspace.parsed_yaml), path, shown))

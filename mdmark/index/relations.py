@@ -1,0 +1,216 @@
+"""Relations between indexed documents, as ``find_docs`` reports them (``related_to``, ``referenced_by``).
+
+A relation comes from one of three places (design.md section 3):
+
+* the index: a ``related`` entry of one document naming another (string or ``{to, type, when}``);
+* a body link: a Markdown link in one indexed document whose target file is another indexed document;
+* an occurrence: another document's title or alias in the plain text of a document (outside code).
+
+Seen from a document ``T``, an index relation written in ``T`` reads as written (outgoing); one
+written in another document ``R`` naming ``T`` reads with its reverse name (incoming:
+``requires`` → ``required_by`` …). Only for a direction that has no index relation, one relation
+of type null stands for the body links and occurrences.
+
+The body graph (links + occurrences) is computed once per call over all indexed documents from the
+pipeline facts (cached by content). Occurrences depend on the names in the index as well as on
+the text, so they are cached per (set of names, document content): an unchanged index and
+unchanged documents cost one dictionary look-up per document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+from mdmark.facts import DocFacts
+from mdmark.util.files import file_stamps
+from mdmark.index.model import Doc, Index
+from mdmark.index.occurrences import NameMatcher
+from mdmark.workspace import Workspace, workspace_for
+
+@dataclass(frozen=True)
+class RelationView:
+    """One element of ``docs[].relations``."""
+
+    direction: str
+    type: str | None
+    when: str | None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"direction": self.direction, "type": self.type, "when": self.when}
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One relation ``source`` → ``target``: an index relation (``written``) or a body link/occurrence."""
+
+    source: str
+    target: str
+    type: str | None
+    when: str | None
+    written: bool
+
+
+def _matcher(workspace: Workspace, index: Index) -> tuple[str, NameMatcher]:
+    pairs = [(name, doc.id) for doc in index.docs for name in doc.names]
+    digest = hashlib.sha256("\0".join(f"{n}\x01{o}" for n, o in pairs).encode()).hexdigest()
+    return digest, workspace.matchers.get_or_make(digest, lambda: NameMatcher(pairs))
+
+
+def _occurring(workspace: Workspace, signature: str, matcher: NameMatcher, facts: DocFacts) -> frozenset[str]:
+    """Ids of the documents whose title or alias occurs in the plain text of ``facts``."""
+    return workspace.occurrences.get_or_make(
+        (signature, facts.content_key), lambda: frozenset(occ.owner for occ in matcher.find(facts.text))
+    )
+
+
+class RelationGraph:
+    """All relations among the documents of one index, computed once and queried per document.
+
+    The index relations are the index model's (:meth:`Index.relations_of`); the graph adds the
+    body links and occurrences.
+    """
+
+    def __init__(self, index: Index, facts: list[DocFacts], srcdir: Path) -> None:
+        """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing)."""
+        self.index = index
+        # Lexical paths (both roots are already resolved): resolving every link target costs
+        # system calls per link, seconds for thousands of documents.
+        folder = str(index.folder)
+        by_file: dict[str, str] = {}
+        for doc in index.docs:
+            by_file.setdefault(os.path.normpath(os.path.join(folder, doc.path)), doc.id)
+        src = str(srcdir.resolve())
+        workspace = workspace_for(srcdir)
+        signature, matcher = _matcher(workspace, index)
+        #: source id -> target ids reached by a body link or an occurrence (no self-relations).
+        self.body: dict[str, set[str]] = {}
+        seen_sources: set[str] = set()
+        for doc, doc_facts in zip(index.docs, facts, strict=True):
+            if doc.id in seen_sources:
+                continue
+            seen_sources.add(doc.id)
+            if doc_facts.error is not None:
+                continue
+            targets: set[str] = set()
+            for link in doc_facts.links:
+                if link.external or link.path is None:
+                    continue
+                target = by_file.get(os.path.normpath(os.path.join(src, link.path)))
+                if target is not None:
+                    targets.add(target)
+            targets |= _occurring(workspace, signature, matcher, doc_facts)
+            targets.discard(doc.id)
+            if targets:
+                self.body[doc.id] = targets
+        #: target id -> ids of every document that refers to it (index relation, link or occurrence).
+        self._incoming: dict[str, set[str]] = {}
+        for doc in index.first_docs():
+            for seen in index.relations_of(doc.id):
+                if seen.direction == "outgoing":
+                    self._incoming.setdefault(seen.other.id, set()).add(doc.id)
+        for source_id, targets in self.body.items():
+            for target in targets:
+                self._incoming.setdefault(target, set()).add(source_id)
+
+    def referenced_by(self, doc_id: str) -> int:
+        """How many other documents refer to ``doc_id``."""
+        return len(self._incoming.get(doc_id, ()))
+
+    def linked(self, source_id: str, target_id: str) -> bool:
+        """Whether a body link or an occurrence in ``source_id`` reaches ``target_id``."""
+        return target_id in self.body.get(source_id, ())
+
+    def relations_of(self, target_id: str) -> dict[str, list[RelationView]]:
+        """Other document id -> its relations seen from ``target_id`` (the ``related_to`` document).
+
+        outgoing: ``target`` → ``other``; incoming: ``other`` → ``target``. Within a direction the
+        index relations in their written order; a direction with none gets one type-null relation
+        when a body link or an occurrence connects the two. Others in index order.
+        """
+        if self.index.doc(target_id) is None:
+            return {}
+        written: dict[str, dict[str, list[RelationView]]] = {}
+        for seen in self.index.relations_of(target_id):
+            views = written.setdefault(seen.other.id, {"outgoing": [], "incoming": []})
+            views[seen.direction].append(RelationView(seen.direction, seen.type, seen.when))
+        found: dict[str, list[RelationView]] = {}
+        for other in self.index.first_docs():
+            if other.id == target_id:
+                continue
+            views = written.get(other.id, {"outgoing": [], "incoming": []})
+            outgoing = views["outgoing"] or (
+                [RelationView("outgoing", None, None)] if self.linked(target_id, other.id) else []
+            )
+            incoming = views["incoming"] or (
+                [RelationView("incoming", None, None)] if self.linked(other.id, target_id) else []
+            )
+            if outgoing or incoming:
+                found[other.id] = outgoing + incoming
+        return found
+
+    def edges(self) -> list[Edge]:
+        """Every relation as a directed edge, by the rule of :meth:`relations_of`.
+
+        Sources in index order; per source, the index relations in written order, then the
+        documents reached only by body links or occurrences, by id.
+        """
+        found: list[Edge] = []
+        for source in self.index.first_docs():
+            written: dict[str, list[Edge]] = {}
+            for seen in self.index.relations_of(source.id):
+                if seen.direction == "outgoing":
+                    edge = Edge(source.id, seen.other.id, seen.type, seen.when, True)
+                    written.setdefault(seen.other.id, []).append(edge)
+            for edges in written.values():
+                found += edges
+            found += [Edge(source.id, t, None, None, False) for t in sorted(self.body.get(source.id, ())) if t not in written]
+        return found
+
+
+def doc_file(index: Index, doc: Doc) -> Path:
+    """:meth:`Index.doc_file` without resolving links: one system call less per document."""
+    return Path(os.path.normpath(os.path.join(index.folder, doc.path)))
+
+
+def build_graph(
+    index: Index, srcdir: Path, facts_for: Callable[[list[Path]], list[DocFacts]], parsed_as: str
+) -> RelationGraph:
+    """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.Project.facts_for`,
+    ``parsed_as`` says how it parses (:meth:`mdmark.pipeline.pipeline.Pipeline.parse_key`).
+
+    The graph is reused while the index text and every document's content are unchanged; while
+    the index model, the way documents are parsed and every document's file (and what it includes)
+    keep their stat, not even the documents' facts are looked up again.
+    """
+    workspace = workspace_for(srcdir)
+    files = [os.path.normpath(os.path.join(index.folder, doc.path)) for doc in index.docs]
+    stamps = file_stamps(files)
+    quick = f"graph\0{index.path}\0{srcdir}\0{parsed_as}"
+    last = workspace.stamped.get(quick)
+    if (
+        last is not None
+        and stamps is not None
+        and last[0] is index
+        and last[1] == stamps
+        and file_stamps(last[2]) == last[3]
+    ):
+        return cast(RelationGraph, last[4])
+    facts = facts_for([Path(f) for f in files])
+    digest = hashlib.sha256()
+    for part in (str(index.path), str(srcdir), index.yaml.text if index.yaml is not None else repr(index.docs)):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    for doc_facts in facts:
+        digest.update(f"{doc_facts.path}\1{doc_facts.content_key}\1{doc_facts.error is not None}\0".encode())
+    graph = workspace.graphs.get_or_make(digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir))
+    if stamps is not None:
+        deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _, _ in f.deps})
+        dep_stamps = file_stamps(deps)
+        if dep_stamps is not None:
+            workspace.stamped.put(quick, (index, stamps, deps, dep_stamps, graph))
+    return graph

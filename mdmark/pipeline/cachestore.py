@@ -1,0 +1,132 @@
+"""The parse and render caches on disk: outside the work tree, every entry authenticated.
+
+A repository is untrusted input, and a cache entry holds a pickled doctree: an entry a repository
+could plant would run its code. So the cache lives in the user's own cache folder
+(``$XDG_CACHE_HOME/mdmark`` or ``~/.cache/mdmark``), one sub-folder per project keyed by a hash of
+the project's real path, and every entry carries an HMAC made with a key that only this user can
+read (``key``, mode 0600, in the same folder). An entry whose HMAC does not match — damaged,
+copied from elsewhere, or written by someone else — is a miss: it is rebuilt, never loaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from mdmark.util.files import TMP_SUFFIX
+
+_KEY_BYTES = 32
+_MAC_BYTES = hashlib.sha256().digest_size
+#: Keys read so far, by file (the cache folder follows XDG_CACHE_HOME, which may change).
+_KEYS: dict[Path, bytes] = {}
+
+
+def user_cache_root() -> Path:
+    """``$XDG_CACHE_HOME/mdmark``, else ``~/.cache/mdmark``."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    folder = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return folder / "mdmark"
+
+
+def project_cache_dir(project_root: Path) -> Path:
+    """The cache folder of the project whose config folder is ``project_root``."""
+    real = str(project_root.resolve())
+    return user_cache_root() / hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key at ``path`` when it is this user's private regular file of the right size."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            return None
+        data = handle.read(_KEY_BYTES + 1)
+    return data if len(data) == _KEY_BYTES else None
+
+
+def secret_key() -> bytes:
+    """This user's cache key, created on first use (0600); concurrent first uses agree on one key."""
+    root = user_cache_root()
+    path = root / "key"
+    cached = _KEYS.get(path)
+    if cached is not None:
+        return cached
+    key = _read_key(path)
+    if key is None:
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # A key file that is not ours, not private or damaged is replaced, never trusted.
+        with contextlib.suppress(FileNotFoundError):
+            if os.path.lexists(path):
+                os.unlink(path)
+        fresh = secrets.token_bytes(_KEY_BYTES)
+        tmp = root / f".key.{os.getpid()}-{secrets.token_hex(6)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(fresh)
+            try:
+                os.link(tmp, path)  # fails when another process made the key first: use theirs
+            except FileExistsError:
+                pass
+        finally:
+            os.unlink(tmp)
+        key = _read_key(path)
+        if key is None:
+            raise OSError(f"cache key {path} is not usable")
+    _KEYS[path] = key
+    return key
+
+
+def _mac(key: bytes, label: str, data: bytes) -> bytes:
+    # The label (the entry's name) binds an entry to its place: a valid entry moved to another
+    # key's file does not verify.
+    return hmac.new(key, label.encode() + b"\0" + data, hashlib.sha256).digest()
+
+
+def write_entry(path: Path, data: bytes) -> None:
+    """Store ``data`` at ``path`` with its HMAC; a failure is left to the caller (the cache is optional).
+
+    Lighter than :func:`mdmark.util.files.atomic_write_bytes`, as a cold run writes thousands of entries
+    into this user's own private folder: a temp file created exclusively and without following links
+    (0600), then renamed over the entry (a rename replaces a link, never follows it). No fsync (a
+    crash may lose entries, never corrupt one: a torn entry fails its HMAC), no mode to keep, and
+    no sweep for leftovers of killed writers (the folder is safe to delete).
+    """
+    blob = _mac(secret_key(), path.name, data) + data
+    tmp = path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}{TMP_SUFFIX}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(tmp, flags, 0o600)
+    except FileNotFoundError:  # the entry's folder is new
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(tmp, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(blob)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def read_entry(path: Path) -> bytes | None:
+    """The data stored at ``path``, or None when missing, unreadable or not authentic."""
+    try:
+        blob = path.read_bytes()
+        key = secret_key()
+    except OSError:
+        return None
+    mac, data = blob[:_MAC_BYTES], blob[_MAC_BYTES:]
+    if len(mac) != _MAC_BYTES or not hmac.compare_digest(mac, _mac(key, path.name, data)):
+        return None
+    return data

@@ -1,0 +1,506 @@
+"""The one way through: Markdown → MyST (+ sphinx-design) → docutils doctree → facts.
+
+One Sphinx application per (source folder, MyST settings) is created once per process and reused
+for every document (creating it costs far more than reading a document). Results are cached by
+content hash: in memory for the life of the process (the MCP server), and on disk in the user's
+cache folder (:mod:`mdmark.pipeline.cachestore`, entries authenticated) for the CLI, so an unchanged
+document is never parsed twice.
+
+Sphinx and docutils keep global state (directive registries, the logging set-up), so every use of
+an application happens in a :func:`mdmark.host.app.session` (under :data:`SPHINX_LOCK`). Cached
+results are read without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import pickle
+import posixpath
+import shutil
+import tempfile
+import threading
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mdmark import __version__
+from mdmark.pipeline.contentcache import ContentCache, raw
+from mdmark.config.main import MarkdownSettings
+from mdmark.errors import MdmarkError
+from mdmark.facts import FACTS_VERSION, DocFacts, Warning
+from mdmark.util.files import resolve_many
+# SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
+from mdmark.host.app import SPHINX_LOCK as SPHINX_LOCK
+from mdmark.pipeline.sources import Sources
+from mdmark.host.app import ConfInfo, session
+from mdmark.pipeline.workers import parallel
+
+if TYPE_CHECKING:
+    from docutils import nodes
+    from sphinx.application import Sphinx
+
+C = TypeVar("C", bound=ContentCache[Any])
+
+#: The in-tree cache folder of older versions: never read any more, still never searched for documents.
+CACHE_DIR_NAME = ".mdmark_cache"
+
+
+class _App:
+    """A Sphinx application bound to one source folder."""
+
+    def __init__(
+        self,
+        srcdir: Path,
+        settings: MarkdownSettings,
+        workdir_base: Path | None = None,
+        conf: Path | None = None,
+        root: Path | None = None,
+    ) -> None:
+        from mdmark.host.confine import install
+        from mdmark.host.linebreaks import enable
+        from mdmark.host.app import create_app
+
+        self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
+        # The scratch folder (Sphinx's doctree pickles) goes when the app goes or the process ends.
+        weakref.finalize(self, shutil.rmtree, self.workdir, True)
+        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir)
+        self.srcdir = srcdir
+        #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
+        #: the file may change in between (an editor saving while the server reads).
+        self._texts: dict[str, str] = {}
+        with session(self.sphinx):  # what these log is the app's, not the caller's
+            enable(self.sphinx)  # export and build join lines split between Japanese characters
+            install(self.sphinx, root)  # {include} and friends read only inside the project root
+            self.sphinx.connect("source-read", self._source_read)
+
+    def _source_read(self, app: Sphinx, docname: str, source: list[str]) -> None:
+        text = self._texts.get(docname)
+        if text is not None:
+            source[0] = text
+
+    def read(self, docname: str, text: str | None = None) -> tuple[nodes.document, list[Warning]]:
+        """Read one document (re-reading it cleanly if read before); returns its doctree and warnings.
+
+        ``text`` is the document's content as the caller hashed it (default: the file as Sphinx reads it).
+        """
+        from mdmark.host.app import ensure_known, take_doctree
+
+        app = self.sphinx
+        env = app.env
+        with session(app) as warnings:
+            if docname in env.all_docs:
+                app.events.emit("env-purge-doc", env, docname)
+                env.clear_doc(docname)
+            if text is not None:
+                self._texts[docname] = text
+            ensure_known(app, docname)
+            try:
+                app.builder.read_doc(docname)
+            finally:
+                self._texts.pop(docname, None)
+            return take_doctree(env, docname), list(warnings)
+
+
+def docname_of(relpath: str) -> str:
+    """Sphinx's docname of a source file path relative to the source folder (its suffix dropped)."""
+    return posixpath.splitext(relpath)[0]
+
+
+def file_stamp(path: Path) -> tuple[int, int]:
+    """(size, mtime in ns) of a file, (-1, -1) when it cannot be read: what "unchanged" means."""
+    try:
+        info = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (info.st_size, info.st_mtime_ns)
+
+
+def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str = "") -> str:
+    """The key of one document's parse: its bytes, the settings and the conf.py (``conf``: its digest)."""
+    digest = hashlib.sha256()
+    for part in (__version__, FACTS_VERSION, settings.key(), conf, relpath):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def _parse_task(pipeline: Pipeline, job: tuple[str, str, str, bool]) -> tuple[str, dict[str, Any], bytes]:
+    """One document parsed in a worker process: its key, facts (as JSON data) and pickled doctree
+    (``b""`` when the job says the tree is not kept)."""
+    key, relpath, text, keep_tree = job
+    with SPHINX_LOCK:
+        facts, tree, _ = _parse_guarded(pipeline._get_app(), relpath, key, text, keep_tree)
+    return key, facts.to_json(), tree
+
+
+def _parse_guarded(
+    app: _App, relpath: str, key: str, text: str, pickled: bool = True
+) -> tuple[DocFacts, bytes, nodes.document | None]:
+    """:func:`_parse_with`, but a document that makes MyST or Sphinx fail comes back as facts with
+    ``error`` set (and no doctree), so one document never stops the others."""
+    try:
+        return _parse_with(app, relpath, key, text, pickled)
+    except Exception as exc:  # any parser/extension failure: report it for this document only
+        from mdmark.host.app import forget_document
+
+        try:
+            forget_document(app.sphinx.env, docname_of(relpath))
+        except Exception:  # noqa: S110 - best effort: the next read of the document purges it again
+            pass
+        message = f"`{relpath}` を読む途中で MyST・Sphinx が止まった（{type(exc).__name__}: {exc}）ので、この文書の記法を確かめてください。"
+        return DocFacts(path=relpath, sha=key, chars=len(text), error=message), b"", None
+
+
+def _parse_with(
+    app: _App, relpath: str, key: str, text: str, pickled: bool = True
+) -> tuple[DocFacts, bytes, nodes.document]:
+    """The document's facts, its doctree pickled for the cache (``b""`` unless ``pickled``) and the
+    doctree itself."""
+    from mdmark.pipeline.extract import extract
+
+    docname = docname_of(relpath)
+    doctree, warnings = app.read(docname, text)
+    env = app.sphinx.env
+    metadata = dict(env.metadata.get(docname, {}))
+    parts = extract(doctree, docname, metadata, text, env, app.info.source_suffixes)
+    # What the document pulled in ({include}, {literalinclude}, images): a change re-parses it.
+    deps = sorted({str(d) for d in env.dependencies.get(docname, ())} - {relpath})
+    stamps = [(rel, *file_stamp(app.srcdir / rel)) for rel in deps]
+    facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, deps=stamps, **parts)
+    # Keep the doctree without its environment so it pickles and can be re-attached later.
+    doctree.settings.env = None
+    doctree.reporter = None
+    doctree.transformer = None
+    return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL) if pickled else b"", doctree
+
+
+class Pipeline:
+    """Parses the Markdown documents under one source folder with one set of MyST settings."""
+
+    def __init__(
+        self,
+        srcdir: Path,
+        settings: MarkdownSettings,
+        cache_dir: Path | None = None,
+        conf: Path | None = None,
+        scratch: Path | None = None,
+    ) -> None:
+        """``scratch``: where the Sphinx application's scratch folder goes (a worker's, which its
+        parent removes), else a temporary folder removed with the pipeline."""
+        from mdmark.host.confine import project_root
+        from mdmark.host.app import conf_digest
+
+        #: Where embedded files must lie (design.md §9): the config folder's git work tree, else the
+        #: config folder — with a conf.py too, whose folder is only the source folder.
+        self.project_root = project_root(srcdir.resolve())
+        #: The folder the pipeline was asked for (the config folder), before conf.py's replaces it.
+        self.config_root = srcdir.resolve()
+        #: With a conf.py, its folder is the source folder, as for ``sphinx-build``.
+        self.conf = conf.resolve() if conf is not None else None
+        self.srcdir = self.conf.parent if self.conf is not None else srcdir.resolve()
+        self.settings = settings
+        self.cache_dir = cache_dir
+        self.conf_key = conf_digest(self.conf)
+        self._scratch = scratch
+        #: The doctree object of the last parse, by its key, until doctree() takes it.
+        self._fresh: tuple[str, nodes.document] | None = None
+        self._app: _App | None = None
+        self._info: ConfInfo | None = None
+        #: Facts and doctrees by cache key (a doctree's facts are only ever written after it).
+        self._facts: ContentCache[DocFacts] = ContentCache(
+            cache_dir, ".json", _encode_facts, _decode_facts, slot_of=lambda facts: facts.path
+        )
+        self._trees: ContentCache[bytes] = ContentCache(cache_dir, ".doctree", raw, raw)
+        self._conf_infos: ContentCache[ConfInfo] = ContentCache(cache_dir, ".conf.json", _encode_info, _decode_info)
+        #: Caches of what other modules derive from this pipeline's documents (HTML fragments), by name.
+        self._derived: dict[str, ContentCache[Any]] = {}
+        self._derived_lock = threading.Lock()
+        #: The documents' files: their names, content keys and text.
+        self.sources = Sources(
+            self.srcdir,
+            self.conf,
+            lambda rel, data: cache_key(rel, data, settings, self.conf_key),
+            lambda: self.conf_info().source_suffixes,
+        )
+        #: How many documents this pipeline actually parsed (cache misses) — for tests and benchmarks.
+        self.parse_count = 0
+
+    # -- the application -------------------------------------------------------------------
+
+    @property
+    def app(self) -> Sphinx:
+        """The Sphinx application (created on first use). Use it only under :data:`SPHINX_LOCK`."""
+        return self._get_app().sphinx
+
+    def _get_app(self) -> _App:
+        with SPHINX_LOCK:
+            if self._app is None:
+                self._app = _App(self.srcdir, self.settings, self._scratch, conf=self.conf, root=self.project_root)
+                self._info = self._app.info
+                self._store_info(self._app.info)
+            return self._app
+
+    def conf_info(self) -> ConfInfo:
+        """What check, export and build need of the Sphinx configuration, without running conf.py
+        again when an earlier run already did (cached by the digest of conf.py)."""
+        from mdmark.host.app import info_for_settings
+
+        if self._info is not None:
+            return self._info
+        if self.conf is None:
+            self._info = info_for_settings(self.settings)
+            return self._info
+        cached = self._conf_infos.get(self._info_key(), keep=False)
+        if cached is not None:
+            self._info = cached
+            return cached
+        return self._get_app().info
+
+    def _info_key(self) -> str:
+        return hashlib.sha256(f"conf\0{__version__}\0{self.conf_key}\0{self.settings.key()}".encode()).hexdigest()
+
+    def _store_info(self, info: ConfInfo) -> None:
+        if self.conf is not None:
+            self._conf_infos.write(self._info_key(), info)
+
+    def content_cache(self, name: str, make: Callable[[Path | None], C]) -> C:
+        """The cache ``name`` of things derived from this pipeline's documents, made by ``make`` (given
+        the cache folder) on first use: it lives as long as the pipeline."""
+        with self._derived_lock:
+            cache = self._derived.get(name)
+            if cache is None:
+                cache = self._derived[name] = make(self.cache_dir)
+        return cache  # type: ignore[return-value]
+
+    @property
+    def parse_key(self) -> str:
+        """What decides how documents parse here: the settings and conf.py (what a cache key holds
+        besides a document's bytes)."""
+        return f"{self.settings.key()}\0{self.conf_key}"
+
+    # -- paths and raw input -----------------------------------------------------------------
+
+    def relpath(self, path: Path) -> str:
+        """The document's path relative to the source folder; refuses paths outside it or not ``.md``."""
+        return self.sources.relpath(path, resolve_many([path])[0])
+
+    def key_of(self, path: Path, real: Path | None) -> str:
+        """The cache key of a document's current content (``real``: ``path`` resolved, None if its
+        links loop); raises :class:`MdmarkError` when it cannot be read."""
+        return self.sources.key(real or path, self.sources.relpath(path, real))[0]
+
+    # -- the cache ------------------------------------------------------------------------------
+
+    def _load_cached(self, key: str, want_tree: bool) -> tuple[DocFacts, bytes | None] | None:
+        # Only authenticated entries are loaded (the doctree is a pickle): see mdmark.pipeline.cachestore.
+        facts = self._facts.get(key, keep=False)
+        if facts is None:
+            return None
+        tree = self._trees.get(key, keep=False) if want_tree else None
+        if want_tree and tree is None:
+            return None
+        self._facts.remember(key, facts)
+        if tree is not None:
+            self._trees.remember(key, tree, facts.path)
+        return facts, tree
+
+    def _deps_fresh(self, facts: DocFacts) -> bool:
+        """Whether the files the document pulled in (``{include}``, ``{literalinclude}``) are as
+        they were when it was parsed: the cache key covers the document's own bytes only."""
+        return all(file_stamp(self.srcdir / rel) == (size, mtime) for rel, size, mtime in facts.deps)
+
+    def adopt(self, facts: DocFacts) -> None:
+        """Keep in memory the facts a worker process parsed (and wrote to the disk cache)."""
+        if facts.error is None:
+            self._facts.remember(facts.sha, facts)
+
+    def _store(self, key: str, facts: DocFacts, tree: bytes | None) -> None:
+        """Cache facts and (unless None) the pickled doctree: the tree first, so a tree found on disk
+        always has its facts."""
+        self._facts.remember(key, facts)
+        if tree is not None:
+            self._trees.remember(key, tree, facts.path)
+            if not self._trees.write(key, tree):
+                return
+        self._facts.write(key, facts)
+
+    # -- parsing ----------------------------------------------------------------------------------
+
+    def facts(self, path: Path) -> DocFacts:
+        """Facts of one document; raises :class:`MdmarkError` for a file that cannot be read."""
+        result = self.facts_many([path])[0]
+        if result.error is not None:
+            raise MdmarkError(result.error)
+        return result
+
+    def facts_many(
+        self,
+        paths: Sequence[Path],
+        progress: Callable[[int, int], None] | None = None,
+        want_trees: bool = False,
+        keep_trees: bool = True,
+    ) -> list[DocFacts]:
+        """Facts of many documents, in the given order. Unreadable files come back with ``error`` set.
+
+        Documents not in the cache are parsed — in worker processes (one per core) when there are many.
+        ``keep_trees=False``: the doctrees of documents parsed now are not cached (the caller renders
+        them at once and caches the HTML, as a cold build does); their facts are.
+        """
+        results: list[DocFacts | None] = [None] * len(paths)
+        todo: list[tuple[int, str, str, str]] = []
+        #: A path named twice is parsed once; its other positions are filled in at the end.
+        repeats: list[tuple[int, int]] = []
+        first_of: dict[str, int] = {}
+        for i, (path, real) in enumerate(zip(paths, resolve_many(paths), strict=True)):
+            try:
+                rel = self.sources.relpath(path, real)
+                key, known_text = self.sources.key(real or path, rel)
+            except MdmarkError as exc:
+                results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
+                continue
+            if key in first_of:
+                repeats.append((i, first_of[key]))
+                continue
+            first_of[key] = i
+            hit = self._load_cached(key, want_trees)
+            if hit is not None and self._deps_fresh(hit[0]):
+                results[i] = hit[0]
+                continue
+            if known_text is None:
+                # Known by its stat but no longer cached: read it now (the bytes decide the key).
+                try:
+                    key, known_text = self.sources.read_keyed(real or path, rel)
+                except MdmarkError as exc:
+                    results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
+                    continue
+            todo.append((i, key, rel, known_text))
+        done = len(paths) - len(todo) - len(repeats)
+        if progress:
+            progress(done, len(paths))
+        if parallel(len(todo)):
+            for i, facts in self._parse_parallel(todo, keep_trees):
+                results[i] = facts
+                done += 1
+                if progress:
+                    progress(done, len(paths))
+        else:
+            for i, key, rel, text in todo:
+                results[i] = self._parse_full(key, rel, text, keep_trees)[0]
+                done += 1
+                if progress:
+                    progress(done, len(paths))
+        for i, first in repeats:
+            results[i] = results[first]
+            done += 1
+            if progress:
+                progress(done, len(paths))
+        return [r for r in results if r is not None]
+
+    def _parse_full(self, key: str, rel: str, text: str, keep_tree: bool = True) -> tuple[DocFacts, bytes]:
+        with SPHINX_LOCK:
+            facts, tree, doctree = _parse_guarded(self._get_app(), rel, key, text, keep_tree)
+            self.parse_count += 1
+            # The next doctree() of this very content may take the object instead of unpickling a
+            # copy: a cold build renders each document right after parsing it.
+            self._fresh = (key, doctree) if doctree is not None else None
+        if facts.error is None:  # a failure is not cached: a fixed extension may read it next time
+            self._store(key, facts, tree if keep_tree else None)
+        return facts, tree
+
+    @contextlib.contextmanager
+    def collect_warnings(self) -> Iterator[list[Warning]]:
+        """Hold :data:`SPHINX_LOCK` and gather the Sphinx warnings of the block (post-transforms,
+        HTML translation) into the yielded list, as a read's warnings are.
+
+        Sphinx's logging set-up is global to the process; the session points it at this pipeline's
+        app, so warnings land here even when several pipelines (source folders) live in one process.
+        """
+        with SPHINX_LOCK, session(self._get_app().sphinx) as found:
+            yield found
+
+    def _parse_parallel(self, todo: list[tuple[int, str, str, str]], keep_trees: bool) -> list[tuple[int, DocFacts]]:
+        from mdmark.pipeline.workers import run_in_workers
+
+        jobs = [(key, rel, text, keep_trees) for _, key, rel, text in todo]
+        index_of = {key: i for i, key, _, _ in todo}
+        out: list[tuple[int, DocFacts]] = []
+        for key, facts_json, tree in run_in_workers(self, _parse_task, jobs):
+            facts = DocFacts.from_json(facts_json)
+            self.parse_count += 1
+            if facts.error is None:
+                self._store(key, facts, tree if keep_trees else None)
+            out.append((index_of[key], facts))
+        return out
+
+    def doctree(self, path: Path) -> nodes.document:
+        """A fresh copy of the document's doctree (before post-transforms), attached to the app's env.
+
+        Callers transform and render it under :data:`SPHINX_LOCK`.
+        """
+        return self.doctree_and_text(path)[0]
+
+    def doctree_and_text(self, path: Path) -> tuple[nodes.document, str]:
+        """:meth:`doctree`, and the text it was read from (one read: the renderer quotes its lines)."""
+        from sphinx.util.docutils import LoggingReporter
+
+        rel = self.relpath(path)
+        key, text = self.sources.read_keyed(path, rel)
+        with SPHINX_LOCK:
+            just_parsed, self._fresh = self._fresh, None
+        if just_parsed is not None and just_parsed[0] == key:
+            tree: nodes.document = just_parsed[1]  # parsed a moment ago from these very bytes
+        else:
+            tree = self._tree(key, rel, text)
+        app = self._get_app()
+        tree.settings.env = app.sphinx.env
+        tree.reporter = LoggingReporter(str(path))
+        return tree, text
+
+    def _tree(self, key: str, rel: str, text: str) -> nodes.document:
+        """A fresh copy of the doctree of ``key``: from the cache, else parsed now."""
+        hit = self._load_cached(key, want_tree=True)
+        if hit is None or hit[1] is None or not self._deps_fresh(hit[0]):
+            hit = self._parse_full(key, rel, text)
+            if hit[0].error is not None:
+                raise MdmarkError(hit[0].error)
+        assert hit[1] is not None
+        tree: nodes.document
+        try:
+            # Authenticated bytes this user's mdmark wrote; a docutils upgrade can still make old ones unloadable.
+            tree = pickle.loads(hit[1])
+        except Exception:
+            facts, fresh = self._parse_full(key, rel, text)
+            if facts.error is not None:
+                raise MdmarkError(facts.error) from None
+            tree = pickle.loads(fresh)
+        return tree
+
+
+def _encode_facts(facts: DocFacts) -> bytes:
+    return json.dumps(facts.to_json(), ensure_ascii=False).encode("utf-8")
+
+
+def _decode_facts(data: bytes) -> DocFacts:
+    return DocFacts.from_json(json.loads(data.decode("utf-8")))
+
+
+def _encode_info(info: ConfInfo) -> bytes:
+    return json.dumps(info.to_json(), ensure_ascii=False).encode("utf-8")
+
+
+def _decode_info(data: bytes) -> ConfInfo:
+    return ConfInfo.from_json(json.loads(data.decode("utf-8")))
+
+
+def get_pipeline(
+    srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
+) -> Pipeline:
+    """The pipeline for a source folder, settings and conf.py, kept by the folder's workspace
+    (created once, then reused; an edited conf.py makes a new one)."""
+    from mdmark.workspace import workspace_for
+
+    return workspace_for(srcdir).pipeline(srcdir, settings, cache_dir, conf)

@@ -1,0 +1,374 @@
+"""``find_docs`` and ``list_tags``: the index queries (mcp-tools.ja.md, 文書を探す・タグの語彙を見る).
+
+The MCP tools and ``mdmark find`` / ``mdmark tags`` call these functions with the arguments as
+received; the values are checked here by the tools' declarations (:func:`tool_arguments`), so both
+front-ends say the same sentence.
+A markdown or toon result is a ``str``, a json result a ``dict``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mdmark.errors import MdmarkError
+from mdmark.host.confine import inside, project_root
+from mdmark.util.files import read_text
+from mdmark.index.model import Doc, Index, Tag
+from mdmark.project import Project
+from mdmark.index.relations import RelationGraph, RelationView, build_graph, doc_file
+from mdmark.tools.registry import BRIEF_FIELDS, tool_arguments
+from mdmark.tools.registry import FIELDS as OPTIONAL_FIELDS
+from mdmark.util.text import close_names, normalize, quote_list
+from mdmark.util.toon import encode as encode_toon
+from mdmark.workspace import Workspace
+
+VIEW_FIELDS: dict[str, tuple[str, ...]] = {
+    "brief": (),
+    "standard": ("path", "aliases"),
+    "full": ("path", "aliases", "related", "referenced_by"),
+}
+HINT = "続きがあります。tags・any_tags・text で絞るか、count_only で件数だけを確かめてください。"
+
+_COLUMNS: dict[str, str] = {
+    "id": "ID",
+    "title": "題",
+    "description": "概要",
+    "tags": "タグ",
+    "chars": "文字数",
+    "path": "パス",
+    "aliases": "別名",
+    "related": "関連",
+    "referenced_by": "被参照",
+    "relations": "関係",
+}
+
+
+# -- shared pieces ---------------------------------------------------------------------------------
+
+
+def _open_index(start: Path, config: str | None) -> tuple[Project, Index]:
+    project = Project.open(start, config)
+    return project, project.index()
+
+
+def file_chars(workspace: Workspace, path: Path, root: Path | None = None) -> int | None:
+    """Code points in a document's file, None when it is missing, unreadable or (links resolved)
+    outside ``root`` (kept by the workspace while the file's stat is unchanged)."""
+    if root is not None and not inside(path, root):
+        return None
+
+    def count() -> int | None:
+        try:
+            return len(read_text(path))
+        except MdmarkError:
+            return None
+
+    return workspace.file_chars(path, count)
+
+
+# -- find_docs -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Filter:
+    text: str | None
+    tags: tuple[str, ...]
+    any_tags: tuple[str, ...]
+    related_to: str | None
+
+    def digest(self) -> str:
+        data = json.dumps([self.text, list(self.tags), list(self.any_tags), self.related_to], ensure_ascii=False)
+        return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+def encode_cursor(offset: int, filt: _Filter) -> str:
+    raw = json.dumps({"offset": offset, "filter": filt.digest()}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, filt: _Filter) -> int:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        data = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
+        data = None
+    offset = data.get("offset") if isinstance(data, dict) else None
+    if (
+        not isinstance(data, dict)
+        or isinstance(offset, bool)
+        or not isinstance(offset, int)
+        or offset < 0
+        or not isinstance(data.get("filter"), str)
+    ):
+        raise MdmarkError("cursor を読めないので、cursor を省いて先頭から引き直してください。")
+    if data["filter"] != filt.digest():
+        raise MdmarkError(
+            "絞り込みの条件（text・tags・any_tags・related_to）が next_cursor を返した呼び出しと違うので、cursor を省いて先頭から引き直してください。"
+        )
+    return offset
+
+
+def _related_entry(rel: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"to": rel.to, "type": rel.type, "when": rel.when}
+    if rel.paths:
+        entry["paths"] = list(rel.paths)
+    return entry
+
+
+def _unknown_tag_warning(index: Index, name: str) -> str:
+    known = [t.name for t in index.tags] + [a for t in index.tags for a in t.aliases]
+    close = close_names(name, known)
+    # Aliases are suggested through their vocabulary name: that is the name to write.
+    names: list[str] = []
+    for candidate in close:
+        canonical = index.canonical_tag(candidate)
+        if canonical not in names:
+            names.append(canonical)
+    tail = f"近いタグ: {quote_list(names)}" if names else "近いタグも無い"
+    return f"タグ `{name}` は索引のタグの語彙に無く、そのまま引いた（{tail}）ので、list_tags で語彙を確かめてください。"
+
+
+def find_docs(
+    start: Path,
+    *,
+    text: Any = None,
+    tags: Any = None,
+    any_tags: Any = None,
+    related_to: Any = None,
+    limit: Any = None,
+    cursor: Any = None,
+    view: Any = None,
+    include: Any = None,
+    exclude: Any = None,
+    count_only: Any = None,
+    format: Any = None,
+    config: Any = None,
+) -> str | dict[str, Any]:
+    """Documents of the index that meet every given condition (see mcp-tools.ja.md find_docs)."""
+    args = tool_arguments(
+        "find_docs", text=text, tags=tags, any_tags=any_tags, related_to=related_to, limit=limit, cursor=cursor,
+        view=view, include=include, exclude=exclude, count_only=count_only, format=format, config=config,
+    )
+    text_arg: str | None = args["text"]
+    tag_args: list[str] = args["tags"] or []
+    any_args: list[str] = args["any_tags"] or []
+    related_arg: str | None = args["related_to"]
+    page_size: int = args["limit"]
+    cursor_arg: str | None = args["cursor"]
+    include_fields: list[str] = args["include"] or []
+    exclude_fields: list[str] = args["exclude"] or []
+    counting: bool = args["count_only"]
+    fmt: str = args["format"]
+
+    project, index = _open_index(start, args["config"])
+
+    if related_arg is not None and index.doc(related_arg) is None:
+        close = close_names(related_arg, [d.id for d in index.docs])
+        near = f"（近い ID: {quote_list(close)}）" if close else ""
+        raise MdmarkError(
+            f"related_to の `{related_arg}` は索引の文書の ID に無いので、索引の docs の id{near or ' '}を渡してください。"
+        )
+
+    want_tags = [index.tag_key(t) for t in tag_args]
+    want_any = [index.tag_key(t) for t in any_args]
+    filt = _Filter(
+        normalize(text_arg) if text_arg is not None else None,
+        tuple(dict.fromkeys(want_tags)),
+        tuple(dict.fromkeys(want_any)),
+        related_arg,
+    )
+    offset = _decode_cursor(cursor_arg, filt) if cursor_arg is not None else 0
+
+    warnings: list[str] = []
+    if index.has_tags:
+        for name in dict.fromkeys([*tag_args, *any_args]):
+            if index.tag(name) is None:
+                warnings.append(_unknown_tag_warning(index, name))
+
+    fields = [f for f in OPTIONAL_FIELDS if (f in VIEW_FIELDS[args["view"]] or f in include_fields) and f not in exclude_fields]
+    needs_graph = related_arg is not None or ("referenced_by" in fields and not counting)
+    graph: RelationGraph | None = build_graph(index, project.root, project.facts_for, project.pipeline.parse_key) if needs_graph else None
+
+    relations = graph.relations_of(related_arg) if graph is not None and related_arg is not None else {}
+    matched: list[Doc] = []
+    for doc in index.docs_with_tags(tag_args, any_args):
+        if filt.text is not None and not any(
+            filt.text in normalize(s) for s in [doc.title, *doc.aliases, *([doc.description] if doc.description else [])]
+        ):
+            continue
+        if related_arg is not None and doc.id not in relations:
+            continue
+        matched.append(doc)
+
+    wanted = set(filt.tags) | set(filt.any_tags)
+    if wanted:
+        # Stable sort: documents whose subject tag (main) is one of the asked tags first, index order within.
+        matched.sort(key=lambda d: 0 if any(t.main and t.key in wanted for t in index.tags_of(d)) else 1)
+
+    root = project_root(project.root)
+    chars = {id(doc): file_chars(project.workspace, doc_file(index, doc), root) for doc in matched}
+    total_chars = sum(c for c in chars.values() if c is not None)
+    result: dict[str, Any] = {"total": len(matched)}
+    page = matched[offset : offset + page_size]
+    more = offset + page_size < len(matched)
+    if not counting:
+        result["returned"] = len(page)
+    result["total_chars"] = total_chars
+    if not counting:
+        result["next_cursor"] = encode_cursor(offset + page_size, filt) if more else None
+        result["hint"] = HINT if more else None
+    result["tag_counts"] = [{"name": name, "count": count} for name, count in index.tag_counts(matched).items()]
+    result["warnings"] = warnings
+    if not counting:
+        result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in OPTIONAL_FIELDS if f not in fields]
+        result["docs"] = [_row(doc, chars[id(doc)], fields, graph, relations if related_arg is not None else None) for doc in page]
+    if fmt == "json":
+        return result
+    if fmt == "toon":
+        return encode_toon(result)
+    return render_find_markdown(result, fields, related_arg is not None)
+
+
+def _row(
+    doc: Doc,
+    chars: int | None,
+    fields: list[str],
+    graph: RelationGraph | None,
+    relations: dict[str, list[RelationView]] | None,
+) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": doc.id,
+        "title": doc.title,
+        "description": doc.description,
+        "tags": [{"name": t.name, "main": t.main} for t in doc.tags],
+        "chars": chars,
+    }
+    if "path" in fields:
+        row["path"] = doc.path
+    if "aliases" in fields:
+        row["aliases"] = list(doc.aliases)
+    if "related" in fields:
+        row["related"] = [_related_entry(r) for r in doc.related]
+    if "referenced_by" in fields:
+        assert graph is not None
+        row["referenced_by"] = graph.referenced_by(doc.id)
+    if relations is not None:
+        row["relations"] = [r.as_dict() for r in relations[doc.id]]
+    return row
+
+
+# -- markdown rendering ----------------------------------------------------------------------------
+
+
+def _cell(value: str) -> str:
+    """A table cell: pipes escaped, line breaks folded, so one row stays one line."""
+    return " ".join(value.replace("\\", "\\\\").replace("|", "\\|").split())
+
+
+def _null(value: Any) -> str:
+    return "null" if value is None else str(value)
+
+
+def _render_cell(field: str, row: dict[str, Any]) -> str:
+    value = row[field]
+    if field == "tags":
+        return "・".join(f"{t['name']}（主題）" if t["main"] else t["name"] for t in value)
+    if field == "aliases":
+        return "・".join(value)
+    if field == "related":
+        return "・".join(f"{r['to']}（{_null(r['type'])}）" for r in value)
+    if field == "relations":
+        return "・".join(f"{r['direction']} {_null(r['type'])}" for r in value)
+    if value is None:
+        return ""
+    return str(value)
+
+
+def render_find_markdown(result: dict[str, Any], fields: list[str], with_relations: bool) -> str:
+    """The markdown form of a find_docs result, line by line as the contract shows it."""
+    lines: list[str] = []
+    if "docs" in result:
+        lines.append(
+            f"総件数 {result['total']} 件・返した件数 {result['returned']} 件・合計文字数 {result['total_chars']}"
+            f"・next_cursor: {_null(result['next_cursor'])}"
+        )
+        columns = [*BRIEF_FIELDS, *fields, *(["relations"] if with_relations else [])]
+        lines.append("| " + " | ".join(_COLUMNS[c] for c in columns) + " |")
+        lines.append("|" + "|".join(" --- " for _ in columns) + "|")
+        for row in result["docs"]:
+            lines.append("| " + " | ".join(_cell(_render_cell(c, row)) for c in columns) + " |")
+    else:
+        lines.append(f"総件数 {result['total']} 件・合計文字数 {result['total_chars']}")
+    if result["tag_counts"]:
+        lines.append("タグごとの件数: " + "・".join(f"{t['name']} {t['count']}" for t in result["tag_counts"]))
+    if result.get("omitted"):
+        lines.append("省いた項目: " + "・".join(f"{o['field']}（{o['how']}）" for o in result["omitted"]))
+    for warning in result["warnings"]:
+        lines.append(f"警告: {warning}")
+    if result.get("hint"):
+        lines.append(result["hint"])
+    return "\n".join(lines) + "\n"
+
+
+# -- list_tags -------------------------------------------------------------------------------------
+
+
+def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any = None) -> str | dict[str, Any]:
+    """The tag vocabulary with the number of documents per tag (see mcp-tools.ja.md list_tags)."""
+    args = tool_arguments("list_tags", query=query, format=format, config=config)
+    query_arg: str | None = args["query"]
+    fmt: str = args["format"]
+    _, index = _open_index(start, args["config"])
+    needle = normalize(query_arg) if query_arg is not None else None
+
+    seen: set[str] = set()
+    rows: list[dict[str, Any]] = []
+    # Counted by the one rule of the queries (Index.tags_of), so that `docs` is what find_docs finds.
+    counts = index.tag_counts()
+    for tag in index.tags:
+        if tag.name in seen:
+            continue
+        seen.add(tag.name)
+        if needle is not None and not _tag_matches(tag, needle):
+            continue
+        rows.append(
+            {
+                "name": tag.name,
+                "group": tag.group,
+                "description": tag.description,
+                "aliases": list(tag.aliases),
+                "deprecated": tag.deprecated,
+                "docs": counts.get(tag.name, 0),
+            }
+        )
+    if fmt == "json":
+        return {"tags": rows}
+    if fmt == "toon":
+        return encode_toon({"tags": rows})
+    return render_tags_markdown(rows)
+
+
+def _tag_matches(tag: Tag, needle: str) -> bool:
+    haystack = [tag.name, *tag.aliases, *([tag.description] if tag.description else [])]
+    return any(needle in normalize(s) for s in haystack)
+
+
+def render_tags_markdown(rows: list[dict[str, Any]]) -> str:
+    lines = ["| 名前 | グループ | 説明 | 別名 | 振り替え先 | 文書数 |", "| --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        cells = [
+            row["name"],
+            row["group"] or "",
+            row["description"] or "",
+            "・".join(row["aliases"]),
+            row["deprecated"] or "",
+            str(row["docs"]),
+        ]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"

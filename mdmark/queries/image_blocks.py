@@ -1,0 +1,101 @@
+"""A document's local image as a ``read_doc`` content block: image data, SVG text, or why not.
+
+PNG, JPEG, GIF and WebP go as they are while they fit what a model takes in one image (1568 px on
+the long side, 3.75 MB); larger ones are scaled down with Pillow (imported only then). Other
+bitmap formats Pillow reads go as PNG. SVG goes as its text. Nothing is fetched from a network,
+and a file outside the project root is not read (design.md §9).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from mdmark.host.confine import inside
+from mdmark.util.files import FileTooBig, read_regular
+from mdmark.html.render import MAX_IMAGE_BYTES
+
+#: What a model takes in one image block without scaling it itself.
+MAX_SIDE = 1568
+MAX_BYTES = 3_750_000
+#: An SVG goes as text; a larger one would crowd out the document it illustrates.
+MAX_SVG_CHARS = 50_000
+
+#: Formats that go as they are (Pillow's format name → MIME type).
+_AS_IS: dict[str, str] = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+
+
+@dataclass(frozen=True)
+class ImageBlock:
+    """One image as content: ``data`` (base64) with ``mime``, or ``svg`` text; ``note`` says what it is."""
+
+    note: str
+    data: str | None = None
+    mime: str | None = None
+    svg: str | None = None
+
+
+def load_image(file: Path, shown: str, line: int, root: Path) -> ImageBlock:
+    """The image at ``file`` as a block, or a note-only block saying why it is not read."""
+    where = f"画像 `{shown}`（{line} 行目）"
+    if not inside(file, root):
+        return ImageBlock(f"{where}はプロジェクトのフォルダ（{root}）の外にあるので、読みません。")
+    try:
+        if not file.is_file():
+            return ImageBlock(f"{where}のファイルが無いので、読みません。")
+        data = read_regular(file, MAX_IMAGE_BYTES)
+    except FileTooBig as exc:
+        return ImageBlock(f"{where}は {exc.size:,} バイトあり大きすぎるので、読みません。")
+    except OSError as exc:
+        return ImageBlock(f"{where}を読めない（{exc.strerror}）ので、読みません。")
+    if file.suffix.lower() == ".svg":
+        try:
+            svg = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return ImageBlock(f"{where}は UTF-8 の SVG として読めないので、読みません。")
+        if len(svg) > MAX_SVG_CHARS:
+            return ImageBlock(f"{where}は {len(svg):,} 文字の SVG で大きすぎるので、読みません。")
+        return ImageBlock(f"{where}、SVG のテキスト:", svg=svg)
+    return _bitmap(data, where)
+
+
+def _bitmap(data: bytes, where: str) -> ImageBlock:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            fmt = image.format or ""
+            width, height = image.size
+            if fmt in _AS_IS and max(width, height) <= MAX_SIDE and len(data) <= MAX_BYTES:
+                return ImageBlock(f"{where}、{width}×{height} px:", base64.b64encode(data).decode("ascii"), _AS_IS[fmt])
+            out, mime, size = _scaled(image, fmt)
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        return ImageBlock(f"{where}は画像として読めないので、読みません。")
+    shown_size = f"{width}×{height} px を {size[0]}×{size[1]} px に縮小" if size != (width, height) else f"{width}×{height} px を PNG にした"
+    return ImageBlock(f"{where}、{shown_size}:", base64.b64encode(out).decode("ascii"), mime)
+
+
+def _scaled(image: object, fmt: str) -> tuple[bytes, str, tuple[int, int]]:
+    """The image within MAX_SIDE and MAX_BYTES: JPEG stays JPEG, everything else becomes PNG."""
+    from PIL import Image
+
+    assert isinstance(image, Image.Image)
+    image.seek(0)  # the first frame of an animation
+    frame = image.convert("RGB") if fmt == "JPEG" else image.convert("RGBA")
+    width, height = frame.size
+    factor = min(1.0, MAX_SIDE / max(width, height))
+    while True:
+        size = (max(1, round(width * factor)), max(1, round(height * factor)))
+        resized = frame.resize(size, Image.Resampling.LANCZOS) if size != frame.size else frame
+        buffer = io.BytesIO()
+        if fmt == "JPEG":
+            resized.save(buffer, "JPEG", quality=85)
+            mime = "image/jpeg"
+        else:
+            resized.save(buffer, "PNG", optimize=True)
+            mime = "image/png"
+        if buffer.tell() <= MAX_BYTES or max(size) <= 64:
+            return buffer.getvalue(), mime, size
+        factor *= 0.75

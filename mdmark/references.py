@@ -1,0 +1,594 @@
+"""One reference model and one resolver for check, export and build (design.md §4 "References").
+
+:class:`Model` holds what references can land on across the whole project — documents, their
+heading slugs and ids, labels, glossary terms, equations, domain objects, figure numbers — built
+from the documents' facts. :meth:`Model.resolve` decides a reference the way Sphinx and MyST do
+(``sphinx.domains.std``, ``myst_parser.sphinx_ext.myst_refs``), and when it lands nowhere gives the
+one sentence that ``check`` reports as a drift and ``export``/``build`` print as a warning, at the
+same line. Hints never name the document the reference is in.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import urllib.parse
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mdmark.host.confine import OUTSIDE_WARNING
+from mdmark.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
+from mdmark.util.text import close_file, close_names
+
+if TYPE_CHECKING:
+    from mdmark.host.app import ConfInfo
+
+#: Labels Sphinx's std domain always has (its generated index and search pages).
+BUILTIN_LABELS: dict[str, str] = {"genindex": "Index", "modindex": "Module Index", "py-modindex": "Module Index", "search": "Search Page"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A reference that lands nowhere: the drift kind, Sphinx's warning type and the sentence."""
+
+    kind: str
+    type: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Where a reference lands: a document (``doc``) and an id in it (``anchor``, None for the
+    document itself), a file (``file``, relative to the source folder), or a URL (``url``).
+
+    ``text`` is what a reference without text of its own shows (a title, or ``図 3``); ``problem``
+    is set when the reference lands nowhere (then at most ``doc`` is kept, for a link to the page).
+    """
+
+    doc: str | None = None
+    anchor: str | None = None
+    file: str | None = None
+    url: str | None = None
+    text: str | None = None
+    problem: Problem | None = None
+
+
+def _unquote(anchor: str) -> str:
+    return urllib.parse.unquote(anchor) if "%" in anchor else anchor
+
+
+def _join(docdir: str, path: str) -> str:
+    if path.startswith("/"):
+        return posixpath.normpath(path.lstrip("/"))
+    return posixpath.normpath(posixpath.join(docdir, path)) if docdir else posixpath.normpath(path)
+
+
+def _suggest(wanted: str, pool: Iterable[str]) -> str:
+    # Names with spaces are section names docutils also records; slugs and labels are what people write.
+    close = close_names(wanted, [p for p in pool if p and not any(ch.isspace() for ch in p)], 1)
+    return f"近い `{close[0]}` に直すか、" if close else ""
+
+
+def _slugify(title: str) -> str:
+    """MyST's default heading slug (``myst_parser.mdit_to_docutils.base.default_slugify``)."""
+    import re
+
+    title = title.strip().lower()
+    title = re.sub(r"[^\w\- ]", "", title)
+    return title.replace(" ", "-")
+
+
+class Model:
+    """What references can land on, project-wide.
+
+    ``facts`` gives a document's facts by docname (None when there is no such document); ``found``
+    is every document of the project (the Markdown files Sphinx would read); ``order`` the document
+    order figures are numbered in.
+    """
+
+    def __init__(
+        self,
+        facts: Callable[[str], DocFacts | None],
+        found: Iterable[str],
+        info: ConfInfo,
+        order: Iterable[str] = (),
+        exists: Callable[[str], bool] | None = None,
+        listdir: Callable[[str], list[str]] | None = None,
+        unread: Iterable[str] = (),
+    ) -> None:
+        self._facts = facts
+        self.found = set(found)
+        #: Documents of other source suffixes (``.rst``): they exist, mdmark does not read them.
+        self.unread = set(unread)
+        self.info = info
+        self._exists = exists or (lambda _path: False)
+        #: The file names in a folder (relative to the source folder), for close-name hints.
+        self._listdir = listdir or (lambda _folder: [])
+        self.labels: dict[str, tuple[str, Label]] = {}
+        self.targets: dict[tuple[str, str], tuple[str, str, str | None]] = {}
+        self.terms: dict[str, tuple[str, str, str]] = {}
+        # Sphinx reads documents in sorted order and a later label replaces an earlier one.
+        for docname in sorted(self.found):
+            doc_facts = self._facts(docname)
+            if doc_facts is None or doc_facts.error is not None:
+                continue
+            for label in doc_facts.labels:
+                self.labels[label.name] = (docname, label)
+            for target in doc_facts.targets:
+                if target.type == "term":
+                    self.terms.setdefault(target.name.lower(), (docname, target.id, target.name))
+                else:
+                    self.targets.setdefault((target.domain, target.name), (docname, target.id, target.number))
+        self._order = list(order)
+        self._numbers: dict[tuple[str, str], str] | None = None
+
+    @property
+    def numbers(self) -> dict[tuple[str, str], str]:
+        """Figure numbers per (document, id): one counter per figtype over the documents in toctree
+        order from the root document (as Sphinx numbers them), then the documents no toctree reaches."""
+        if self._numbers is None:
+            numbers: dict[tuple[str, str], str] = {}
+            counters: dict[str, int] = {}
+            for docname in [*(self._order or self.toctree_order()), *sorted(self.found)]:
+                doc_facts = self.facts(docname)
+                if doc_facts is None:
+                    continue
+                for figtype, idents in doc_facts.figures:
+                    if not idents or (docname, idents[0]) in numbers:
+                        continue
+                    counters[figtype] = counters.get(figtype, 0) + 1
+                    for ident in idents:
+                        numbers[(docname, ident)] = str(counters[figtype])
+            self._numbers = numbers
+        return self._numbers
+
+    def toctree_order(self, root: str | None = None) -> list[str]:
+        """The documents reachable from ``root`` (default: conf.py's ``root_doc``) through toctrees,
+        depth-first, each once — the order of Sphinx's ``singlehtml``."""
+        start = root if root is not None else self.info.root_doc
+        order: list[str] = []
+        seen: set[str] = set()
+
+        def visit(docname: str) -> None:
+            if docname in seen:
+                return
+            found = self.facts(docname)
+            if found is None:
+                return
+            seen.add(docname)
+            order.append(docname)
+            for tree in found.toctrees:
+                for _title, child in self.toctree_docs(tree, docname):
+                    visit(child)
+
+        visit(start)
+        return order
+
+    def with_order(self, order: Iterable[str]) -> Model:
+        """This model, numbering figures in ``order`` (the built page's) instead of the toctree's."""
+        self._order = list(order)
+        self._numbers = None
+        return self
+
+    # -- what one document offers ------------------------------------------------------------
+
+    def facts(self, docname: str) -> DocFacts | None:
+        if docname not in self.found:
+            return None
+        found = self._facts(docname)
+        return None if found is None or found.error is not None else found
+
+    def title(self, docname: str) -> str | None:
+        found = self.facts(docname)
+        return found.title if found is not None else None
+
+    def _slug(self, facts: DocFacts, anchor: str) -> tuple[str, str] | None:
+        """MyST's ``[t](doc.md#anchor)``: a heading slug, a section id that has a slug, or a label
+        of that document (by name or by id) — (id, title)."""
+        for heading in facts.headings:
+            if heading.slug == anchor:
+                return heading.anchor or anchor, heading.title
+        for heading in facts.headings:
+            if heading.slug and anchor in heading.ids:
+                return anchor, heading.title
+        for label in facts.labels:
+            if anchor in (label.name, label.id):
+                return label.id, label.title
+        return None
+
+    def _too_deep(self, facts: DocFacts, anchor: str) -> bool:
+        """Whether ``anchor`` names a heading below ``heading_anchors`` (so it has no slug)."""
+        return any(h.slug is None and (anchor in h.ids or _slugify(h.title) == anchor) for h in facts.headings)
+
+    def _anchor_problem(self, written: str, anchor: str, facts: DocFacts, own: bool) -> Problem:
+        where = "この文書" if own else f" `{facts.path}` "
+        if self._too_deep(facts, anchor):
+            message = (
+                f"リンク `{written}` の見出し `{anchor}` は heading_anchors（{self.info.heading_anchors}）より深く"
+                f"アンカーが無いので、heading_anchors を上げるか見出しに `({anchor})=` のラベルを付けてください。"
+            )
+        else:
+            pool = [h.slug for h in facts.headings if h.slug] + [label.name for label in facts.labels]
+            fix = _suggest(anchor, pool)
+            what = f"リンク先 `{anchor}`" if written.lstrip("#") == anchor else f"リンク `{written}` の `{anchor}`"
+            message = f"{what} に当たる見出し・ラベルが{where}に無いので、{fix or '見出しかラベルを足すか、'}リンクを直してください。"
+        return Problem("broken_anchor", "myst.xref_missing", message)
+
+    # -- resolving -------------------------------------------------------------------------------
+
+    def resolve(self, link: Link, docname: str) -> Resolved:
+        """Where ``link``, written in ``docname``, lands (see :class:`Resolved`)."""
+        if link.external:
+            return Resolved(url=link.target)
+        role = link.role
+        if role == "myst-doc":
+            return self._doc(link.doc or "", link.anchor, link.target, docname, "myst.xref_missing")
+        if role == "doc":
+            return self._doc(link.doc or "", None, link.target, docname, "ref.doc")
+        if role == "local":
+            return self._local(link, docname)
+        if role == "myst":
+            return self._myst(link, docname)
+        if role in ("link", "download"):
+            return self._file(link, docname)
+        if role in ("ref", "numref"):
+            return self._label(link, docname)
+        if role == "term":
+            return self._term(link)
+        if role == "eq":
+            return self._eq(link)
+        if role == "any":
+            found = self._any(link, docname)
+            if found is not None:
+                return found
+            return self._missing_label(link, "ref.any")
+        return self._domain(link)
+
+    def _doc(self, target: str, anchor: str | None, written: str, docname: str, type_: str) -> Resolved:
+        facts = self.facts(target)
+        if facts is None and target in self.unread:
+            return Resolved(doc=target)  # a document mdmark does not read: its anchors are not known
+        if facts is None:
+            pool = [posixpath.relpath(d, posixpath.dirname(docname) or ".") for d in self.found if d != docname]
+            wanted = posixpath.relpath(target, posixpath.dirname(docname) or ".")
+            close = close_names(wanted, pool, 1)
+            fix = f"近い `{close[0]}` に直すか、" if close else "パスを直すか、"
+            what = "リンク先の文書" if type_ != "ref.doc" else "{doc} の参照先の文書"
+            message = f"{what} `{written.split('#', 1)[0]}` が無いので、{fix}リンクを消してください。"
+            return Resolved(problem=Problem("broken_link", type_, message))
+        if not anchor:
+            return Resolved(doc=target, text=facts.title)
+        found = self._slug(facts, _unquote(anchor))
+        if found is None:
+            return Resolved(doc=target, text=facts.title, problem=self._anchor_problem(written, _unquote(anchor), facts, target == docname))
+        return Resolved(doc=target, anchor=found[0], text=found[1] or facts.title)
+
+    def _local(self, link: Link, docname: str) -> Resolved:
+        """``[t](#x)`` MyST resolved to an id of this page while reading."""
+        facts = self.facts(docname)
+        anchor = link.local_id or link.anchor or ""
+        if facts is not None and link.local_id is None and anchor not in facts.anchors:
+            return Resolved(doc=docname, problem=self._anchor_problem(link.target, anchor, facts, True))
+        title = None
+        if facts is not None:
+            title = next((h.title for h in facts.headings if anchor in h.ids or h.slug == anchor), None)
+        return Resolved(doc=docname, anchor=anchor, text=title)
+
+    def _label_entry(self, name: str, explicit: bool) -> tuple[str, Label] | None:
+        found = self.labels.get(name.lower())
+        if found is None:
+            return None
+        if not explicit and not found[1].title:
+            return None  # Sphinx: an anonymous label needs text of its own
+        return found
+
+    def _any(self, link: Link, docname: str) -> Resolved | None:
+        """MyST's resolution of ``[t](name)``: a label, a document, a std object, another domain's object."""
+        target = _written_name(link)
+        if target.lower() in BUILTIN_LABELS:
+            # Sphinx's generated pages: a single file has none to link to, and nothing is broken.
+            return Resolved(text=link.text or BUILTIN_LABELS[target.lower()])
+        entry = self._label_entry(target, link.explicit)
+        if entry is not None:
+            owner, label = entry
+            return Resolved(doc=owner, anchor=label.id, text=label.title or None)
+        doc = _join(posixpath.dirname(docname), target)
+        for suffix in self.info.source_suffixes:
+            doc = doc.removesuffix(suffix)
+        if doc in self.found and self.facts(doc) is not None:
+            return Resolved(doc=doc, text=self.title(doc))
+        term = self.terms.get(target.lower())
+        if term is not None:
+            return Resolved(doc=term[0], anchor=term[1], text=term[2])
+        for (_domain, name), (owner, ident, number) in self.targets.items():
+            if name == target:
+                return Resolved(doc=owner, anchor=ident, text=f"({number})" if number else name)
+        return None
+
+    def _myst(self, link: Link, docname: str) -> Resolved:
+        found = self._any(link, docname)
+        if found is not None:
+            return found
+        if link.local_id:
+            return Resolved(doc=docname, anchor=link.local_id)
+        written = link.target.split("#", 1)[0]
+        # A bare name (no folder, no suffix) is a label; anything else names a file.
+        if link.path is not None and ("/" in written or "." in written):
+            if self._exists(link.path):
+                return Resolved(file=link.path)
+            return Resolved(problem=Problem("broken_link", "myst.xref_missing", self._missing_file(written, link.path, docname)))
+        name = _written_name(link)
+        pool = sorted({*self.labels, *(h.slug for f in self._all_facts() for h in f.headings if h.slug)})
+        fix = _suggest(name, pool) or "見出しかラベルを足すか、"
+        return Resolved(
+            problem=Problem(
+                "broken_anchor",
+                "myst.xref_missing",
+                f"リンク先 `{name}` に当たる見出し・ラベル・文書がどこにも無いので、{fix}リンクを直してください。",
+            )
+        )
+
+    def _all_facts(self) -> Iterable[DocFacts]:
+        for docname in sorted(self.found):
+            found = self.facts(docname)
+            if found is not None:
+                yield found
+
+    def _missing_file(self, written: str, path: str, docname: str) -> str:
+        folder, name = posixpath.split(path)
+        own = f"{docname}.md"
+        names = [n for n in self._listdir(folder) if posixpath.join(folder, n) != own and not n.startswith(".")]
+        close = close_file(name, names)
+        fix = f"近い `{posixpath.join(posixpath.dirname(written), close)}` に直すか、" if close else "パスを直すか、"
+        return f"リンク先のファイル `{written}` が無いので、{fix}リンクを消してください。"
+
+    def _file(self, link: Link, docname: str) -> Resolved:
+        path = link.path
+        if path is None:
+            return Resolved(url=link.target)
+        if path.endswith(".md") and path[: -len(".md")] in self.found:
+            return self._doc(path[: -len(".md")], link.anchor, link.target, docname, "myst.xref_missing")
+        if self._exists(path):
+            return Resolved(file=path, anchor=link.anchor)
+        written = link.target.split("#", 1)[0]
+        type_ = "download.not_readable" if link.role == "download" else "myst.xref_missing"
+        return Resolved(problem=Problem("broken_link", type_, self._missing_file(written, path, docname)))
+
+    def _missing_label(self, link: Link, type_: str) -> Resolved:
+        name = link.target
+        fix = _suggest(name, self.labels) or f"`({name})=` を置くか、"
+        role = link.role
+        return Resolved(
+            problem=Problem(
+                "broken_anchor", type_, f"{{{role}}} の参照先のラベル `{name}` がどの文書にも無いので、{fix}参照を直してください。"
+            )
+        )
+
+    def _label(self, link: Link, docname: str) -> Resolved:
+        name = link.target.lower()
+        if name in BUILTIN_LABELS and link.role == "ref":
+            return Resolved(text=BUILTIN_LABELS[name])
+        if link.role == "numref":
+            entry = self.labels.get(name)
+        else:
+            entry = self._label_entry(name, link.explicit)
+            if entry is None and name in self.labels:
+                return Resolved(
+                    doc=self.labels[name][0],
+                    anchor=self.labels[name][1].id,
+                    problem=Problem(
+                        "broken_anchor",
+                        "ref.ref",
+                        f"ラベル `{link.target}` には見出しも図の題も無いので、{{ref}} に `文字 <{link.target}>` の形で表示の文字を書いてください。",
+                    ),
+                )
+        if entry is None:
+            return self._missing_label(link, f"ref.{link.role}")
+        owner, label = entry
+        if link.role != "numref":
+            return Resolved(doc=owner, anchor=label.id, text=label.title or None)
+        number = self.numbers.get((owner, label.id))
+        figtype = label.figtype
+        if figtype is None or (figtype != "section" and number is None):
+            return Resolved(
+                doc=owner,
+                anchor=label.id,
+                text=label.title or link.target,
+                problem=Problem(
+                    "broken_anchor",
+                    "ref.numref",
+                    f"{{numref}} のラベル `{link.target}` は番号の付く図・表・コードを指していないので、{{ref}} にするかラベルを図・表・コードに付けてください。",
+                ),
+            )
+        if number is None:
+            # Sections are numbered only by a `:numbered:` toctree.
+            return Resolved(doc=owner, anchor=label.id, text=label.title or link.target)
+        fmt = link.text if link.explicit else self.info.numfig_format.get(figtype, "%s")
+        return Resolved(doc=owner, anchor=label.id, text=_numfig_text(fmt, number, label.title))
+
+    def _term(self, link: Link) -> Resolved:
+        found = self.terms.get(link.target.lower())
+        if found is None:
+            fix = _suggest(link.target, [t[2] for t in self.terms.values()]) or "用語の綴りを直すか、"
+            return Resolved(
+                problem=Problem(
+                    "broken_anchor",
+                    "ref.term",
+                    f"用語 `{link.target}` が用語集（glossary）に無いので、{fix}glossary に加えてください。",
+                )
+            )
+        return Resolved(doc=found[0], anchor=found[1], text=found[2])
+
+    def _eq(self, link: Link) -> Resolved:
+        found = self.targets.get(("math", link.target))
+        if found is None:
+            fix = _suggest(link.target, [n for d, n in self.targets if d == "math"]) or "ラベルを直すか、"
+            return Resolved(
+                problem=Problem(
+                    "broken_anchor",
+                    "ref.eq",
+                    f"数式のラベル `{link.target}` がどの文書にも無いので、{fix}数式に `(label)` を付けてください。",
+                )
+            )
+        return Resolved(doc=found[0], anchor=found[1], text=f"({found[2]})" if found[2] else link.target)
+
+    def _domain(self, link: Link) -> Resolved:
+        domain, _, _role = link.role.partition(":")
+        if link.role in ("keyword", "option", "confval", "envvar", "token", "std:keyword"):
+            domain = "std"
+        for (dom, name), (owner, ident, _number) in self.targets.items():
+            if dom == domain and name == link.target:
+                return Resolved(doc=owner, anchor=ident, text=None)
+        # Sphinx warns about other roles' missing targets only when `nitpicky` is on.
+        if (domain == "std" or self.info.nitpicky) and (link.role, link.target) not in self.info.nitpick_ignore:
+            return Resolved(
+                problem=Problem(
+                    "broken_anchor",
+                    f"ref.{link.role.rpartition(':')[2]}",
+                    f"{{{link.role}}} の参照先 `{link.target}` がどの文書にも無いので、名前を直すか参照先を書いてください。",
+                )
+            )
+        return Resolved()
+
+    # -- toctrees ---------------------------------------------------------------------------------
+
+    def toctree_items(self, tree: Toctree, docname: str) -> list[TocEntry]:
+        """A toctree's entries as Sphinx lists them: globs expanded (each document once, never the
+        toctree's own), entries naming no document left out, then ``:reversed:`` applied."""
+        out: list[TocEntry] = []
+        taken = {docname}
+        for entry in tree.entries:
+            if entry.kind == "glob":
+                for match in sorted(d for d in self.found if d not in taken and posixpath_match(d, entry.target)):
+                    taken.add(match)
+                    out.append(TocEntry(entry.line, entry.written, "doc", match))
+            elif entry.kind == "doc":
+                if entry.target in self.found or entry.target in self.unread:
+                    taken.add(entry.target)
+                    out.append(entry)
+            else:
+                out.append(entry)
+        return out[::-1] if tree.reversed else out
+
+    def toctree_docs(self, tree: Toctree, docname: str) -> list[tuple[str | None, str]]:
+        """The documents a toctree lists, in order: (title as written or None, docname)."""
+        return [(e.title, e.target) for e in self.toctree_items(tree, docname) if e.kind == "doc"]
+
+    def toctree_problems(self, tree: Toctree, docname: str) -> list[tuple[int, Problem]]:
+        problems: list[tuple[int, Problem]] = []
+        for entry in tree.entries:
+            if entry.kind == "doc" and entry.target not in self.found and entry.target not in self.unread:
+                folder = posixpath.dirname(entry.target)
+                pool = [f"{d}.md" for d in self.found if d != docname and posixpath.dirname(d) == folder]
+                close = close_file(f"{entry.target}.md", pool)
+                fix = f"近い `{_relative(close[: -len('.md')], docname)}` に直すか、" if close else "文書の名前を直すか、"
+                problems.append(
+                    (
+                        entry.line,
+                        Problem(
+                            "broken_link",
+                            "toc.not_readable",
+                            f"toctree の項目 `{entry.written}` に当たる文書が無いので、{fix}その文書を置いてください。",
+                        ),
+                    )
+                )
+            elif entry.kind == "glob" and not any(
+                d != docname and posixpath_match(d, entry.target) for d in self.found
+            ):
+                problems.append(
+                    (
+                        entry.line,
+                        Problem(
+                            "broken_link",
+                            "toc.empty_glob",
+                            f"toctree の glob `{entry.written}` に当たる文書が無いので、パターンを直すか文書を置いてください。",
+                        ),
+                    )
+                )
+        return problems
+
+
+def _written_name(link: Link) -> str:
+    """The name a ``myst`` reference looks up (``[t](#name)`` arrives as ``#name``)."""
+    return link.anchor if link.target.startswith("#") and link.anchor else link.target
+
+
+def _relative(target: str, docname: str) -> str:
+    return posixpath.relpath(target, posixpath.dirname(docname) or ".")
+
+
+def posixpath_match(docname: str, pattern: str) -> bool:
+    """Sphinx's ``patfilter`` for toctree globs (``*`` does not cross folders, ``**`` does)."""
+    from mdmark.project import glob_match
+
+    return glob_match(docname, pattern)
+
+
+def _numfig_text(fmt: str, number: str, name: str) -> str:
+    """Sphinx's ``{numref}`` text: ``{number}``/``{name}`` fields, else ``%s``."""
+    try:
+        if "{name}" in fmt or "{number}" in fmt:
+            return fmt.format(name=name, number=number)
+        return fmt % number if "%s" in fmt else fmt
+    except (KeyError, ValueError, IndexError, TypeError):
+        return fmt
+
+
+def warning_problem(warning: Warning) -> Problem:
+    """A MyST/docutils warning of a document as the one sentence check and export/build share."""
+    import re
+
+    if warning.type == "myst.iref_missing":
+        match = re.search(r"'([^']*)'", warning.message)
+        target = match.group(1) if match else warning.message
+        return Problem(
+            "broken_link",
+            warning.type,
+            f"インベントリ（intersphinx）の参照 `{target}` に当たるものが無いので、conf.py の intersphinx_mapping か参照の名前を直してください。",
+        )
+    fix = SYNTAX_FIXES.get(warning.type, "その行の MyST の書き方を直してください")
+    return Problem("syntax", warning.type, f"記法の誤り（{_one_line(warning.message)}）があるので、{fix}。")
+
+
+def _one_line(text: str) -> str:
+    """A message fragment quoted inside a Japanese sentence: one line, no trailing full stop."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first.rstrip("。")
+
+
+#: Sphinx/MyST warning types with a fix more precise than "correct the notation on that line".
+SYNTAX_FIXES: dict[str, str] = {
+    "myst.directive_unknown": "ディレクティブの名前を直すか、その拡張を有効にしてください",
+    "myst.directive_parse": "ディレクティブの引数・オプション・本文の書き方を直してください",
+    "myst.directive_option": "ディレクティブのオプションを直してください",
+    "myst.directive_body": "ディレクティブの本文を直してください",
+    "myst.role_unknown": "ロールの名前を直してください",
+    "myst.header": "見出しのレベルを 1 段ずつ下げてください",
+    "myst.substitution": "設定の markdown.substitutions に置き換えを足すか、参照の名前を直してください",
+    "myst.duplicate_def": "重なっている定義を 1 つにしてください",
+    "myst.ref": "参照の書き方を直してください",
+    "myst.footnote": "脚注の参照と定義を合わせてください",
+    "myst.strikethrough": "取り消し線の書き方を直してください",
+    "myst.html": "HTML の書き方を直してください",
+}
+
+
+def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple[int | None, Problem]]:
+    """Every broken reference, toctree entry and warning of one document, in line order — what
+    ``check`` reports as drift and ``export``/``build`` print, the same sentence at the same line."""
+    found: list[tuple[int | None, Problem]] = []
+    for link in facts.links:
+        resolved = model.resolve(link, docname)
+        if resolved.problem is not None and not model.info.suppressed(resolved.problem.type):
+            found.append((link.line, resolved.problem))
+    for tree in facts.toctrees:
+        for line, problem in model.toctree_problems(tree, docname):
+            if not model.info.suppressed(problem.type):
+                found.append((line, problem))
+    for warning in facts.warnings:
+        if warning.type == OUTSIDE_WARNING:  # an {include} of a file outside the project root
+            found.append((warning.line, Problem("broken_link", warning.type, warning.message)))
+    for warning in facts.syntax_warnings:
+        found.append((warning.line, warning_problem(warning)))
+    found.sort(key=lambda item: item[0] or 0)
+    return found
