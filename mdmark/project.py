@@ -7,10 +7,7 @@ extension use, so they find the same config the same way and say the same senten
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
-import functools
 import os
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,69 +18,12 @@ from mdmark.config.main import Config, config_for_export, load_config
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.index.model import Index, load_index
-from mdmark.pipeline.pipeline import CACHE_DIR_NAME, Pipeline
+from mdmark.pipeline.pipeline import Pipeline
 from mdmark.workspace import Workspace, workspace_for
 
 if TYPE_CHECKING:
     from mdmark.references import Model
     from mdmark.host.app import ConfInfo
-
-#: Folders never searched for documents.
-_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", CACHE_DIR_NAME, ".venv", "venv", ".tox"}
-
-
-def glob_match(rel: str, pattern: str) -> bool:
-    """Whether a POSIX relative path matches a glob where ``**`` spans folders and ``*`` does not."""
-    return _compile(pattern).fullmatch(rel) is not None
-
-
-@functools.lru_cache(maxsize=1024)
-def _compile(pattern: str) -> re.Pattern[str]:
-    out = []
-    i = 0
-    # Only a leading "./" goes ("./.github/*.md" keeps its dot folder).
-    while pattern.startswith("./"):
-        pattern = pattern[2:]
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        else:
-            ch = pattern[i]
-            if ch == "*":
-                out.append("[^/]*")
-            elif ch == "?":
-                out.append("[^/]")
-            elif ch == "[":
-                end = pattern.find("]", i)
-                if end == -1:
-                    out.append(re.escape(ch))
-                else:
-                    out.append(fnmatch.translate(pattern[i : end + 1])[4:-3])
-                    i = end
-            else:
-                out.append(re.escape(ch))
-            i += 1
-    return re.compile("".join(out))
-
-
-def match_files(root: Path, include: tuple[str, ...], exclude: tuple[str, ...]) -> list[Path]:
-    """Files under ``root`` matching an include glob and no exclude glob, sorted by path."""
-    if not include:
-        return []
-    found: list[str] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-        rel_folder = Path(folder).relative_to(root).as_posix()
-        for name in files:
-            rel = name if rel_folder == "." else f"{rel_folder}/{name}"
-            if any(glob_match(rel, p) for p in include) and not any(glob_match(rel, p) for p in exclude):
-                found.append(rel)
-    return [root / rel for rel in sorted(found)]
-
 
 def _check_config_arg(config: str | Path | None) -> None:
     if isinstance(config, str):
@@ -209,7 +149,7 @@ class Project:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""
         if self._index is None:
             path = self.config.require_index()
-            self._index = load_index(path, self.root)
+            self._index = load_index(path, self.root, self.workspace)
         return self._index
 
     def facts_for(self, paths: list[Path], want_trees: bool = False) -> list[DocFacts]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from mdmark.host.confine import OUTSIDE_WARNING
 from mdmark.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
 from mdmark.util.text import close_file, close_names
+from mdmark.util.globs import glob_match
 
 if TYPE_CHECKING:
     from mdmark.host.app import ConfInfo
@@ -519,8 +520,6 @@ def _relative(target: str, docname: str) -> str:
 
 def posixpath_match(docname: str, pattern: str) -> bool:
     """Sphinx's ``patfilter`` for toctree globs (``*`` does not cross folders, ``**`` does)."""
-    from mdmark.project import glob_match
-
     return glob_match(docname, pattern)
 
 

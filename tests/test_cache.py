@@ -13,7 +13,8 @@ from mdmark.pipeline import sources as sources_module
 from mdmark.pipeline import workers as workers_module
 from mdmark.pipeline.cachestore import read_entry
 from mdmark.config.main import MarkdownSettings
-from mdmark.pipeline.pipeline import CACHE_DIR_NAME, Pipeline
+from mdmark.pipeline.pipeline import Pipeline
+from mdmark.util.globs import CACHE_DIR_NAME
 from mdmark.pipeline.workers import PARALLEL_THRESHOLD
 
 

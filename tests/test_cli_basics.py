@@ -57,7 +57,7 @@ def test_help_exits_zero_without_heavy_imports(args: list[str], tmp_path: Path) 
     """Run the real entry point with --help and list what it imported."""
     script = (
         "import json, sys\n"
-        "from mdmark import cli\n"
+        "from mdmark.cli import main as cli\n"
         "try:\n"
         f"    cli.main({[*args, '--help']!r})\n"
         "except SystemExit as exc:\n"

@@ -13,7 +13,9 @@ import pytest
 
 from mdmark.config.main import MarkdownSettings
 from mdmark.errors import MdmarkError
-from mdmark.pipeline.pipeline import CACHE_DIR_NAME, Pipeline, get_pipeline
+from mdmark.pipeline.pipeline import Pipeline
+from mdmark.util.globs import CACHE_DIR_NAME
+from mdmark.workspace import get_pipeline
 from mdmark.project import Project
 
 
@@ -171,7 +173,7 @@ def test_scratch_folders_are_removed_when_the_process_ends(tmp_path: Path) -> No
     script = (
         "import sys, os\n"
         "from pathlib import Path\n"
-        "from mdmark import pipeline as m\n"
+        "from mdmark.pipeline import pipeline as m\n"
         "from mdmark.config.main import MarkdownSettings\n"
         "os.cpu_count = lambda: 2\n"
         "p = m.Pipeline(Path(sys.argv[1]), MarkdownSettings())\n"
@@ -212,13 +214,13 @@ def test_scratch_folders_are_removed_when_the_process_ends(tmp_path: Path) -> No
     ],
 )
 def test_glob_match(rel: str, pattern: str, matches: bool) -> None:
-    from mdmark.project import glob_match
+    from mdmark.util.globs import glob_match
 
     assert glob_match(rel, pattern) is matches
 
 
 def test_match_files_skips_caches_and_vcs(tmp_path: Path) -> None:
-    from mdmark.project import match_files
+    from mdmark.util.globs import match_files
 
     for rel in ("docs/a.md", "docs/drafts/b.md", ".git/c.md", f"{CACHE_DIR_NAME}/d.md", "node_modules/e.md", "docs/f.txt"):
         write(tmp_path / rel, "# x\n")

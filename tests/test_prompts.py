@@ -24,7 +24,8 @@ from mdmark.diagnostics import DRIFT_KINDS
 from mdmark.index.model import INDEX_SCHEMA, RELATION_TYPES, REVERSE_TYPES
 from mdmark.config.schema import Key, ListOf, Record
 from mdmark.server.prompts import PROMPTS, guide_fixes, reading_tools, render_prompt, split_tags, tool_call
-from mdmark.tools.registry import TOOLS_BY_NAME, ToolSpec
+from mdmark.tools.registry import TOOLS_BY_NAME
+from mdmark.tools.spec import ToolSpec
 
 from test_mcp import Served, connect, start_server, stop_server
 

@@ -216,7 +216,7 @@ def test_kill_9_during_a_write_leaves_a_leftover_the_next_write_removes(tmp_path
     script = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from mdmark import files\n"
+        "from mdmark.util import files\n"
         "def stop(*a, **k):\n"
         "    os.kill(os.getpid(), 9)\n"
         "files.os.replace = stop\n"

@@ -38,10 +38,10 @@ def test_the_project_and_its_pipeline_come_from_the_workspace(tmp_path: Path) ->
 def test_the_index_model_is_reused_while_its_file_is_unchanged(tmp_path: Path) -> None:
     index_file = tmp_path / "index.yaml"
     index_file.write_text(INDEX, encoding="utf-8")
-    first = load_index(index_file, tmp_path)
-    assert load_index(index_file, tmp_path) is first
+    first = load_index(index_file, tmp_path, workspace_for(tmp_path))
+    assert load_index(index_file, tmp_path, workspace_for(tmp_path)) is first
     index_file.write_text(INDEX.replace("title: A", "title: B"), encoding="utf-8")
-    changed = load_index(index_file, tmp_path)
+    changed = load_index(index_file, tmp_path, workspace_for(tmp_path))
     assert changed is not first and changed.docs[0].title == "B"
 
 

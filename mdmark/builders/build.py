@@ -20,7 +20,8 @@ from mdmark.builders.export import document_warnings
 from mdmark.util.files import display, resolve_many, resolved_many, shown_under
 from mdmark.pipeline.pipeline import Pipeline
 from mdmark.pipeline.workers import parallel
-from mdmark.project import Project, match_files
+from mdmark.project import Project
+from mdmark.util.globs import match_files
 from mdmark.util.text import quote_list
 
 if TYPE_CHECKING:

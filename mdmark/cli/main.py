@@ -23,7 +23,7 @@ DESCRIPTION = """\
 
 
 def _config_arg(parser: argparse.ArgumentParser) -> None:
-    from mdmark.tools.registry import CONFIG_PARAM, add_cli_argument
+    from mdmark.tools.spec import CONFIG_PARAM, add_cli_argument
 
     add_cli_argument(parser, CONFIG_PARAM)
 

@@ -33,7 +33,7 @@ SUFFIXES: dict[str, tuple[str, ...]] = {"svg": (".svg",), "dot": (".dot", ".gv")
 
 def load(project: Project) -> tuple[Index, DocGraph]:
     index = project.index()
-    return index, doc_graph(index, build_graph(index, project.root, project.facts_for, project.pipeline.parse_key), project.root)
+    return index, doc_graph(index, build_graph(index, project.root, project.facts_for, project.pipeline.parse_key, project.workspace), project.root)
 
 
 def overview_title(graph: DocGraph) -> str:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark.config.main import MarkdownSettings
 from mdmark.errors import MdmarkError
 from mdmark.facts import Warning
+from mdmark.util.globs import match_files
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -385,8 +386,6 @@ def found_documents(srcdir: Path, info: ConfInfo, extra: Iterable[str] = ()) -> 
 
     Markdown only: mdmark reads MyST; other source files of a Sphinx project are not its documents.
     """
-    from mdmark.project import match_files
-
     excluded = _matcher(info.exclude_patterns)
     found = []
     for path in match_files(srcdir, ("**/*.md",), ()):
@@ -402,8 +401,6 @@ def other_documents(srcdir: Path, info: ConfInfo) -> dict[str, str]:
     mdmark reads them for what they define (labels, objects, toctrees) that Markdown documents
     reference; it checks and writes Markdown only.
     """
-    from mdmark.project import match_files
-
     others = [s for s in info.source_suffixes if s != ".md"]
     if not others:
         return {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mdmark.util.bounds import path_problem
 from mdmark.diagnostics import Diagnostic, DriftKind
@@ -20,6 +20,9 @@ from mdmark.util.files import display, resolved, resolved_many
 from mdmark.config.schema import Bool, Choice, Key, ListOf, Problem, Record, Str, string_or_record, validate
 from mdmark.util.text import normalize
 from mdmark.config.yamlio import YamlDoc, load_yaml
+
+if TYPE_CHECKING:
+    from mdmark.workspace import Workspace
 
 RELATION_TYPES: tuple[str, ...] = ("requires", "references", "replaces", "part_of", "change_together")
 
@@ -460,15 +463,14 @@ def build_index(doc: YamlDoc, path: Path, shown: str) -> Index:
     return index
 
 
-def load_index(path: Path, config_root: Path) -> Index:
+def load_index(path: Path, config_root: Path, workspace: Workspace | None = None) -> Index:
     """Read and model the index; a missing or unreadable file raises (exit 2) with one sentence.
 
-    The model is kept by the project's :class:`~mdmark.workspace.Workspace` and reused while the
+    With the project's :class:`~mdmark.workspace.Workspace` the model is kept and reused while the
     file's stat is unchanged (the server answers every call from it), and the parsed YAML by its
     content in the user's cache: parsing YAML is most of a warm ``check``.
     """
-    from mdmark.workspace import workspace_for
-
     shown = display(path, config_root)
-    workspace = workspace_for(config_root)
+    if workspace is None:
+        return build_index(load_yaml(path, shown), path, shown)
     return workspace.index(path, shown, lambda: build_index(load_yaml(path, shown, workspace.parsed_yaml), path, shown))

@@ -24,13 +24,15 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from mdmark.facts import DocFacts
 from mdmark.util.files import file_stamps
 from mdmark.index.model import Doc, Index
 from mdmark.index.occurrences import NameMatcher
-from mdmark.workspace import Workspace, workspace_for
+
+if TYPE_CHECKING:
+    from mdmark.workspace import Workspace
 
 @dataclass(frozen=True)
 class RelationView:
@@ -75,7 +77,7 @@ class RelationGraph:
     body links and occurrences.
     """
 
-    def __init__(self, index: Index, facts: list[DocFacts], srcdir: Path) -> None:
+    def __init__(self, index: Index, facts: list[DocFacts], srcdir: Path, workspace: Workspace) -> None:
         """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing)."""
         self.index = index
         # Lexical paths (both roots are already resolved): resolving every link target costs
@@ -85,7 +87,6 @@ class RelationGraph:
         for doc in index.docs:
             by_file.setdefault(os.path.normpath(os.path.join(folder, doc.path)), doc.id)
         src = str(srcdir.resolve())
-        workspace = workspace_for(srcdir)
         signature, matcher = _matcher(workspace, index)
         #: source id -> target ids reached by a body link or an occurrence (no self-relations).
         self.body: dict[str, set[str]] = {}
@@ -178,7 +179,11 @@ def doc_file(index: Index, doc: Doc) -> Path:
 
 
 def build_graph(
-    index: Index, srcdir: Path, facts_for: Callable[[list[Path]], list[DocFacts]], parsed_as: str
+    index: Index,
+    srcdir: Path,
+    facts_for: Callable[[list[Path]], list[DocFacts]],
+    parsed_as: str,
+    workspace: Workspace,
 ) -> RelationGraph:
     """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.Project.facts_for`,
     ``parsed_as`` says how it parses (:meth:`mdmark.pipeline.pipeline.Pipeline.parse_key`).
@@ -187,7 +192,6 @@ def build_graph(
     the index model, the way documents are parsed and every document's file (and what it includes)
     keep their stat, not even the documents' facts are looked up again.
     """
-    workspace = workspace_for(srcdir)
     files = [os.path.normpath(os.path.join(index.folder, doc.path)) for doc in index.docs]
     stamps = file_stamps(files)
     quick = f"graph\0{index.path}\0{srcdir}\0{parsed_as}"
@@ -207,7 +211,7 @@ def build_graph(
         digest.update(b"\0")
     for doc_facts in facts:
         digest.update(f"{doc_facts.path}\1{doc_facts.content_key}\1{doc_facts.error is not None}\0".encode())
-    graph = workspace.graphs.get_or_make(digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir))
+    graph = workspace.graphs.get_or_make(digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir, workspace))
     if stamps is not None:
         deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _, _ in f.deps})
         dep_stamps = file_stamps(deps)

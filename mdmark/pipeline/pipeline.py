@@ -44,9 +44,6 @@ if TYPE_CHECKING:
 
 C = TypeVar("C", bound=ContentCache[Any])
 
-#: The in-tree cache folder of older versions: never read any more, still never searched for documents.
-CACHE_DIR_NAME = ".mdmark_cache"
-
 
 class _App:
     """A Sphinx application bound to one source folder."""
@@ -422,6 +419,10 @@ class Pipeline:
         with SPHINX_LOCK, session(self._get_app().sphinx) as found:
             yield found
 
+    def worker_spec(self) -> tuple[Callable[..., Pipeline], tuple[object, ...]]:
+        """How a worker process makes its own pipeline for the same project and settings."""
+        return Pipeline, (self.config_root, self.settings, self.cache_dir, self.conf)
+
     def _parse_parallel(self, todo: list[tuple[int, str, str, str]], keep_trees: bool) -> list[tuple[int, DocFacts]]:
         from mdmark.pipeline.workers import run_in_workers
 
@@ -494,13 +495,3 @@ def _encode_info(info: ConfInfo) -> bytes:
 
 def _decode_info(data: bytes) -> ConfInfo:
     return ConfInfo.from_json(json.loads(data.decode("utf-8")))
-
-
-def get_pipeline(
-    srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
-) -> Pipeline:
-    """The pipeline for a source folder, settings and conf.py, kept by the folder's workspace
-    (created once, then reused; an edited conf.py makes a new one)."""
-    from mdmark.workspace import workspace_for
-
-    return workspace_for(srcdir).pipeline(srcdir, settings, cache_dir, conf)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mdmark.host.confine import inside
-from mdmark.util.files import FileTooBig, read_regular
 from mdmark.html.render import MAX_IMAGE_BYTES
+from mdmark.util.files import FileTooBig, read_regular
 
 #: What a model takes in one image block without scaling it itself.
 MAX_SIDE = 1568

@@ -28,7 +28,8 @@ from mdmark.errors import MdmarkError
 from mdmark.util.bounds import value_problem
 from mdmark.server.limits import Job, call_seconds, stop_all, stopping_message, timeout_message
 from mdmark.server.prompts import register_prompts
-from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, ToolOutcome, call_tool, error
+from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool
+from mdmark.tools.spec import ToolOutcome, error
 
 if TYPE_CHECKING:
     import mcp_types

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 from mdmark.diagnostics import DRIFT_KINDS
 from mdmark.util.files import read_text
 from mdmark.guide.reader import guide_dir, guide_entries
-from mdmark.tools.registry import TOOLS_BY_NAME, ToolSpec, internal_error_message
+from mdmark.tools.registry import TOOLS_BY_NAME, internal_error_message
+from mdmark.tools.spec import ToolSpec
 from mdmark.util.text import quote_list, suggestion
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mdmark.diagnostics import Diagnostic, DriftKind
-from mdmark.project import glob_match
+from mdmark.util.globs import glob_match
 from mdmark.check.rules.context import CheckContext
 from mdmark.util.text import quote_list
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.util.files import display
-from mdmark.project import match_files
+from mdmark.util.globs import match_files
 from mdmark.check.rules.context import CheckContext
 from mdmark.util.text import close_file
 

@@ -13,7 +13,8 @@ from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.facts import DocFacts
 from mdmark.util.files import display, resolved_many, shown_under
 from mdmark.index.model import Doc, Index, load_index
-from mdmark.project import Project, match_files
+from mdmark.project import Project
+from mdmark.util.globs import match_files
 
 if TYPE_CHECKING:
     from mdmark.references import Model
@@ -86,7 +87,7 @@ def build_context(
         changed = frozenset(changed_files(project.root, base))
     index_path = project.config.index_path
     # An index that cannot be read as YAML raises here: exit 2, like the config.
-    index = load_index(index_path, project.root) if index_path is not None and index_path.is_file() else None
+    index = load_index(index_path, project.root, project.workspace) if index_path is not None and index_path.is_file() else None
     doc_files = dict(zip(map(id, index.docs), index.doc_files(), strict=True)) if index is not None else {}
     paths, unindexed = _document_paths(project, index, doc_files)
     fetch: FactsFn = facts_fn if facts_fn is not None else project.facts_for

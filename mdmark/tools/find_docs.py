@@ -1,0 +1,34 @@
+"""The MCP tool ``find_docs``: documents of the index by text, tags and relations (``mdmark find``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mdmark.queries.find import FIND_DOCS_PARAMS
+from mdmark.tools.spec import TOON_NOTE, ToolOutcome, ToolSpec, text_or_json
+
+
+def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.queries.find import find_docs
+
+    assert start is not None
+    return text_or_json(find_docs(start, **args))
+
+
+SPEC = ToolSpec.declare(
+    name="find_docs",
+    handler=_call,
+    title="文書を探す",
+    description=(
+        "設定の index の索引から、題・別名・概要の語（text）、タグ（tags は全て・any_tags はどれか）、"
+        "関係する文書（related_to）で文書を引き、主題のタグが当たる文書を上にして limit 件（既定 20）ずつ返す（何も書き換えない）。"
+        "結果は、format が markdown（既定）のときは、総件数・返した件数・合計文字数・next_cursor の行と文書の表（ID・題・概要・タグ・文字数ほか）"
+        "のテキストだけを返す。format が json のときは total・returned・total_chars・next_cursor・hint・tag_counts・warnings・omitted・docs の JSON を返す。"
+        "条件を 1 つも渡さないと全ての文書が当たる。当たる文書が 0 件でもエラーにはせず、総件数 0 件の結果（json では total が 0 で docs が空の並び）を返す。"
+        "next_cursor が null なら続きは無く、値があれば cursor に渡して同じ条件で続きを引く。"
+        "語彙に無いタグを渡したときは、そのタグのまま引き、近いタグを示す警告を添える。"
+        + TOON_NOTE
+    ),
+    params=FIND_DOCS_PARAMS,
+)

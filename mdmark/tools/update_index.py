@@ -1,0 +1,45 @@
+"""The MCP tool ``update_index``: replace, add or remove one item of the index (``mdmark index``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mdmark.index.edit import PARAMS
+from mdmark.tools.spec import ToolOutcome, ToolSpec, json_outcome
+
+
+def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+    from mdmark.index.edit import update_index
+
+    assert start is not None
+    return json_outcome(update_index(start, args["kind"], args["id"], args["item"], args.get("config")))
+
+
+SPEC = ToolSpec.declare(
+    name="update_index",
+    handler=_call,
+    title="索引を書き換える",
+    description=(
+        "設定の index の索引で、kind（doc・term・tag）の一覧の id（tag はタグの name）の項目を item で丸ごと置き換える。"
+        "その項目が無ければ一覧の末尾に足し、item が null なら消す。ほかの項目・コメント・キーの並びは書き換えない。"
+        '結果は JSON の {"action": "added"・"replaced"・"removed" のどれか, "index": 設定ファイルのあるフォルダからの索引のパス}。'
+        "書き換えた後の索引がスキーマに合わないときは、{場所}: {内容} の行を並べたエラーで、索引は書き換えない。"
+        "文書の related は to・type・when（と任意の paths）を持つオブジェクトの並びで渡す。"
+    ),
+    params=PARAMS,
+    output_schema={
+        "type": "object",
+        "properties": {
+            "action": {
+                "type": "string",
+                "enum": ["added", "replaced", "removed"],
+                "description": "added（追加した）・replaced（置き換えた）・removed（消した）",
+            },
+            "index": {"type": "string", "description": "書き換えた索引のファイルのパス。設定ファイルのあるフォルダからの相対パス"},
+        },
+        "required": ["action", "index"],
+    },
+    read_only=False,
+    destructive=True,
+)
