@@ -87,6 +87,8 @@ class Workspace:
         #: Results known to hold while the stats of the files they came from are unchanged, by name:
         #: (the index model, the documents' stamps, the files they include, those files' stamps, result).
         self.stamped: Memo[str, tuple[Any, ...]] = Memo(16)
+        #: The last check's answer with its inputs' stamps, per cache folder (see mdmark.check.stored).
+        self._stored_checks: Memo[str, ContentCache[dict[str, Any]]] = Memo(4)
         #: Title/alias matchers by the digest of the names they look for.
         self.matchers: Memo[str, NameMatcher] = Memo(8)
         #: Document ids whose names occur in a document: by (matcher digest, document content key).
@@ -110,6 +112,16 @@ class Workspace:
     def pipelines(self) -> list[Pipeline]:
         """The pipelines made so far."""
         return self._pipelines.values()
+
+    def stored_checks(
+        self, cache_dir: Path | None, encode: Callable[[dict[str, Any]], bytes], decode: Callable[[bytes], dict[str, Any]]
+    ) -> ContentCache[dict[str, Any]]:
+        """The stored check answers of this project (:mod:`mdmark.check.stored`), one per cache folder."""
+        with _REGISTRY_LOCK:
+            cache = self._stored_checks.get(str(cache_dir))
+            if cache is None:
+                cache = self._stored_checks.put(str(cache_dir), ContentCache(cache_dir, ".json", encode, decode, sub="checks"))
+        return cache
 
     # -- the index ------------------------------------------------------------------------------
 

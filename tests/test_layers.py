@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mdmark", "mdmark.errors", "mdmark.diagnostics", "mdmark.facts", "mdmark.util"),
     ("mdmark.config",),
-    ("mdmark.index", "mdmark.guide", "mdmark.tools.spec"),
+    ("mdmark.index", "mdmark.guide", "mdmark.tools.spec", "mdmark.tools.params"),
     ("mdmark.host",),
     ("mdmark.pipeline",),
     ("mdmark.workspace", "mdmark.index.relations"),
@@ -69,7 +69,10 @@ def imported(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
                 module = ".".join([*base, *([node.module] if node.module else [])])
             else:
                 module = node.module or ""
-            targets = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+            # ``from package import module`` imports the module (the package's own imports are its
+            # edges); ``from module import name`` imports the module.
+            submodules = [f"{module}.{alias.name}" for alias in node.names if f"{module}.{alias.name}" in known]
+            targets = submodules if len(submodules) == len(node.names) else [module, *submodules]
         for target in targets:
             while target and target not in known:
                 target = target.rpartition(".")[0]

@@ -26,12 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mdmark.diagnostics import Diagnostic
 from mdmark.project import Project
-from mdmark.check.rules.context import FactsFn
 
-__all__ = ["FactsFn", "check", "collect"]
+if TYPE_CHECKING:
+    # The rules import what reading documents needs: a check answered from its stored result
+    # (mdmark.check.stored) never imports them.
+    from mdmark.check.rules.context import FactsFn
+
+__all__ = ["check", "collect"]
 
 
 def collect(
@@ -50,9 +55,22 @@ def collect(
     ref (or no git repository) raises :class:`MdmarkError` with exit code 2 before anything is checked.
     ``progress(done, total)`` follows the reading of the checked documents (the CLI's counter).
     """
+    from mdmark.check import stored
+
+    # A plain check of a project with a config answers from the last one while no input changed;
+    # the Sphinx extension (its own facts) and --base (git's state) always run the rules.
+    reusable = base is None and facts is None
+    if reusable:
+        hit = stored.lookup(project)
+        if hit is not None:
+            return hit
     from mdmark.check.rules import build_context, run
 
-    return run(build_context(project, base, facts, progress))
+    ctx = build_context(project, base, facts, progress)
+    found = run(ctx)
+    if reusable:
+        stored.store(project, ctx, found)
+    return found
 
 
 def check(start: Path, config: str | None = None, base: str | None = None) -> dict[str, list[dict[str, str]]]:

@@ -43,7 +43,8 @@ from mdmark.index.model import (
     index_problems,
 )
 from mdmark.project import Project
-from mdmark.tools.spec import CONFIG_PARAM, CliArg, Param, checked
+from mdmark.tools import params
+from mdmark.tools.spec import checked
 from mdmark.util.bounds import check_value
 from mdmark.util.files import atomic_write_text, display, read_text
 from mdmark.util.text import close_names, quote_list
@@ -51,29 +52,6 @@ from mdmark.util.text import close_names, quote_list
 #: What a kind is called in sentences.
 _KIND_NAMES: dict[str, str] = {"doc": "文書", "term": "用語", "tag": "タグの語彙"}
 _WIDTH = 2**30
-
-
-
-#: The parameters of :func:`update_index`, declared once: the MCP tool ``update_index`` and the CLI take them from here.
-PARAMS: tuple[Param, ...] = (
-    Param("kind", {
-        "type": "string",
-        "enum": ["doc", "term", "tag"],
-        "description": "書き換えるのが文書（doc）・用語（term）・タグの語彙（tag）のどれか",
-    }, required="doc・term・tag のどれか", cli=CliArg("doc・term・tag", flags=(), options={"choices": ("doc", "term", "tag")})),
-    Param("id", {
-        "type": "string",
-        "minLength": 1,
-        "description": "文書か用語の ID。kind が tag のときはタグの name。空にできない",
-    }, required="文書か用語の ID（tag はタグの name）", cli=CliArg("文書・用語の ID、タグの name", flags=()),
-        blank="文書か用語の ID（kind が tag のときはタグの name）"),
-    Param("item", {
-        "type": ["object", "null"],
-        "description": "その ID の項目の中身（文書・用語は id、タグは name を除くキー）。項目ごと置き換える。null なら項目を消す",
-    }, required="項目の中身（消すときは null）", cli=CliArg('項目の中身（JSON。例: \'{"path": "b.md", "title": "文書 B"}\'）', options={"required": True, "metavar": "JSON"}),
-        expected="キーと値の組（項目を消すときは null）"),
-    CONFIG_PARAM,
-)
 
 
 class _ObjectOnly(Spec):
@@ -143,7 +121,7 @@ def locked(path: Path) -> Iterator[None]:
 
 def update_index(start: Path, kind: Any, id: Any, item: Any, config: Any = None) -> dict[str, str]:
     """Replace (or add) the item ``id`` of ``kind`` with ``item``, or remove it when ``item`` is None."""
-    args = checked(PARAMS, kind=kind, id=id, item=item, config=config)
+    args = checked(params.UPDATE_INDEX, kind=kind, id=id, item=item, config=config)
     kind, id, item, config = args["kind"], args["id"], args["item"], args["config"]
     check_value(id, "id")
     if item is not None:

@@ -21,19 +21,11 @@ from mdmark.host.confine import inside, project_root
 from mdmark.index.model import Doc, Index, Tag
 from mdmark.index.relations import RelationGraph, RelationView, build_graph, doc_file
 from mdmark.project import Project
+from mdmark.tools import params
 from mdmark.tools.spec import (
     BRIEF_FIELDS,
-    CONFIG_PARAM,
     FIELDS,
-    FORMAT,
-    FORMAT_CLI,
-    STRINGS,
-    VIEWS,
-    CliArg,
-    Param,
     checked,
-    int_or_text,
-    string,
 )
 from mdmark.util.files import read_text
 from mdmark.util.text import close_names, normalize, quote_list
@@ -62,69 +54,6 @@ _COLUMNS: dict[str, str] = {
 
 
 # -- shared pieces ---------------------------------------------------------------------------------
-
-
-
-#: The parameters of :func:`find_docs`, declared once: the MCP tool ``find_docs`` and the CLI take them from here.
-FIND_DOCS_PARAMS: tuple[Param, ...] = (
-    Param("text", string("題・別名・概要のどれかに含まれる語。NFKC・英字の小文字化・前後の空白の除去で正規化して比べる"), cli=CliArg("題・別名・概要に含まれる語")),
-    Param("tags", {
-        **STRINGS,
-        "description": "全てを持つ文書に絞るタグ（AND）。語彙の別名は語彙の name として引く。空の配列は省いたときと同じ",
-    }, cli=CliArg("全てを持つ文書に絞るタグ（繰り返せる、AND）", flags=("--tag",), options={"action": "append", "metavar": "TAG"})),
-    Param("any_tags", {
-        **STRINGS,
-        "description": "どれかを持つ文書に絞るタグ（OR）。tags と一緒に渡すと両方を満たす文書に絞る。空の配列は省いたときと同じ",
-    }, cli=CliArg("どれかを持つ文書に絞るタグ（繰り返せる、OR）", flags=("--any-tag",), options={"action": "append", "metavar": "TAG"})),
-    Param("related_to", string(
-        "この文書の ID から参照している文書と、この文書を参照している文書に絞る。各行に関係（relations）を添える"
-    ), cli=CliArg("この ID の文書と参照し合う文書に絞る", options={"metavar": "ID"})),
-    Param("limit", {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 100,
-        "default": 20,
-        "description": "1 回に返す文書の件数。1 以上 100 以下の整数。既定は 20",
-    }, cli=CliArg("1 回に返す件数（1〜100、既定 20）", options={"type": int_or_text})),
-    Param("cursor", string(
-        "前の結果の next_cursor。続きの文書を返す。絞り込みの条件（text・tags・any_tags・related_to）は前の呼び出しと同じにする"
-    ), cli=CliArg("前の結果の next_cursor")),
-    Param("view", {
-        "type": "string",
-        "enum": list(VIEWS),
-        "default": "brief",
-        "description": "各行に返す項目の組。brief（既定）は ID・題・概要・タグ・文字数、standard は brief にパス・別名を加え、"
-        "full は standard に関連する文書・被参照の数を加える",
-    }, cli=CliArg("brief（既定）・standard・full")),
-    Param("include", {
-        "type": "array",
-        "items": {"type": "string", "enum": list(FIELDS)},
-        "description": "view の組に加える項目。path・aliases・related・referenced_by の並び",
-    }, cli=CliArg("加える項目（path・aliases・related・referenced_by）", options={"action": "append", "metavar": "FIELD"}),
-        not_allowed="項目の名前ではない"),
-    Param("exclude", {
-        "type": "array",
-        "items": {"type": "string", "enum": list(FIELDS)},
-        "description": "view の組から除く項目。include の後に当て、brief の項目は除けない",
-    }, cli=CliArg("除く項目", options={"action": "append", "metavar": "FIELD"}),
-        not_allowed="項目の名前ではない", refused={name: "brief の項目で除けない" for name in BRIEF_FIELDS}),
-    Param("count_only", {
-        "type": "boolean",
-        "default": False,
-        "description": "true のとき、文書の行を返さず、総件数・合計文字数・タグごとの件数だけを返す。既定は false",
-    }, cli=CliArg("件数・合計文字数・タグごとの件数だけを返す", options={"action": "store_true"})),
-    Param("format", FORMAT, cli=FORMAT_CLI),
-    CONFIG_PARAM,
-)
-
-#: The parameters of :func:`list_tags`, declared once: the MCP tool ``list_tags`` and the CLI take them from here.
-LIST_TAGS_PARAMS: tuple[Param, ...] = (
-    Param("query", string(
-        "タグの名前・別名・説明のどれかに含まれる語。NFKC・英字の小文字化・前後の空白の除去で正規化して比べる。省くと全てのタグを返す"
-    ), cli=CliArg("名前・別名・説明に含まれる語")),
-    Param("format", FORMAT, cli=FORMAT_CLI),
-    CONFIG_PARAM,
-)
 
 
 def _open_index(start: Path, config: str | None) -> tuple[Project, Index]:
@@ -226,7 +155,7 @@ def find_docs(
     config: Any = None,
 ) -> str | dict[str, Any]:
     """Documents of the index that meet every given condition (see mcp-tools.ja.md find_docs)."""
-    args = checked(FIND_DOCS_PARAMS, text=text, tags=tags, any_tags=any_tags, related_to=related_to, limit=limit, cursor=cursor,
+    args = checked(params.FIND_DOCS, text=text, tags=tags, any_tags=any_tags, related_to=related_to, limit=limit, cursor=cursor,
         view=view, include=include, exclude=exclude, count_only=count_only, format=format, config=config,
     )
     text_arg: str | None = args["text"]
@@ -395,7 +324,7 @@ def render_find_markdown(result: dict[str, Any], fields: list[str], with_relatio
 
 def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any = None) -> str | dict[str, Any]:
     """The tag vocabulary with the number of documents per tag (see mcp-tools.ja.md list_tags)."""
-    args = checked(LIST_TAGS_PARAMS, query=query, format=format, config=config)
+    args = checked(params.LIST_TAGS, query=query, format=format, config=config)
     query_arg: str | None = args["query"]
     fmt: str = args["format"]
     _, index = _open_index(start, args["config"])

@@ -23,14 +23,9 @@ from mdmark.index.relations import doc_file
 from mdmark.project import Project
 from mdmark.queries.find import _cell as table_cell
 from mdmark.queries.find import _null as null_text
+from mdmark.tools import params
 from mdmark.tools.spec import (
-    CONFIG_PARAM,
-    FORMAT,
-    FORMAT_CLI,
-    CliArg,
-    Param,
     checked,
-    string,
 )
 from mdmark.util.files import display, read_text
 from mdmark.util.globs import match_files
@@ -38,15 +33,6 @@ from mdmark.util.text import close_names, quote_list
 from mdmark.util.toon import encode as encode_toon
 
 _LABEL_LINE = re.compile(r"^\s*\([^()\s][^()]*\)=\s*$")
-
-
-
-#: The parameters of :func:`outline`, declared once: the MCP tool ``outline`` and the CLI take them from here.
-PARAMS: tuple[Param, ...] = (
-    Param("target", string("見出しを見る文書の ID、Markdown のパス、またはフォルダのパス（相対パスは作業のフォルダから）"), required="文書の ID か Markdown のパスかフォルダ", cli=CliArg("文書の ID、Markdown のパス、またはフォルダ", flags=(), options={"metavar": "TARGET"})),
-    Param("format", FORMAT, cli=FORMAT_CLI),
-    CONFIG_PARAM,
-)
 
 
 @dataclass(frozen=True)
@@ -206,7 +192,7 @@ def _doc_row(project: Project, path: Path, facts: DocFacts, ids: dict[Path, str]
 
 def outline(start: Path, *, target: Any = None, format: Any = None, config: Any = None) -> str | dict[str, Any]:
     """The heading index of ``target`` (see the module docstring); markdown and toon as text, json as a dict."""
-    args = checked(PARAMS, target=target, format=format, config=config)
+    args = checked(params.OUTLINE, target=target, format=format, config=config)
     fmt = args["format"]
     project = open_project(start, args["config"])
     found = resolve_target(project, args["target"])

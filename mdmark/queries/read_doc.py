@@ -26,7 +26,8 @@ from mdmark.queries.outline import (
     sections,
     span_chars,
 )
-from mdmark.tools.spec import CONFIG_PARAM, CliArg, Param, checked, int_or_text, string
+from mdmark.tools import params
+from mdmark.tools.spec import checked
 from mdmark.util.files import read_text
 from mdmark.util.text import close_names, normalize, quote_list
 
@@ -34,23 +35,6 @@ from mdmark.util.text import close_names, normalize, quote_list
 MAX_TEXT_CHARS = 50_000
 
 _RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
-
-
-
-#: The parameters of :func:`read_doc`, declared once: the MCP tool ``read_doc`` and the CLI take them from here.
-PARAMS: tuple[Param, ...] = (
-    Param("target", string("読む文書の ID か Markdown のパス（相対パスは作業のフォルダから）"), required="文書の ID か Markdown のパス", cli=CliArg("文書の ID か Markdown のパス", flags=(), options={"metavar": "TARGET"})),
-    Param("section", string("読む節のアンカー（outline の anchor）か見出しの文。下の節を含めて読む。lines と一緒には渡せない"), cli=CliArg("読む節のアンカー（outline の anchor）か見出しの文", options={"metavar": "ANCHOR"})),
-    Param("lines", string("読む行の範囲。`12-40` のように最初と最後の行の番号（1 から、両端を含む）。section と一緒には渡せない"), cli=CliArg("読む行の範囲（例: 12-40）", options={"metavar": "A-B"})),
-    Param("max_images", {
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 50,
-        "default": 10,
-        "description": "画像のブロックにする画像の数の上限。0 以上 50 以下の整数。既定は 10。残りは Markdown のテキストのまま",
-    }, cli=CliArg("画像として扱う数の上限（0〜50、既定 10）", options={"type": int_or_text, "metavar": "N"})),
-    CONFIG_PARAM,
-)
 
 
 @dataclass(frozen=True)
@@ -103,7 +87,7 @@ def read_doc(
     config: Any = None,
 ) -> list[Block]:
     """The blocks of ``target`` (see the module docstring)."""
-    args = checked(PARAMS, target=target, section=section, lines=lines, max_images=max_images, config=config)
+    args = checked(params.READ_DOC, target=target, section=section, lines=lines, max_images=max_images, config=config)
     section_arg: str | None = args["section"]
     lines_arg: str | None = args["lines"]
     limit: int = args["max_images"]

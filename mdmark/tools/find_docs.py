@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mdmark.queries.find import FIND_DOCS_PARAMS
+from mdmark.tools import params
 from mdmark.tools.spec import TOON_NOTE, ToolOutcome, ToolSpec, text_or_json
 
 
@@ -30,5 +30,5 @@ SPEC = ToolSpec.declare(
         "語彙に無いタグを渡したときは、そのタグのまま引き、近いタグを示す警告を添える。"
         + TOON_NOTE
     ),
-    params=FIND_DOCS_PARAMS,
+    params=params.FIND_DOCS,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mdmark.queries.find import LIST_TAGS_PARAMS
+from mdmark.tools import params
 from mdmark.tools.spec import TOON_NOTE, ToolOutcome, ToolSpec, text_or_json
 
 
@@ -28,5 +28,5 @@ SPEC = ToolSpec.declare(
         "索引がタグの語彙を持たないときと、query に当たるタグが無いときは、タグの無い結果（json では空の tags）を返す。"
         + TOON_NOTE
     ),
-    params=LIST_TAGS_PARAMS,
+    params=params.LIST_TAGS,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mdmark.queries.outline import PARAMS
+from mdmark.tools import params
 from mdmark.tools.spec import TOON_NOTE, ToolOutcome, ToolSpec, text_or_json
 
 
@@ -32,5 +32,5 @@ SPEC = ToolSpec.declare(
         + "フォルダに文書が無いときは空の docs を返す。見出しの無い文書は空の headings。"
         "次は read_doc に section（アンカー）を渡して、要る節だけを読む。"
     ),
-    params=PARAMS,
+    params=params.OUTLINE,
 )

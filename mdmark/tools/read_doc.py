@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mdmark.queries.read_doc import PARAMS
+from mdmark.tools import params
 from mdmark.tools.spec import ImagePart, ToolOutcome, ToolSpec
 
 
@@ -33,5 +33,5 @@ SPEC = ToolSpec.declare(
         "空の文書は空のテキストを 1 つ返す。"
         "テキストが 50,000 文字を超えるときはエラーで、outline で見出しを確かめて section か lines で絞る。"
     ),
-    params=PARAMS,
+    params=params.READ_DOC,
 )

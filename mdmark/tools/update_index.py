@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mdmark.index.edit import PARAMS
+from mdmark.tools import params
 from mdmark.tools.spec import ToolOutcome, ToolSpec, json_outcome
 
 
@@ -27,7 +27,7 @@ SPEC = ToolSpec.declare(
         "書き換えた後の索引がスキーマに合わないときは、{場所}: {内容} の行を並べたエラーで、索引は書き換えない。"
         "文書の related は to・type・when（と任意の paths）を持つオブジェクトの並びで渡す。"
     ),
-    params=PARAMS,
+    params=params.UPDATE_INDEX,
     output_schema={
         "type": "object",
         "properties": {

@@ -1,0 +1,177 @@
+"""The last check's answer, kept with the stamps of everything it depended on.
+
+A warm ``mdmark check`` (nothing changed) used to open every document's cached facts, build the
+reference model and run every rule again: most of a second at 1,200 documents, and Sphinx imported
+for nothing. Here the answer of a check is stored with the stat stamps of its inputs, and a check
+whose inputs all keep their stamps answers from it without reading a document:
+
+* the config file, the index file, every document the check read and every file each document
+  pulled in (``{include}``, ``{literalinclude}``, images: :attr:`~mdmark.facts.DocFacts.deps`),
+  conf.py and the Python files of the project (local extensions, autodoc targets);
+* every folder under the project root (and the folder of every file above): a folder's stamp
+  changes when a file in it is added, removed or renamed, which covers link targets, images,
+  new documents and unindexed ones without listing them;
+* the environment: mdmark's version, Python's, the stat of every ``sys.path`` folder (an installed
+  or removed extension changes its folder) and the user's mdmark config folder (what is trusted).
+
+A file changed less than :data:`~mdmark.util.files.SETTLED_NS` before the check is not trusted to
+keep its stamp through a same-tick edit, so such a check is not stored (git's "racily clean"
+rule). ``--base`` answers are never stored: they depend on git's state. The entry lives in the
+project's cache folder (authenticated, like every cache entry) and in the workspace's memory, so
+the MCP server answers a repeated ``check`` from memory after re-reading the stamps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mdmark import __version__
+from mdmark.diagnostics import Diagnostic
+from mdmark.pipeline.contentcache import ContentCache
+from mdmark.util.files import SETTLED_NS, stat_stamp
+from mdmark.util.globs import SKIP_DIRS
+
+if TYPE_CHECKING:
+    from mdmark.check.rules.context import CheckContext
+    from mdmark.project import Project
+
+#: Bumped when what is stored, or how stamps are taken, changes.
+_FORMAT = 1
+
+Stamps = list[tuple[str, tuple[int, ...] | None]]
+
+
+def _encode(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _decode(data: bytes) -> dict[str, Any]:
+    value = json.loads(data.decode("utf-8"))
+    if not isinstance(value, dict) or value.get("format") != _FORMAT:
+        raise ValueError("not a stored check")
+    return value
+
+
+def _cache(project: Project) -> ContentCache[dict[str, Any]] | None:
+    if project.config.path is None:
+        return None
+    return project.workspace.stored_checks(project.cache_dir, _encode, _decode)
+
+
+def _key(project: Project) -> str:
+    return hashlib.sha256(f"check\0{_FORMAT}\0{__version__}\0{project.config.path}".encode()).hexdigest()
+
+
+def _user_config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "mdmark"
+
+
+def _environment() -> list[str]:
+    """Folders whose stamps stand for the environment: installed packages and the user's trust."""
+    folders = [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p)]
+    user = _user_config_dir()
+    files = [str(user / name) for name in sorted(os.listdir(user))] if user.is_dir() else []
+    return [*folders, str(user), *files]
+
+
+#: With a conf.py, files read for what they define rather than checked: local extensions and
+#: autodoc targets, and the project's sources of other suffixes (labels, objects).
+_SPHINX_SOURCES = (".py", ".rst", ".txt")
+
+
+def _tree(root: Path, sphinx: bool) -> tuple[list[str], list[str]]:
+    """The folders under ``root`` (skipping caches and VCS folders) and, for a Sphinx project, the
+    files of :data:`_SPHINX_SOURCES` in them."""
+    folders: list[str] = []
+    sources: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        folders.append(folder)
+        if sphinx:
+            sources.extend(os.path.join(folder, name) for name in sorted(files) if name.endswith(_SPHINX_SOURCES))
+    return folders, sources
+
+
+def _stamp(paths: Iterable[str]) -> Stamps | None:
+    """Each path's stamp (None where it is missing), or None if one changed too recently to trust."""
+    now = time.time_ns()
+    out: Stamps = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            out.append((path, None))
+            continue
+        if now - info.st_mtime_ns <= SETTLED_NS:
+            return None
+        out.append((path, stat_stamp(info)))
+    return out
+
+
+def _inputs(project: Project, ctx: CheckContext) -> list[str] | None:
+    """The files and folders the answer depends on; None when a document lies outside the project
+    root (a new file beside it could not be seen by the stamps of the folders walked)."""
+    config = project.config
+    conf = config.sphinx_conf
+    files: list[str] = []
+    if config.path is not None:
+        files.append(str(config.path))
+    if ctx.index is not None:
+        files.append(str(ctx.index.path))
+    if conf is not None:
+        files.append(str(conf))
+    srcdir = project.source_dir
+    root = str(project.root)
+    if any(not str(path).startswith(root + os.sep) for path in ctx.facts):
+        return None
+    for path, facts in ctx.facts.items():
+        files.append(str(path))
+        files.extend(os.path.normpath(os.path.join(srcdir, rel)) for rel, _size, _mtime in facts.deps)
+    folders, sources = _tree(project.root, conf is not None)
+    parents = {os.path.dirname(f) for f in files} - set(folders)
+    return list(dict.fromkeys([*files, *sources, *folders, *sorted(parents)]))
+
+
+def lookup(project: Project) -> list[Diagnostic] | None:
+    """The stored answer of ``project``'s check if none of its inputs changed since, else None."""
+    cache = _cache(project)
+    if cache is None:
+        return None
+    stored = cache.get(_key(project), slot="check")
+    if stored is None:
+        return None
+    if stored["environment"] != _environment():
+        return None
+    now = _stamp(path for path, _ in stored["stamps"])
+    if now is None or [list(s) if s is not None else None for _, s in now] != [s for _, s in stored["stamps"]]:
+        return None
+    return [Diagnostic(d["file"], d["where"], d["kind"], d["message"], d.get("line")) for d in stored["issues"]]
+
+
+def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) -> None:
+    """Keep the answer of a check just run, unless an input is too fresh to trust its stamp."""
+    cache = _cache(project)
+    if cache is None:
+        return
+    environment = _environment()
+    inputs = _inputs(project, ctx)
+    if inputs is None:
+        return
+    stamps = _stamp([*inputs, *environment])
+    if stamps is None:
+        return
+    value = {
+        "format": _FORMAT,
+        "environment": environment,
+        "stamps": [[path, list(stamp) if stamp is not None else None] for path, stamp in stamps],
+        "issues": [{**d.as_dict(), "line": d.line} for d in diagnostics],
+    }
+    cache.put(_key(project), value, slot="check")

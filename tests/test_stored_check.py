@@ -1,0 +1,109 @@
+"""A check whose inputs keep their stamps answers from the stored result (mdmark.check.stored), and
+any change to an input — a document, an included file, the index, the config, a new or removed file,
+a fresh edit inside the mtime tick — runs the rules again."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mdmark.check.rules as rules
+from mdmark.check.collect import collect
+from mdmark.project import Project
+
+CONFIG = 'docs:\n  include: ["docs/**/*.md"]\nindex: index.yaml\n'
+INDEX = "docs:\n  - id: a\n    path: docs/a.md\n    title: A\n"
+
+
+def _age(root: Path) -> None:
+    """Make every file and folder look written a minute ago (settled stamps can be stored)."""
+    old = time.time() - 60
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            os.utime(os.path.join(folder, name), (old, old))
+        os.utime(folder, (old, old))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "p"
+    (root / "docs").mkdir(parents=True)
+    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
+    (root / "index.yaml").write_text(INDEX, encoding="utf-8")
+    (root / "docs" / "a.md").write_text("# A\n\n```{include} part.txt\n```\n\n[b](b.md)\n", encoding="utf-8")
+    (root / "docs" / "part.txt").write_text("部分\n", encoding="utf-8")
+    _age(root)
+    return root
+
+
+def _kinds(root: Path) -> list[str]:
+    return [d.kind.value for d in collect(Project.open(root))]
+
+
+class _RulesRan(Exception):
+    pass
+
+
+def _forbid_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise _RulesRan
+
+    monkeypatch.setattr(rules, "build_context", refuse)
+
+
+def test_an_unchanged_project_answers_without_running_the_rules(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _kinds(project) == ["broken_link"]
+    _forbid_rules(monkeypatch)
+    assert _kinds(project) == ["broken_link"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda root: (root / "docs" / "b.md").write_text("# B\n"), id="new file"),
+        pytest.param(lambda root: (root / "docs" / "part.txt").write_text("[c](c.md)\n"), id="included file"),
+        pytest.param(lambda root: (root / "docs" / "a.md").write_text("# A\n"), id="document"),
+        pytest.param(lambda root: (root / "index.yaml").write_text(INDEX.replace("title: A", "title: Z")), id="index"),
+        pytest.param(
+            lambda root: (root / "mdmark.config.yaml").write_text(CONFIG + "check:\n  disable: [broken_link]\n"),
+            id="config",
+        ),
+    ],
+)
+def test_a_changed_input_runs_the_rules_again(
+    project: Path, change: Callable[[Path], object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _kinds(project) == ["broken_link"]
+    change(project)
+    runs: list[int] = []
+    real = rules.build_context
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rules, "build_context", counted)
+    collect(Project.open(project))
+    assert runs == [1]
+
+
+def test_a_fresh_edit_is_never_stored(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file written within the mtime tick could change again without its stamp changing."""
+    (project / "docs" / "a.md").write_text("# A\n", encoding="utf-8")
+    assert _kinds(project) == []
+    _forbid_rules(monkeypatch)
+    with pytest.raises(_RulesRan):
+        _kinds(project)
+
+
+def test_base_is_never_answered_from_the_stored_result(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _kinds(project) == ["broken_link"]
+    _forbid_rules(monkeypatch)
+    with pytest.raises(_RulesRan):
+        collect(Project.open(project), base="HEAD")
