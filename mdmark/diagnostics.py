@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 
 class DriftKind(enum.StrEnum):
-    """Every drift kind ``check`` can report, in the order of design.md section 4, each with the
+    """Every drift kind ``check`` can report, in the order of the guide page ``check``, each with the
     sentence ``mdmark check --help`` shows for it. The one declaration: ``DRIFT_KINDS``, the CLI
     help, the MCP tool ``check`` and the config schema's ``check.disable`` all come from here."""
 
@@ -56,7 +56,7 @@ class DriftKind(enum.StrEnum):
     )
 
 
-#: Every drift kind's name, in the order of design.md section 4.
+#: Every drift kind's name, in the order of the guide page ``check``.
 DRIFT_KINDS: tuple[str, ...] = tuple(kind.value for kind in DriftKind)
 
 

@@ -1,4 +1,4 @@
-"""One reference model and one resolver for check, export and build (design.md §4 "References").
+"""One reference model and one resolver for check, export and build (the guide page ``check``, リンクと参照の点検).
 
 :class:`Model` holds what references can land on across the whole project — documents, their
 heading slugs and ids, labels, glossary terms, equations, domain objects, figure numbers — built

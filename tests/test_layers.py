@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Lowest first. A module belongs to the layer of the longest prefix that names it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("mdmark", "mdmark.errors", "mdmark.diagnostics", "mdmark.facts", "mdmark.util"),
+    ("mdmark", "mdmark.errors", "mdmark.diagnostics", "mdmark.facts", "mdmark.util", "mdmark.answers"),
     ("mdmark.config",),
     ("mdmark.index", "mdmark.guide", "mdmark.tools.spec", "mdmark.tools.params"),
     ("mdmark.host",),

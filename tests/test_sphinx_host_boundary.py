@@ -1,8 +1,10 @@
-"""The Sphinx host boundary: private Sphinx names appear in ``mdmark/host/app.py`` only, and a
-session collects warnings as log records exactly as the text of Sphinx's warning stream read them."""
+"""The Sphinx host boundary: private attributes of Sphinx, docutils and MyST objects are touched in
+``mdmark/host/`` only, and a session collects warnings as log records exactly as the text of
+Sphinx's warning stream read them."""
 
 from __future__ import annotations
 
+import ast
 import io
 import logging
 import re
@@ -20,6 +22,68 @@ from mdmark.host.app import SPHINX_LOCK, ensure_known, session
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 HOST = ROOT / "mdmark" / "host" / "app.py"
+HOST_PACKAGE = ROOT / "mdmark" / "host"
+
+#: Private names of the standard library that mdmark may use anywhere, with the reason.
+STDLIB_PRIVATE = {
+    "_exit": "os._exit: a worker or a stopped server ends at once, without running finalizers",
+}
+
+
+def _own_private_names(files: list[Path]) -> set[str]:
+    """Names mdmark itself defines: functions, classes, module and local names, parameters, and
+    attributes it sets on its own objects (``self._x``, ``cls._x``)."""
+    own: set[str] = set()
+    for file in files:
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                own.add(node.name)
+            elif isinstance(node, ast.arg):
+                own.add(node.arg)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    for part in ast.walk(target):
+                        if isinstance(part, ast.Name):
+                            own.add(part.id)
+                        elif isinstance(part, ast.Attribute) and getattr(part.value, "id", None) in ("self", "cls"):
+                            own.add(part.attr)
+    return own
+
+
+def _private(name: str) -> bool:
+    # Dunder and sunder names (``__init__``, enum's ``_value_``) are documented interfaces.
+    return name.startswith("_") and not name.startswith("__") and not name.endswith("_")
+
+
+def foreign_private_uses(files: list[Path], own: set[str]) -> list[str]:
+    """Every use of a private attribute mdmark does not define: attribute access or assignment,
+    ``getattr``-style calls with a literal name, imports of private modules or names."""
+    found = []
+    for file in files:
+        rel = file.relative_to(ROOT)
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in own:
+                if node.attr not in STDLIB_PRIVATE:
+                    found.append(f"{rel}:{node.lineno}: .{node.attr}")
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module != "__future__":
+                if node.module.split(".")[0] not in ("mdmark", "sphinx_ext"):
+                    names = [node.module.split("."), [a.name for a in node.names]]
+                    if any(_private(part) for group in names for part in group):
+                        found.append(f"{rel}:{node.lineno}: from {node.module} import …")
+            elif isinstance(node, ast.Import):
+                found += [f"{rel}:{node.lineno}: import {a.name}" for a in node.names if any(_private(p) for p in a.name.split("."))]
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
+                and len(node.args) > 1
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+                and _private(node.args[1].value)
+                and node.args[1].value not in own
+            ):
+                found.append(f"{rel}:{node.lineno}: {node.func.id}(…, {node.args[1].value!r})")
+    return found
 
 #: Private Sphinx and docutils attributes (and the ways of re-pointing Sphinx's logging) that only
 #: the host module may use: (what it is, a pattern that finds it in source text).
@@ -42,7 +106,20 @@ PRIVATE: list[tuple[str, str]] = [
 
 def _sources() -> list[Path]:
     files = [*(ROOT / "mdmark").rglob("*.py"), *(ROOT / "sphinx_ext").rglob("*.py")]
-    return sorted(f for f in files if f != HOST)
+    return sorted(f for f in files if HOST_PACKAGE not in f.parents)
+
+
+def test_no_private_attribute_of_sphinx_docutils_or_myst_outside_the_host() -> None:
+    """Scanned, not listed: any private attribute mdmark does not define itself is someone else's."""
+    every = sorted([*(ROOT / "mdmark").rglob("*.py"), *(ROOT / "sphinx_ext").rglob("*.py")])
+    found = foreign_private_uses(_sources(), _own_private_names(every))
+    assert found == [], "private attributes of other packages outside mdmark/host/:\n" + "\n".join(found)
+
+
+def test_the_scan_finds_foreign_private_attributes() -> None:
+    """The scan sees what the host does (a scan that finds nothing guards nothing)."""
+    probe = ROOT / "mdmark" / "host" / "confine.py"
+    assert any("'_renderer'" in line for line in foreign_private_uses([probe], set()))
 
 
 def test_private_sphinx_names_only_in_the_host() -> None:

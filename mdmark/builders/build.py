@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Model, index_files: list[Path]) -> list[Path]:
-    """The page's order (design.md §2): when the root document (conf.py ``root_doc``, else
+    """The page's order (the guide page ``build``): when the root document (conf.py ``root_doc``, else
     ``index.md``) is among the files and holds a toctree, the toctree tree depth-first as Sphinx's
     ``singlehtml``; then the documents of the index in index order, then the other files by path.
 

@@ -1,4 +1,4 @@
-"""The drift check: every mismatch between the config, the index and the documents (design.md §4).
+"""The drift check: every mismatch between the config, the index and the documents (the guide page ``check``).
 
 :func:`collect` is the one implementation; ``mdmark check``, the MCP tool ``check`` and the Sphinx
 extension all call it and show the same list. It reads, never writes (the parse cache aside).
@@ -46,7 +46,7 @@ def collect(
     facts: FactsFn | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Diagnostic]:
-    """Every drift of ``project`` (the rules of :mod:`mdmark.check.rules`, in the order of design.md §4),
+    """Every drift of ``project`` (the rules of :mod:`mdmark.check.rules`, in the order of the guide page ``check``),
     without the kinds ``check.disable`` names: their rules do not run.
 
     ``facts`` maps absolute document paths to their :class:`~mdmark.facts.DocFacts` (in order); the

@@ -1,4 +1,4 @@
-"""What a page may embed: only files inside the project root (design.md §9).
+"""What a page may embed: only files inside the project root (the guide page ``untrusted``).
 
 A document from someone else's repository must not pull ``/etc/passwd`` or ``~/.ssh/…`` into a
 page that is then shared. The project root is the git work tree holding the config folder, else
@@ -27,9 +27,11 @@ if TYPE_CHECKING:
 OUTSIDE_WARNING = "mdmark.outside_root"
 
 
-@functools.lru_cache(maxsize=256)
 def project_root(folder: Path) -> Path:
-    """The git work tree holding ``folder`` (links resolved), else ``folder`` itself."""
+    """The git work tree holding ``folder`` (links resolved), else ``folder`` itself.
+
+    Not memoised: a folder can become a work tree (``git init``) while a server runs, and the
+    look-up is a few ``lstat`` calls per command."""
     real = folder.resolve()
     for probe in (real, *real.parents):
         if os.path.lexists(probe / ".git"):

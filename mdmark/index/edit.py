@@ -1,4 +1,4 @@
-"""``update_index``: replace, add or remove one item of the index (mcp-tools.ja.md 索引を書き換える).
+"""``update_index``: replace, add or remove one item of the index (the tool's description in :mod:`mdmark.tools.update_index`).
 
 The file is edited as text, by the span the item takes in the YAML (from the node marks), so
 comments, key order, quoting and every other item stay byte-identical; only the new item is

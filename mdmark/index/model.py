@@ -1,4 +1,4 @@
-"""``index.yaml``: the one schema and the model of docs, terms and tags (design.md section 3).
+"""``index.yaml``: the one schema and the model of docs, terms and tags (the guide page ``write-index``).
 
 :func:`index_problems` is the validator that ``check``, ``update_index`` and the Sphinx extension
 share; its problems read ``{場所}: {内容}`` with places such as ``docs[3].related[0].type``.

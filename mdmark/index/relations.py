@@ -1,6 +1,6 @@
 """Relations between indexed documents, as ``find_docs`` reports them (``related_to``, ``referenced_by``).
 
-A relation comes from one of three places (design.md section 3):
+A relation comes from one of three places (the guide page ``write-index``):
 
 * the index: a ``related`` entry of one document naming another (string or ``{to, type, when}``);
 * a body link: a Markdown link in one indexed document whose target file is another indexed document;

@@ -191,7 +191,7 @@ class Pipeline:
         from mdmark.host.confine import project_root
         from mdmark.host.app import conf_digest
 
-        #: Where embedded files must lie (design.md §9): the config folder's git work tree, else the
+        #: Where embedded files must lie (the guide page ``untrusted``): the config folder's git work tree, else the
         #: config folder — with a conf.py too, whose folder is only the source folder.
         self.project_root = project_root(srcdir.resolve())
         #: The folder the pipeline was asked for (the config folder), before conf.py's replaces it.

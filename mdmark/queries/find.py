@@ -1,4 +1,4 @@
-"""``find_docs`` and ``list_tags``: the index queries (mcp-tools.ja.md, 文書を探す・タグの語彙を見る).
+"""``find_docs`` and ``list_tags``: the index queries (the tools' descriptions in :mod:`mdmark.tools.find_docs` and :mod:`mdmark.tools.list_tags`).
 
 The MCP tools and ``mdmark find`` / ``mdmark tags`` call these functions with the arguments as
 received; the values are checked here by the tools' declarations (:func:`tool_arguments`), so both
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mdmark.answers import answer
 from mdmark.errors import MdmarkError
 from mdmark.host.confine import inside, project_root
 from mdmark.index.model import Doc, Index, Tag
@@ -29,7 +30,6 @@ from mdmark.tools.spec import (
 )
 from mdmark.util.files import read_text
 from mdmark.util.text import close_names, normalize, quote_list
-from mdmark.util.toon import encode as encode_toon
 from mdmark.workspace import Workspace
 
 VIEW_FIELDS: dict[str, tuple[str, ...]] = {
@@ -154,7 +154,7 @@ def find_docs(
     format: Any = None,
     config: Any = None,
 ) -> str | dict[str, Any]:
-    """Documents of the index that meet every given condition (see mcp-tools.ja.md find_docs)."""
+    """Documents of the index that meet every given condition (see the tool's description in :mod:`mdmark.tools.find_docs`)."""
     args = checked(params.FIND_DOCS, text=text, tags=tags, any_tags=any_tags, related_to=related_to, limit=limit, cursor=cursor,
         view=view, include=include, exclude=exclude, count_only=count_only, format=format, config=config,
     )
@@ -231,11 +231,7 @@ def find_docs(
     if not counting:
         result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in FIELDS if f not in fields]
         result["docs"] = [_row(doc, chars[id(doc)], fields, graph, relations if related_arg is not None else None) for doc in page]
-    if fmt == "json":
-        return result
-    if fmt == "toon":
-        return encode_toon(result)
-    return render_find_markdown(result, fields, related_arg is not None)
+    return answer(result, fmt, lambda data: render_find_markdown(data, fields, related_arg is not None))
 
 
 def _row(
@@ -323,7 +319,7 @@ def render_find_markdown(result: dict[str, Any], fields: list[str], with_relatio
 
 
 def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any = None) -> str | dict[str, Any]:
-    """The tag vocabulary with the number of documents per tag (see mcp-tools.ja.md list_tags)."""
+    """The tag vocabulary with the number of documents per tag (see :mod:`mdmark.tools.list_tags`)."""
     args = checked(params.LIST_TAGS, query=query, format=format, config=config)
     query_arg: str | None = args["query"]
     fmt: str = args["format"]
@@ -350,11 +346,7 @@ def list_tags(start: Path, *, query: Any = None, format: Any = None, config: Any
                 "docs": counts.get(tag.name, 0),
             }
         )
-    if fmt == "json":
-        return {"tags": rows}
-    if fmt == "toon":
-        return encode_toon({"tags": rows})
-    return render_tags_markdown(rows)
+    return answer({"tags": rows}, fmt, lambda data: render_tags_markdown(data["tags"]))
 
 
 def _tag_matches(tag: Tag, needle: str) -> bool:

@@ -3,7 +3,7 @@
 PNG, JPEG, GIF and WebP go as they are while they fit what a model takes in one image (1568 px on
 the long side, 3.75 MB); larger ones are scaled down with Pillow (imported only then). Other
 bitmap formats Pillow reads go as PNG. SVG goes as its text. Nothing is fetched from a network,
-and a file outside the project root is not read (design.md §9).
+and a file outside the project root is not read (the guide page ``untrusted``).
 """
 
 from __future__ import annotations

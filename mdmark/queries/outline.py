@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mdmark.answers import answer
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts, Heading
 from mdmark.index.model import Index
@@ -30,7 +31,6 @@ from mdmark.tools.spec import (
 from mdmark.util.files import display, read_text
 from mdmark.util.globs import match_files
 from mdmark.util.text import close_names, quote_list
-from mdmark.util.toon import encode as encode_toon
 
 _LABEL_LINE = re.compile(r"^\s*\([^()\s][^()]*\)=\s*$")
 
@@ -219,11 +219,7 @@ def outline(start: Path, *, target: Any = None, format: Any = None, config: Any 
         (path,) = found.files
         docs.append(_doc_row(project, path, pipeline.facts(path), ids))
     result: dict[str, Any] = {"docs": docs, "warnings": warnings}
-    if fmt == "json":
-        return result
-    if fmt == "toon":
-        return encode_toon(result)
-    return render_outline_markdown(result)
+    return answer(result, fmt, render_outline_markdown)
 
 
 def _cell(value: Any) -> str:

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mdmark.server")
 
-#: The tools as ``tools/list`` shows them: the seven of the contract, then the two reading tools.
+#: The tools as ``tools/list`` shows them: the seven of the customer's specification, then the two reading tools.
 TOOLS: tuple[ToolSpec, ...] = (
     read_guide.SPEC,
     export_html.SPEC,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mdmark.answers import names
 from mdmark.config.schema import bounds_text, choose_from, integral, type_name
 from mdmark.errors import MdmarkError
 
@@ -43,7 +44,7 @@ BRIEF_FIELDS: tuple[str, ...] = ("id", "title", "description", "tags", "chars")
 VIEWS: tuple[str, ...] = ("brief", "standard", "full")
 
 #: The result formats of the tools that answer text or JSON.
-FORMATS: tuple[str, ...] = ("markdown", "json", "toon")
+FORMATS: tuple[str, ...] = names()
 
 
 @dataclass(frozen=True)

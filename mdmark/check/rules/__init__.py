@@ -1,4 +1,4 @@
-"""The drift check's rules: one table, in the order of design.md §4 (markdown-it-py's Ruler is the model).
+"""The drift check's rules: one table, in the order of the guide page ``check`` (markdown-it-py's Ruler is the model).
 
 Each rule is a function ``(ctx) -> Iterator[Diagnostic]`` over a :class:`CheckContext` built once
 before any rule runs. A rule reports the kinds its row names; a rule whose kinds are all in

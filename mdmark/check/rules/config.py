@@ -17,7 +17,7 @@ def schema_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 def refused_css(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """``html.css`` files outside the project root: not embedded (design.md §9), the sentence export prints."""
+    """``html.css`` files outside the project root: not embedded (the guide page ``untrusted``), the sentence export prints."""
     from mdmark.html.page import refused_css as refused
 
     for where, message in refused(ctx.config):

@@ -39,7 +39,7 @@ def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
                 continue
             image_file = Path(os.path.normpath(srcdir / image.path))
             if image_file.is_file() and not inside(image_file, root):
-                # Not embedded by export/build (design.md §9): the same sentence they print.
+                # Not embedded by export/build (the guide page ``untrusted``): the same sentence they print.
                 message = outside_message("画像", image.uri)
                 yield Diagnostic(document.file, str(image.line) if image.line else "", DriftKind.MISSING_IMAGE, message, image.line)
                 continue
