@@ -8,18 +8,28 @@ out, the rest is usable.
 
 from __future__ import annotations
 
-
-from dataclasses import dataclass, field
+import os
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mdmark.util.bounds import path_problem
-from mdmark.diagnostics import Diagnostic, DriftKind
-from mdmark.util.files import display, resolved, resolved_many
-from mdmark.config.schema import Bool, Choice, Key, ListOf, Problem, Record, Str, string_or_record, validate
-from mdmark.util.text import normalize
+from mdmark.config.schema import (
+    Bool,
+    Choice,
+    Key,
+    ListOf,
+    Problem,
+    Record,
+    Str,
+    string_or_record,
+    validate,
+)
 from mdmark.config.yamlio import YamlDoc, load_yaml
+from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.util.bounds import path_problem
+from mdmark.util.files import display, resolved, resolved_many
+from mdmark.util.text import normalize
 
 if TYPE_CHECKING:
     from mdmark.workspace import Workspace
@@ -223,6 +233,12 @@ class _Lookups:
             for ref in doc.tags:
                 if ref.name not in self.resolved:
                     self.resolved[ref.name] = self.resolve(ref.name)
+        #: :meth:`Index.doc_paths`, made on first use.
+        self.paths: list[str] | None = None
+        #: Each document's tag keys, by ``id()`` of its entry (tag filters ask for every document).
+        self.keys: dict[int, frozenset[str]] = {
+            id(doc): frozenset(self.resolved[ref.name][1] for ref in doc.tags) for doc in index.docs
+        }
 
     def resolve(self, name: str) -> tuple[Tag | None, str, str]:
         tag = self.exact.get(name) or self.normal.get(normalize(name))
@@ -270,6 +286,15 @@ class Index:
         """The absolute path of a document (paths in the index are relative to the index file)."""
         return resolved(self.folder / doc.path)
 
+    def doc_paths(self) -> list[str]:
+        """Each document's path joined to the index folder and normalised (links not resolved), in
+        index order: what stat-keyed reuse compares, made once per model."""
+        look = self._look
+        if look.paths is None:
+            folder = str(self.folder)
+            look.paths = [os.path.normpath(os.path.join(folder, doc.path)) for doc in self.docs]
+        return look.paths
+
     def doc_files(self) -> list[Path]:
         """:meth:`doc_file` of every document, in index order (each folder resolved once)."""
         return resolved_many(self.folder / doc.path for doc in self.docs)
@@ -305,13 +330,16 @@ class Index:
             out.append(DocTag(key, name, ref.main, ref))
         return out
 
-    def tag_keys_of(self, doc: Doc) -> set[str]:
-        return {t.key for t in self.tags_of(doc)}
+    def tag_keys_of(self, doc: Doc) -> frozenset[str]:
+        keys = self._look.keys.get(id(doc))
+        return keys if keys is not None else frozenset(t.key for t in self.tags_of(doc))
 
     def docs_with_tags(self, all_of: Iterable[str] = (), any_of: Iterable[str] = ()) -> list[Doc]:
         """The documents (index order) that have every tag of ``all_of`` and, when given, one of ``any_of``."""
         want_all = {self.tag_key(n) for n in all_of}
         want_any = {self.tag_key(n) for n in any_of}
+        if not want_all and not want_any:
+            return list(self.docs)
         found = []
         for doc in self.docs:
             keys = self.tag_keys_of(doc)

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from mdmark.facts import DocFacts
-from mdmark.util.files import file_stamps
 from mdmark.index.model import Doc, Index
 from mdmark.index.occurrences import NameMatcher
+from mdmark.util.files import file_stamps
 
 if TYPE_CHECKING:
     from mdmark.workspace import Workspace
@@ -192,7 +192,7 @@ def build_graph(
     the index model, the way documents are parsed and every document's file (and what it includes)
     keep their stat, not even the documents' facts are looked up again.
     """
-    files = [os.path.normpath(os.path.join(index.folder, doc.path)) for doc in index.docs]
+    files = index.doc_paths()
     stamps = file_stamps(files)
     quick = f"graph\0{index.path}\0{srcdir}\0{parsed_as}"
     last = workspace.stamped.get(quick)
