@@ -18,13 +18,13 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mdmark", "mdmark.errors", "mdmark.diagnostics", "mdmark.facts", "mdmark.util", "mdmark.answers"),
     ("mdmark.config",),
-    ("mdmark.index", "mdmark.guide", "mdmark.tools.spec", "mdmark.tools.params"),
+    ("mdmark.index", "mdmark.tools.spec", "mdmark.tools.params"),
     ("mdmark.host",),
     ("mdmark.pipeline",),
     ("mdmark.workspace", "mdmark.index.relations"),
     ("mdmark.project", "mdmark.references"),
     ("mdmark.check", "mdmark.html", "mdmark.graph", "mdmark.queries", "mdmark.index.edit"),
-    ("mdmark.builders",),
+    ("mdmark.builders", "mdmark.guide"),
     ("mdmark.tools",),
     ("mdmark.server", "mdmark.cli", "mdmark.lsp", "mdmark.preview", "mdmark.sphinx_ext", "mdmark.__main__"),
 )

@@ -49,7 +49,6 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/html/page.py", "_static_css"): "files shipped in the package",
     ("mdmark/html/page.py", "_pygments_css"): "Pygments' stylesheet for a style name: pure",
     ("mdmark/html/render.py", "_translator_over"): "a class made from a class: pure",
-    ("mdmark/server/prompts.py", "guide_fixes"): "the guide shipped in the package",
     ("mdmark/util/globs.py", "_compile"): "a regular expression from a glob: pure",
 }
 

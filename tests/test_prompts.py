@@ -16,18 +16,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from mcp import Client, MCPError
 from mcp.client.stdio import StdioServerParameters
+from test_mcp import Served, connect, start_server, stop_server
+
 from mdmark.config.main import CONFIG_SCHEMA
-from mdmark.diagnostics import DRIFT_KINDS
-from mdmark.index.model import INDEX_SCHEMA, RELATION_TYPES, REVERSE_TYPES
 from mdmark.config.schema import Key, ListOf, Record
-from mdmark.server.prompts import PROMPTS, guide_fixes, reading_tools, render_prompt, split_tags, tool_call
+from mdmark.diagnostics import DRIFT_KINDS
+from mdmark.guide.reader import page_text
+from mdmark.index.model import INDEX_SCHEMA, RELATION_TYPES, REVERSE_TYPES
+from mdmark.server.prompts import (
+    PROMPTS,
+    guide_fixes,
+    reading_tools,
+    render_prompt,
+    split_tags,
+    tool_call,
+)
 from mdmark.tools.registry import TOOLS_BY_NAME
 from mdmark.tools.spec import ToolSpec
-
-from test_mcp import Served, connect, start_server, stop_server
 
 pytestmark = pytest.mark.anyio
 
@@ -223,7 +230,7 @@ async def test_prompt_texts_follow_the_arguments(server: Served) -> None:
 
 def test_fix_drift_gives_the_guides_fix_for_each_kind() -> None:
     """The fix column of the check page's table, link for link, is in the prompt."""
-    page = (REPO / "mdmark" / "guide" / "check.md").read_text(encoding="utf-8")
+    page = page_text(REPO / "mdmark" / "guide" / "check.md", "guide/check.md")
     fixes = guide_fixes()
     assert list(fixes) == list(DRIFT_KINDS)
     _spec, text = render_prompt("fix_drift", {})

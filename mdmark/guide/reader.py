@@ -12,8 +12,8 @@ from importlib import resources
 from pathlib import Path
 
 from mdmark.errors import MdmarkError
-from mdmark.util.files import read_text
 from mdmark.index.model import Index, load_index
+from mdmark.util.files import read_text
 from mdmark.util.text import suggestion
 
 #: read_guide refuses to return more than this many characters in one call.
@@ -64,7 +64,7 @@ def read_guide(names: list[str]) -> list[str]:
     for name in wanted:
         doc = index.doc(name)
         assert doc is not None
-        bodies.append((name, read_text(index.doc_file(doc), f"guide/{doc.path}")))
+        bodies.append((name, page_text(index.doc_file(doc), f"guide/{doc.path}")))
     total = sum(len(body) for _, body in bodies)
     if total > MAX_GUIDE_CHARS:
         sizes = "・".join(f"{name} {len(body):,} 文字" for name, body in bodies)
@@ -72,3 +72,40 @@ def read_guide(names: list[str]) -> list[str]:
             f"本文の合計が {total:,} 文字で {MAX_GUIDE_CHARS:,} 文字を超えるので、名前を分けて呼んでください（{sizes}）。"
         )
     return [f"# {name}\n\n{body}" for name, body in bodies]
+
+
+#: Lines of a guide page replaced, when it is read, by a table made from the declarations, so the
+#: guide can never disagree with the code (a new drift kind is one member of ``DriftKind``).
+TABLE_MARKERS = {
+    "<!-- mdmark:drift-kinds -->": "kinds",
+    "<!-- mdmark:drift-fixes -->": "fixes",
+}
+
+
+def page_text(path: Path, shown: str) -> str:
+    """A guide page as it is read: its text with every table marker replaced by its table."""
+    text = read_text(path, shown)
+    for marker, table in TABLE_MARKERS.items():
+        if marker in text:
+            text = text.replace(marker, drift_table(table))
+    return text
+
+
+def drift_table(which: str) -> str:
+    """The guide's tables of drift kinds: ``kinds`` (kind, where it is reported, what it means) and
+    ``fixes`` (kind, the usual cause, the fix), one row per :class:`~mdmark.diagnostics.DriftKind`."""
+    from mdmark.check.rules import RULES, Scope
+    from mdmark.diagnostics import DriftKind
+
+    places = {Scope.CONFIG: "設定", Scope.INDEX: "索引", Scope.DOCUMENT: "文書"}
+    place: dict[DriftKind, str] = {}
+    for rule in RULES:
+        for kind in rule.kinds:
+            place.setdefault(kind, places[rule.scope])
+    if which == "kinds":
+        rows = ["| kind | どこ | 意味 |", "| --- | --- | --- |"]
+        rows += [f"| `{kind}` | {place[kind]} | {kind.description} |" for kind in DriftKind]
+    else:
+        rows = ["| kind | よくある原因 | 直し方 |", "| --- | --- | --- |"]
+        rows += [f"| `{kind}` | {kind.cause} | {kind.fix} |" for kind in DriftKind]
+    return "\n".join(rows)

@@ -24,12 +24,10 @@ import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from mdmark.diagnostics import DRIFT_KINDS
-from mdmark.util.files import read_text
-from mdmark.guide.reader import guide_dir, guide_entries
+from mdmark.diagnostics import DRIFT_KINDS, DriftKind
+from mdmark.guide.reader import guide_entries
 from mdmark.tools.registry import TOOLS_BY_NAME, internal_error_message
 from mdmark.tools.spec import ToolSpec
 from mdmark.util.text import quote_list, suggestion
@@ -173,50 +171,19 @@ def _write_doc(args: dict[str, str], tools: Tools) -> str:
 # -- fix_drift -----------------------------------------------------------------------------------
 
 #: Which tool (or which file) each kind's fix goes through; the fix itself is the guide's.
-_FIX_WITH: dict[str, str] = {
-    "config_key": "設定ファイルを直接直します。",
-    "config_value": "設定ファイルを直接直します。",
-    "index_schema": "where の項目を {update_index} で置き換えます。ID が読めない項目は索引のファイルを直接直します。",
-    "duplicate_id": "同じ ID が 2 つあると {update_index} はどちらかを選べないので、索引のファイルを直接直します。",
-    "missing_doc": "{update_index} で項目の path を直すか、item を null にして消します（消すのは文書を本当に消したときだけ）。",
-    "unindexed_doc": "{update_index} の kind doc で足します（title は文書の最初の見出し）。文書でないファイルだけ、設定ファイルの docs.exclude に足します。",
-    "title_mismatch": "索引の側は {update_index} で title を、文書の側は最初の見出しを直接直します。",
-    "unknown_doc": "{update_index} で related の to か terms の docs を直すか、相手の文書を kind doc で足します。",
-    "one_sided_change_together": "相手の項目を {update_index} で、今の related に message の関連を足した item に置き換えます。",
-    "duplicate_relation": "{update_index} で、重なった関連の片方を除いた item に置き換えます。",
-    "unknown_tag": "{update_index} で文書のタグを直すか、利用者に確かめてから kind tag で語彙に足します。",
-    "deprecated_tag": "{update_index} で文書のタグを振り替え先に替えます。",
-    "alias_conflict": "{update_index} で片方の title か aliases を変えます（title を変えたら文書の最初の見出しも合わせます）。",
-    "broken_link": "文書のファイルの where の行を直接直します。相手のパスは {find_docs} の include path で確かめます。",
-    "broken_anchor": "文書のファイルの where の行を直接直します。相手の見出しは相手のファイルで確かめます。",
-    "missing_image": "画像のファイルを置くか、文書のファイルの where の行のパスを直接直します。",
-    "syntax": "文書のファイルの where の行を直接直します。",
-    "missed_change_together": "変わっていない側の文書のファイルを、変わった側に合わせて直接直します（{check} に base を渡したときだけ出ます）。",
-}
 
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)#\s]+)\.md(?:#[^)]*)?\)")
 
 
-@lru_cache(maxsize=1)
 def guide_fixes() -> dict[str, str]:
-    """Kind -> the fix the guide page ``check`` gives (its table 「種類ごとの直し方」), links as page names."""
-    page = read_text(guide_dir() / "check.md", "guide/check.md")
+    """Kind -> the fix the guide page ``check`` gives (:attr:`DriftKind.fix`), links as page names."""
     names = {entry.name for entry in guide_entries()}
-    section = page.split("\n## 種類ごとの直し方\n", 1)[1].split("\n## ", 1)[0]
-    fixes: dict[str, str] = {}
-    for line in section.splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) == 3 and cells[0].startswith("`") and cells[0].strip("`") in DRIFT_KINDS:
 
-            def page_name(match: re.Match[str]) -> str:
-                name = match.group(2)
-                return f"{match.group(1)}（使い方集の {name}）" if name in names else match.group(1)
+    def page_name(match: re.Match[str]) -> str:
+        name = match.group(2)
+        return f"{match.group(1)}（使い方集の {name}）" if name in names else match.group(1)
 
-            fixes[cells[0].strip("`")] = _LINK.sub(page_name, cells[2])
-    missing = [kind for kind in DRIFT_KINDS if kind not in fixes]
-    if missing:
-        raise LookupError(f"the guide page check has no fix for {missing}")
-    return fixes
+    return {kind.value: _LINK.sub(page_name, kind.fix) for kind in DriftKind}
 
 
 def _fix_drift(args: dict[str, str], tools: Tools) -> str:
@@ -224,7 +191,7 @@ def _fix_drift(args: dict[str, str], tools: Tools) -> str:
     kinds = [kind] if kind else list(DRIFT_KINDS)
     fixes = guide_fixes()
     named = {name: tool_name(tools, name) for name in ("update_index", "find_docs", "check")}
-    rows = [f"   - `{k}`: {fixes[k]}。{_FIX_WITH[k].format(**named)}" for k in kinds]
+    rows = [f"   - `{k}`: {fixes[k]}。{DriftKind.of(k).agent.format(**named)}" for k in kinds]
     target = f"ずれのうち kind が `{kind}` のもの" if kind else "全てのずれ"
     only = f"kind が `{kind}` の行だけを直します（ほかの種類は直さず、最後に件数だけ伝えます）。" if kind else ""
     return _lines(
