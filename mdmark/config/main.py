@@ -17,31 +17,9 @@ from mdmark.errors import MdmarkError
 from mdmark.util.files import display
 from mdmark.config.schema import Choice, Int, Key, ListOf, MapOf, Record, Str, validate
 from mdmark.config.yamlio import YamlDoc, load_yaml
+from mdmark.config.myst import myst_extensions
 
 CONFIG_NAME = "mdmark.config.yaml"
-
-#: MyST syntax extensions a config may enable (myst_parser.config.main.check_extensions).
-MYST_EXTENSIONS: tuple[str, ...] = (
-    "alert",
-    "amsmath",
-    "attrs_block",
-    "attrs_image",
-    "attrs_inline",
-    "colon_fence",
-    "deflist",
-    "dollarmath",
-    "fieldlist",
-    "gfm_autolink",
-    "html_admonition",
-    "html_image",
-    "linkify",
-    "replacements",
-    "section_ref",
-    "smartquotes",
-    "strikethrough",
-    "substitution",
-    "tasklist",
-)
 
 DEFAULT_EXTENSIONS: tuple[str, ...] = (
     "colon_fence",
@@ -75,7 +53,7 @@ CONFIG_SCHEMA = Record(
         "markdown": Key(
             Record(
                 keys={
-                    "extensions": Key(ListOf(Choice(choices=MYST_EXTENSIONS, what="MyST の拡張"))),
+                    "extensions": Key(ListOf(Choice(choices=myst_extensions, what="MyST の拡張"))),
                     "heading_anchors": Key(Int(minimum=0, maximum=6)),
                     "substitutions": Key(MapOf()),
                 }

@@ -141,15 +141,20 @@ class Int(Spec):
 
 @dataclass
 class Choice(Spec):
-    choices: Sequence[str] = ()
+    #: The allowed values, or a function giving them when a value is first checked (the list of
+    #: another package, read only when a config uses the key).
+    choices: Sequence[str] | Callable[[], Sequence[str]] = ()
     what: str = "値"
     expected: str = "文字列"
+
+    def allowed(self) -> Sequence[str]:
+        return self.choices() if callable(self.choices) else self.choices
 
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         if not isinstance(value, str):
             self.wrong_type(value, where, out)
-        elif value not in self.choices:
-            out.append(Problem(where, f"{self.what} `{value}` は使えないので、{choose_from(value, self.choices)}"))
+        elif value not in self.allowed():
+            out.append(Problem(where, f"{self.what} `{value}` は使えないので、{choose_from(value, self.allowed())}"))
 
 
 @dataclass
