@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-from mdmark.tools.spec import (
-    CONFIG_PARAM,
-    OUT_AND_WARNINGS,
-    ToolOutcome,
-    ToolSpec,
-    json_outcome,
-)
-
-
-def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
-    from mdmark.builders.build import build_site
-
-    assert start is not None
-    return json_outcome(build_site(start, args.get("config")))
-
+from mdmark.tools.spec import CONFIG_PARAM, OUT_AND_WARNINGS, ToolSpec, library_call
 
 SPEC = ToolSpec.declare(
     name="build_site",
-    handler=_call,
+    handler=library_call("mdmark.builders.build", "build_site"),
     title="複数の文書を 1 枚の HTML にまとめる",
     description=(
         "mdmark build と同じ処理で、設定の build に当たる文書を、目次から行き来できる 1 枚の HTML にまとめる"

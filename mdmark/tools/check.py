@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from mdmark.diagnostics import DRIFT_KINDS
-from mdmark.tools.spec import (
-    CONFIG_PARAM,
-    CliArg,
-    Param,
-    ToolOutcome,
-    ToolSpec,
-    json_outcome,
-    string,
-)
-
-
-def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
-    from mdmark.check.collect import check
-
-    assert start is not None
-    return json_outcome(check(start, args.get("config"), args.get("base")))
-
+from mdmark.tools.spec import CONFIG_PARAM, CliArg, Param, ToolSpec, library_call, string
 
 SPEC = ToolSpec.declare(
     name="check",
-    handler=_call,
+    handler=library_call("mdmark.check.collect", "check"),
     title="設定と索引を点検する",
     description=(
         "mdmark check と同じ点検をして、設定・索引・文書のずれの一覧を返す（何も書き換えない）。"

@@ -2,31 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-from mdmark.tools.spec import (
-    CONFIG_PARAM,
-    OUT_AND_WARNINGS,
-    CliArg,
-    Param,
-    ToolOutcome,
-    ToolSpec,
-    json_outcome,
-    string,
-)
-
-
-def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
-    from mdmark.builders.export import export_html
-
-    assert start is not None
-    return json_outcome(export_html(start, args["file"], args.get("out"), args.get("config")))
-
+from mdmark.tools.spec import CONFIG_PARAM, OUT_AND_WARNINGS, CliArg, Param, ToolSpec, library_call, string
 
 SPEC = ToolSpec.declare(
     name="export_html",
-    handler=_call,
+    handler=library_call("mdmark.builders.export", "export_html"),
     title="文書を HTML に書き出す",
     description=(
         "mdmark export と同じ処理で、Markdown の文書を 1 つ、外へ何も要求しない 1 枚の HTML に書き出す"

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from mdmark.tools import params
-from mdmark.tools.spec import TOON_NOTE, ToolOutcome, ToolSpec, text_or_json
-
-
-def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
-    from mdmark.queries.find import find_docs
-
-    assert start is not None
-    return text_or_json(find_docs(start, **args))
-
+from mdmark.tools.spec import TOON_NOTE, ToolSpec, library_call, text_or_json
 
 SPEC = ToolSpec.declare(
     name="find_docs",
-    handler=_call,
+    handler=library_call("mdmark.queries.find", "find_docs", text_or_json),
     title="文書を探す",
     description=(
         "設定の index の索引から、題・別名・概要の語（text）、タグ（tags は全て・any_tags はどれか）、"

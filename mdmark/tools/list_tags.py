@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from mdmark.tools import params
-from mdmark.tools.spec import TOON_NOTE, ToolOutcome, ToolSpec, text_or_json
-
-
-def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
-    from mdmark.queries.find import list_tags
-
-    assert start is not None
-    return text_or_json(list_tags(start, **args))
-
+from mdmark.tools.spec import TOON_NOTE, ToolSpec, library_call, text_or_json
 
 SPEC = ToolSpec.declare(
     name="list_tags",
-    handler=_call,
+    handler=library_call("mdmark.queries.find", "list_tags", text_or_json),
     title="タグの語彙を見る",
     description=(
         "設定の index の索引のタグの語彙を、名前・グループ・説明・別名・振り替え先（deprecated）と、"

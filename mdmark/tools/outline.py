@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from mdmark.tools import params
-from mdmark.tools.spec import TOON_NOTE, ToolOutcome, ToolSpec, text_or_json
-
-
-def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
-    from mdmark.queries.outline import outline
-
-    assert start is not None
-    return text_or_json(outline(start, **args))
-
+from mdmark.tools.spec import TOON_NOTE, ToolSpec, library_call, text_or_json
 
 SPEC = ToolSpec.declare(
     name="outline",
-    handler=_call,
+    handler=library_call("mdmark.queries.outline", "outline", text_or_json),
     title="文書の見出しの索引を見る",
     description=(
         "文書の見出しの索引を返す（何も書き換えない）。target は索引の文書の ID、Markdown のパス、フォルダのどれか"

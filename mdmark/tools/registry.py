@@ -31,25 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark.config.schema import type_name
 from mdmark.errors import MdmarkError
-from mdmark.tools import (
-    build_site,
-    check,
-    export_html,
-    find_docs,
-    list_tags,
-    outline,
-    read_doc,
-    read_guide,
-    update_index,
-)
-from mdmark.tools.spec import (
-    PROJECT_DIR,
-    ArgumentError,
-    ToolOutcome,
-    ToolSpec,
-    add_cli_argument,
-    error,
-)
+from mdmark.tools import build_site, check, export_html, find_docs, list_tags, outline, read_doc, read_guide, update_index
+from mdmark.tools.spec import PROJECT_DIR, ArgumentError, ToolOutcome, ToolSpec, add_cli_argument, error
 from mdmark.util.bounds import check_path
 from mdmark.util.text import quote_list, suggestion
 

@@ -9,6 +9,7 @@ module takes them from there, so the library never imports a tool module.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -148,6 +149,20 @@ def text_or_json(result: str | dict[str, Any]) -> ToolOutcome:
     if isinstance(result, str):
         return ToolOutcome([result])
     return json_outcome(result)
+
+
+def library_call(
+    module: str, function: str, answer: Callable[[Any], ToolOutcome] = json_outcome
+) -> Handler:
+    """The handler of a tool that is one library call: ``module.function(project_dir, **arguments)``,
+    its result turned into the outcome by ``answer``. The module is imported at the first call, so
+    listing the tools (``tools/list``, the CLI's parser) imports no library code."""
+
+    def call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
+        assert start is not None, f"{function} takes project_dir"
+        return answer(getattr(importlib.import_module(module), function)(start, **args))
+
+    return call
 
 
 #: A tool's library call: the project folder (None for tools that take none) and the checked arguments.

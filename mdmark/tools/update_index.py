@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from mdmark.tools import params
-from mdmark.tools.spec import ToolOutcome, ToolSpec, json_outcome
-
-
-def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:
-    from mdmark.index.edit import update_index
-
-    assert start is not None
-    return json_outcome(update_index(start, args["kind"], args["id"], args["item"], args.get("config")))
-
+from mdmark.tools.spec import ToolSpec, library_call
 
 SPEC = ToolSpec.declare(
     name="update_index",
-    handler=_call,
+    handler=library_call("mdmark.index.edit", "update_index"),
     title="索引を書き換える",
     description=(
         "設定の index の索引で、kind（doc・term・tag）の一覧の id（tag はタグの name）の項目を item で丸ごと置き換える。"
