@@ -78,7 +78,8 @@ def build_site(
 ) -> dict[str, Any]:
     """Build the single page; returns ``{"out", "docs", "warnings"}``."""
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
-    from mdmark.html.page import NavEntry, check_out_path, css_warnings, page, stylesheet, write_page
+    from mdmark.html.nav import NavDoc, heading_markup, navigation
+    from mdmark.html.page import check_out_path, css_warnings, page, page_script, stylesheet, write_page
     from mdmark.html.render import render_document, render_parallel
 
     project = Project.open(start, config)
@@ -144,7 +145,7 @@ def build_site(
 
     graphs = build_graphs(project, {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
     body: list[str] = []
-    nav: list[NavEntry] = []
+    nav_docs: list[NavDoc] = []
     start = project.start.resolve()
     warnings: list[str] = css_warnings(cfg)
     for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
@@ -160,18 +161,10 @@ def build_site(
             f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(real[path])}</section>\n'
         )
         title = index_titles.get(real[path]) or facts.title or path.stem
-        entry = NavEntry(title, f"#{prefix}")
-        for heading in facts.headings:
-            if not heading.ids or heading.level not in (2, 3):
-                continue
-            child = NavEntry(heading.title, f"#{prefix}:{heading.ids[0]}")
-            if heading.level == 2 or not entry.children:
-                entry.children.append(child)
-            else:
-                entry.children[-1].children.append(child)
-        nav.append(entry)
+        nav_docs.append(NavDoc(docname, facts, title, heading_markup(html)))
         warnings += document_warnings(shown_under(real[path], start), facts, [*fragment.notes, *notes], model)
 
+    nav = navigation(model, nav_docs)
     graphs.finish(body, nav)
     text = page(
         mode="build",
@@ -180,6 +173,8 @@ def build_site(
         css=stylesheet(cfg),
         body="".join(body),
         nav=nav,
+        data=graphs.data,
+        scripts=[page_script()],
     )
     write_page(out, text, shown_out)
     return {"out": str(out.resolve()), "docs": len(ordered), "warnings": warnings}

@@ -22,7 +22,7 @@ import functools
 import heapq
 import math
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mdmark.graph.model import DocGraph, GraphEdge, Node
 from mdmark.graph.style import FONT_SIZE
@@ -89,6 +89,94 @@ def fit_label(text: str, limit: float, size: float = FONT_SIZE) -> str:
     return text + "…"
 
 
+#: Characters kept before the first difference when two cut titles would look the same.
+CONTEXT = 3
+
+
+def _cut_head(text: str, limit: float, size: float) -> str:
+    """The longest start of ``text`` whose width is at most ``limit`` (no ellipsis)."""
+    width = 0.0
+    for i, char in enumerate(text):
+        width += _char_width(char, size)
+        if width > limit:
+            return text[:i]
+    return text
+
+
+def _middle_cut(text: str, differs: int, limit: float, size: float) -> str:
+    """``text`` cut so that what follows position ``differs`` (where it parts from the titles it
+    would be confused with) stays visible: ``head…tail``, ``…tail`` or ``…tail…``."""
+    if text_width(text, size) <= limit:
+        return text
+    ellipsis = _char_width("…", size)
+    start = max(0, differs - CONTEXT)
+    tail = text[start:]
+    if text_width(tail, size) + ellipsis > limit:
+        return "…" + fit_label(tail, limit - ellipsis, size)
+    head = _cut_head(text[:start], limit - ellipsis - text_width(tail, size), size)
+    return head + "…" + tail
+
+
+def _common_prefix(texts: list[str]) -> int:
+    first, last = min(texts), max(texts)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return n
+
+
+def _path_tails(paths: list[str]) -> list[str]:
+    """The shortest ends of ``paths`` (by folder) that tell them apart, without ``.md``."""
+    parts = [p.removesuffix(".md").split("/") for p in paths]
+    for k in range(1, max(len(x) for x in parts) + 1):
+        tails = ["/".join(x[-k:]) for x in parts]
+        if len(set(tails)) == len(tails):
+            return tails
+    return ["/".join(x) for x in parts]
+
+
+def distinct_labels(nodes: list[Node], limit: float, size: float = FONT_SIZE) -> dict[str, str]:
+    """Each node's label: its title, cut to ``limit`` pixels so that no two nodes look the same.
+
+    A title that does not fit ends in an ellipsis; when two cut titles would read alike, both keep
+    the part where they differ (``アーキテクチャ…更新設計`` / ``アーキテクチャ…更新手順``).
+    Documents with one title are told apart by the end of their path (``手順（auth/howto）``).
+    """
+    texts: dict[str, str] = {n.id: n.title for n in nodes}
+    same_title: dict[str, list[Node]] = {}
+    for node in nodes:
+        same_title.setdefault(node.title, []).append(node)
+    for title, group in same_title.items():
+        if len(group) > 1:
+            paths = [n.path if n.path else n.id for n in group]
+            if len(set(paths)) < len(paths):
+                paths = [n.id for n in group]
+            for node, tail in zip(group, _path_tails(paths), strict=True):
+                texts[node.id] = f"{title}（{tail}）"
+    labels = {n.id: fit_label(texts[n.id], limit, size) for n in nodes}
+    for _ in range(8):
+        clashes: dict[str, list[str]] = {}
+        for node_id, label in labels.items():
+            clashes.setdefault(label, []).append(node_id)
+        groups = [ids for ids in clashes.values() if len(ids) > 1]
+        if not groups:
+            return labels
+        for ids in groups:
+            differs = _common_prefix([texts[i] for i in ids])
+            for node_id in ids:
+                labels[node_id] = _middle_cut(texts[node_id], differs, limit, size)
+    # Still alike (titles that differ only far past the width): number them, in node order.
+    seen: dict[str, int] = {}
+    for node in nodes:
+        label = labels[node.id]
+        count = seen.get(label, 0)
+        seen[label] = count + 1
+        if count:
+            mark = f"（{count + 1}）"
+            labels[node.id] = fit_label(label.rstrip("…"), limit - text_width(mark, size), size) + mark
+    return labels
+
+
 @dataclass(frozen=True)
 class Box:
     node: Node
@@ -124,6 +212,8 @@ class Line:
     edge: GraphEdge | None = None
     count: int = 0
     between: tuple[int, int] = (0, 0)
+    #: Where the count of a cluster-to-cluster line is written (clear of every other text).
+    label_at: tuple[float, float] | None = None
 
 
 @dataclass
@@ -201,6 +291,7 @@ def _edge_lines(boxes: dict[str, Box], edges: list[GraphEdge]) -> list[Line]:
 def _fit(drawing: Drawing) -> Drawing:
     """Move everything so that curves bending outward stay inside the picture, and size it to fit."""
     rects = [_rect(b) for b in drawing.boxes] + [_rect(c) for c in [*drawing.clusters, *drawing.groups_map]]
+    rects += [count_box(ln.count, ln.label_at) for ln in drawing.lines if ln.label_at is not None]
     xs = [r[0] for r in rects]
     ys = [r[1] for r in rects]
     right = [r[0] + r[2] for r in rects]
@@ -227,7 +318,16 @@ def _fit(drawing: Drawing) -> Drawing:
     drawing.clusters = [Cluster(c.group, c.label, c.x + dx, c.y + dy, c.w, c.h) for c in drawing.clusters]
     drawing.groups_map = [Cluster(c.group, c.label, c.x + dx, c.y + dy, c.w, c.h) for c in drawing.groups_map]
     drawing.lines = [
-        Line(move(ln.start), move(ln.control), move(ln.end), ln.edge, ln.count, ln.between) for ln in drawing.lines
+        Line(
+            move(ln.start),
+            move(ln.control),
+            move(ln.end),
+            ln.edge,
+            ln.count,
+            ln.between,
+            move(ln.label_at) if ln.label_at is not None else None,
+        )
+        for ln in drawing.lines
     ]
     drawing.width = math.ceil(max(right)) + dx + MARGIN
     drawing.height = math.ceil(max(bottom)) + dy + MARGIN
@@ -324,7 +424,7 @@ def order_layers(rows: list[list[str]], edges: list[tuple[str, str]], sweeps: in
     return rows
 
 
-def _cluster_layout(nodes: list[Node], edges: list[GraphEdge]) -> tuple[list[Box], int, int]:
+def _cluster_layout(nodes: list[Node], edges: list[GraphEdge], labels: dict[str, str]) -> tuple[list[Box], int, int]:
     """Boxes of one cluster relative to its inner top-left corner, and the inner size."""
     ids = [n.id for n in nodes]
     inside = set(ids)
@@ -336,7 +436,6 @@ def _cluster_layout(nodes: list[Node], edges: list[GraphEdge]) -> tuple[list[Box
     width = max(2, math.ceil(math.sqrt(len(ids) * 1.5)))
     rows = order_layers(layers(ids, directed, width), pairs)
     by_id = {n.id: n for n in nodes}
-    labels = {n.id: fit_label(n.title, MAX_LABEL) for n in nodes}
     widths = {n: _box_width(labels[n]) for n in ids}
     row_widths = [sum(widths[n] for n in row) + GAP_X * (len(row) - 1) for row in rows]
     inner_w = max(row_widths)
@@ -351,13 +450,12 @@ def _cluster_layout(nodes: list[Node], edges: list[GraphEdge]) -> tuple[list[Box
     return boxes, inner_w, inner_h
 
 
-def _chip_layout(nodes: list[Node]) -> tuple[list[Box], int, int]:
+def _chip_layout(nodes: list[Node], labels: dict[str, str]) -> tuple[list[Box], int, int]:
     cols = min(len(nodes), 5, max(1, math.ceil(math.sqrt(len(nodes) * 2))))
     boxes: list[Box] = []
     for i, node in enumerate(nodes):
         r, c = divmod(i, cols)
-        label = fit_label(node.title, CHIP_W - 2 * PAD_X, FONT_SIZE - 1)
-        boxes.append(Box(node, c * (CHIP_W + CHIP_GAP), r * (CHIP_H + CHIP_GAP), CHIP_W, CHIP_H, label))
+        boxes.append(Box(node, c * (CHIP_W + CHIP_GAP), r * (CHIP_H + CHIP_GAP), CHIP_W, CHIP_H, labels[node.id]))
     rows = math.ceil(len(nodes) / cols)
     return boxes, cols * CHIP_W + (cols - 1) * CHIP_GAP, rows * CHIP_H + (rows - 1) * CHIP_GAP
 
@@ -412,9 +510,10 @@ def overview(graph: DocGraph) -> Drawing:
         if a != b:
             weight[(a, b)] = weight.get((a, b), 0) + 1
 
+    names = chip_labels(graph) if compact else box_labels(graph)
     inner: dict[int, tuple[list[Box], int, int]] = {}
     for g, nodes in enumerate(members):
-        inner[g] = _chip_layout(nodes) if compact else _cluster_layout(nodes, graph.edges)
+        inner[g] = _chip_layout(nodes, names) if compact else _cluster_layout(nodes, graph.edges, names)
     sizes: dict[int, tuple[int, int]] = {}
     labels: dict[int, str] = {}
     for g, (_, w, h) in inner.items():
@@ -481,7 +580,53 @@ def _group_map(drawing: Drawing, labels: dict[int, str], weight: dict[tuple[int,
         curve = _curve(_rect(by_group[a]), _rect(by_group[b]), 0, 1)
         if curve is not None:
             drawing.lines.append(Line(*curve, count=count, between=(a, b)))
+    drawing.lines = _place_counts(drawing.lines, [_rect(c) for c in drawing.groups_map])
     return [g for row in rows for g in row]
+
+
+def count_box(count: int, at: tuple[float, float]) -> tuple[float, float, float, float]:
+    """The rectangle (x, y, w, h) a line's count covers when written centred at ``at`` (with its halo)."""
+    w = text_width(str(count), FONT_SIZE - 1) + 6
+    h = FONT_SIZE - 1 + 4
+    return (at[0] - w / 2, at[1] - h / 2, w, h)
+
+
+def _overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+#: Where along a line its count may go (the middle first), and how far beside the line.
+_ALONG = (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82)
+_BESIDE = (0.0, 9.0, -9.0, 18.0, -18.0)
+
+
+def _place_counts(lines: list[Line], taken: list[tuple[float, float, float, float]]) -> list[Line]:
+    """Each count where it covers no box and no other count: the biggest counts choose first."""
+    placed = list(taken)
+    spots: dict[int, tuple[float, float]] = {}
+    for i in sorted(range(len(lines)), key=lambda i: (-lines[i].count, i)):
+        line = lines[i]
+        (x0, y0), (cx, cy), (x1, y1) = line.start, line.control, line.end
+        best: tuple[float, float] | None = None
+        for t in _ALONG:
+            u = 1 - t
+            px, py = u * u * x0 + 2 * u * t * cx + t * t * x1, u * u * y0 + 2 * u * t * cy + t * t * y1
+            dx, dy = 2 * u * (cx - x0) + 2 * t * (x1 - cx), 2 * u * (cy - y0) + 2 * t * (y1 - cy)
+            norm = math.hypot(dx, dy) or 1.0
+            for off in _BESIDE:
+                at = (px - dy / norm * off, py + dx / norm * off)
+                if not any(_overlaps(count_box(line.count, at), r) for r in placed):
+                    best = at
+                    break
+            if best is not None:
+                break
+        if best is None:
+            # Nowhere along the line is free: beside the picture's lines, above everything placed.
+            top = min(r[1] for r in placed) if placed else 0.0
+            best = ((x0 + x1) / 2, top - FONT_SIZE)
+        placed.append(count_box(line.count, best))
+        spots[i] = best
+    return [replace(line, label_at=spots[i]) for i, line in enumerate(lines)]
 
 
 # -- the neighbourhood of one document ----------------------------------------------------------------
@@ -501,8 +646,21 @@ def _rows(nodes: list[Node], labels: dict[str, str], limit: int) -> list[list[No
     return rows
 
 
-def neighbourhood(graph: DocGraph) -> Drawing:
-    """``graph`` is :meth:`DocGraph.neighbourhood`: the centre, its neighbours and their relations."""
+def box_labels(graph: DocGraph) -> dict[str, str]:
+    """The labels of the document boxes (detailed overview, neighbourhoods): unique in ``graph``."""
+    return distinct_labels(graph.nodes, MAX_LABEL)
+
+
+def chip_labels(graph: DocGraph) -> dict[str, str]:
+    """The labels of the compact overview's document chips: unique in ``graph``."""
+    return distinct_labels(graph.nodes, CHIP_W - 2 * PAD_X, FONT_SIZE - 1)
+
+
+def neighbourhood(graph: DocGraph, labels: dict[str, str] | None = None) -> Drawing:
+    """``graph`` is :meth:`DocGraph.neighbourhood`: the centre, its neighbours and their relations.
+
+    ``labels``: the boxes' labels (:func:`box_labels` of the whole graph, so that a document reads
+    the same in every picture of a page); by default this picture's own."""
     drawing = Drawing(graph)
     centre = graph.node(graph.centre or "")
     if centre is None:
@@ -532,7 +690,8 @@ def neighbourhood(graph: DocGraph) -> Drawing:
     for kept in (side, up, down):
         kept.sort(key=lambda n: n.group)
 
-    labels = {n.id: fit_label(n.title, MAX_LABEL) for n in graph.nodes}
+    if labels is None:
+        labels = box_labels(graph)
     middle = [*side[0:4:2][::-1], centre, *side[1:4:2]]
     bands = [_rows(up, labels, MAX_WIDTH), [middle, *_rows(side[4:], labels, MAX_WIDTH)], _rows(down, labels, MAX_WIDTH)]
     placed: list[Box] = []

@@ -79,7 +79,7 @@ def _edge(line: Line, titles: dict[str, str]) -> str:
 
 def _aggregate(line: Line, names: list[str]) -> str:
     width = min(6.0, 1.0 + math.log2(line.count + 1))
-    mid = (
+    mid = line.label_at or (
         0.25 * line.start[0] + 0.5 * line.control[0] + 0.25 * line.end[0],
         0.25 * line.start[1] + 0.5 * line.control[1] + 0.25 * line.end[1],
     )

@@ -129,10 +129,7 @@ def _local(graph: DocGraph, doc_id: str, href: Callable[[str], str | None], back
     local = graph.neighbourhood(doc_id)
     link = f'（<a href="{back}">全体の関係図</a>）' if back else ""
     if len(local.nodes) == 1:
-        return (
-            '<aside class="mdmark-graph-local" aria-label="この文書の関係">\n'
-            f'<p class="mdmark-graph-caption">この文書と関係のある索引の文書はありません{link}。</p>\n</aside>\n'
-        )
+        return _alone(link)
     drawing = neighbourhood(local)
     hidden = f"。ほか {drawing.hidden} 件の文書は図に入りきらないので省きました" if drawing.hidden else ""
     svg = to_svg(drawing, neighbourhood_title(local), href)
@@ -143,12 +140,26 @@ def _local(graph: DocGraph, doc_id: str, href: Callable[[str], str | None], back
     )
 
 
+def _alone(link: str) -> str:
+    return (
+        '<aside class="mdmark-graph-local" aria-label="この文書の関係">\n'
+        f'<p class="mdmark-graph-caption">この文書と関係のある索引の文書はありません{link}。</p>\n</aside>\n'
+    )
+
+
+#: The id of the data block the built page's script draws the neighbourhoods from.
+DATA_ID = "mdmark-graph-data"
+
+
 @dataclass
 class PageGraphs:
-    """The build page's graph: the overview section and each document's neighbourhood aside."""
+    """The build page's graph: the overview section, each document's neighbourhood aside, and the
+    data block the page's script draws the neighbourhoods from (one drawing per document would be
+    half the page at 300 documents; without the script each aside lists its documents as links)."""
 
     overview: str = ""
     local: dict[Path, str] = field(default_factory=dict)
+    data: str = ""
 
     def after(self, path: Path) -> str:
         """The neighbourhood aside that closes the section of the document at ``path`` (resolved; '' if none)."""
@@ -159,6 +170,76 @@ class PageGraphs:
         if self.overview:
             body.append(self.overview)
             nav.append(NavEntry(OVERVIEW_TITLE, f"#{OVERVIEW_ID}"))
+
+
+def _compact(value: float) -> float | int:
+    rounded = round(value, 1)
+    return int(rounded) if rounded == int(rounded) else rounded
+
+
+def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tuple[dict[str, Any], dict[str, int]]:
+    """The data the page's script draws the neighbourhoods of ``wanted`` from: the layout's boxes
+    (computed here, as for ``mdmark graph --doc``), the relations, and what the drawing needs of
+    each document (title, label, width, link). Returns it and the number of documents each picture
+    leaves out."""
+    from mdmark.graph.layout import box_labels, text_width
+    from mdmark.graph.style import EDGE_STYLES, FONT_FAMILY, FONT_SIZE, KINDS, PALETTE
+
+    labels = box_labels(graph)
+    number = {n.id: i for i, n in enumerate(graph.nodes)}
+    kinds = {k: i for i, k in enumerate(KINDS)}
+    pictures: dict[str, Any] = {}
+    hidden: dict[str, int] = {}
+    for doc_id in wanted:
+        local = graph.neighbourhood(doc_id)
+        if len(local.nodes) == 1:
+            continue
+        drawing = neighbourhood(local, labels)
+        hidden[doc_id] = drawing.hidden
+        shown = {b.node.id for b in drawing.boxes}
+        pictures[doc_id] = {
+            "w": drawing.width,
+            "h": drawing.height,
+            "g": [graph.groups.index(g) for g in local.groups],
+            "b": [[number[b.node.id], b.x, b.y, b.node.group, b.w] for b in drawing.boxes],
+            "e": [
+                [kinds[e.kind], number[e.source], number[e.target], *([e.when] if e.when else [])]
+                for e in local.edges
+                if e.source in shown and e.target in shown
+            ],
+        }
+    data = {
+        "font": [FONT_FAMILY, FONT_SIZE],
+        "palette": PALETTE,
+        "kinds": [[k, s.label, s.colour, s.width, s.dash, s.head, k not in ("change_together",)] for k, s in EDGE_STYLES.items()],
+        "order": list(KINDS),
+        "groups": [g.name for g in graph.groups],
+        "nodes": [[n.id, n.title, labels[n.id], anchors.get(n.id)] for n in graph.nodes],
+        "pictures": pictures,
+        # The layout's own estimate of text widths, so the script writes the legend where the layout would.
+        "widths": {"wide": text_width("あ", 1.0), "narrow": text_width("a", 1.0), "space": text_width(" ", 1.0)},
+    }
+    data["kinds"] = [[kinds[k], *rest] for k, *rest in data["kinds"]]
+    return data, hidden
+
+
+def _listing(graph: DocGraph, doc_id: str, hidden: int, anchors: dict[str, str], link: str) -> str:
+    """The aside of the built page: a caption, the related documents as links (what a reader without
+    the script sees) and the place the script draws the picture in."""
+    local = graph.neighbourhood(doc_id)
+    more = f"。ほか {hidden} 件の文書は図に入りきらないので省きました" if hidden else ""
+    items = []
+    for node in local.nodes:
+        if node.id == doc_id:
+            continue
+        title = html.escape(node.title)
+        target = anchors.get(node.id)
+        items.append(f'<li><a href="{html.escape(target)}">{title}</a></li>' if target else f"<li>{title}</li>")
+    return (
+        f'<aside class="mdmark-graph-local" aria-label="この文書の関係" data-doc="{html.escape(doc_id)}">\n'
+        f'<p class="mdmark-graph-caption">この文書の関係{link}{more}</p>\n'
+        f'<ul class="mdmark-graph-list">{"".join(items)}</ul>\n</aside>\n'
+    )
 
 
 def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
@@ -191,8 +272,15 @@ def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
         f'<p class="mdmark-graph-caption">{html.escape(note)}</p>\n'
         f'<figure class="mdmark-graph-figure">\n{to_svg(drawing, overview_title(graph), href)}</figure>\n</section>\n'
     )
-    local = {paths[doc_id]: _local(graph, doc_id, href, f"#{OVERVIEW_ID}") for doc_id in anchors}
-    return PageGraphs(section, local)
+    data, hidden = page_data(graph, anchors, list(anchors))
+    back = f'（<a href="#{OVERVIEW_ID}">全体の関係図</a>）'
+    local = {
+        paths[doc_id]: _listing(graph, doc_id, hidden[doc_id], anchors, back) if doc_id in hidden else _alone(back)
+        for doc_id in anchors
+    }
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    block = f'<script type="application/json" id="{DATA_ID}">{text}</script>\n'
+    return PageGraphs(section, local, block)
 
 
 def export_aside(project: Project, source: Path, target: Path) -> str:

@@ -1,12 +1,16 @@
-"""The page around the fragments: ``templates/page.html`` and the inlined stylesheets.
+"""The page around the fragments: ``templates/page.html``, the inlined stylesheets and scripts.
 
-A reader changes the look in ``templates/`` (``page.html``, ``mdmark.css``), not in Python. Every
-asset is inline, and the Content-Security-Policy forbids the browser to load anything else.
+A reader changes the look in ``templates/`` (``page.html``, ``mdmark.css``, ``page.js``), not in
+Python. Every asset is inline, and the Content-Security-Policy forbids the browser to load
+anything else; the only scripts that run are the inline ones whose SHA-256 the policy names
+(computed here from their text, so an edited script keeps running and an injected one does not).
 """
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import importlib.resources
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,18 +25,41 @@ if TYPE_CHECKING:
 
     from mdmark.config.main import Config
 
-#: Nothing but inline styles and data: images may load; no script, no frame, no form target.
+#: Nothing but inline styles and data: images may load; no frame, no form target, and no script
+#: but the page's own (see :func:`csp`).
 CSP = (
     "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; media-src data:; "
     "base-uri 'none'; form-action 'none'"
 )
 
 
+def script_hash(text: str) -> str:
+    """The CSP source that allows exactly the inline script ``text`` (``'sha256-…'``)."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def csp(scripts: list[str] | None = None) -> str:
+    """The policy of a page that runs ``scripts`` (inline, exactly these texts) and nothing else."""
+    if not scripts:
+        return CSP
+    return f"{CSP}; script-src {' '.join(script_hash(text) for text in scripts)}"
+
+
 @dataclass
 class NavEntry:
+    """One entry of the built page's navigation.
+
+    ``html``: the title as (sanitised) markup when the heading holds inline HTML, else None (the
+    ``title`` is escaped); ``doc``: the id of the document's section when the entry is a document
+    (the page's script opens and marks the one in view); ``href`` None: text without a link.
+    """
+
     title: str
-    href: str
+    href: str | None
     children: list[NavEntry] = field(default_factory=list)
+    html: str | None = None
+    doc: str | None = None
 
 
 def _resource(name: str) -> str:
@@ -45,6 +72,13 @@ def template() -> Template:
 
     env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     return env.from_string(_resource("page.html"))
+
+
+@functools.cache
+def page_script() -> str:
+    """The built page's script (navigation that follows the reader, the drawer, the neighbourhood
+    pictures); the page works without it."""
+    return _resource("page.js")
 
 
 @functools.cache
@@ -118,17 +152,27 @@ def page(
     css: str,
     body: str,
     nav: list[NavEntry] | None = None,
+    scripts: list[str] | None = None,
+    data: str = "",
 ) -> str:
+    """The whole page. ``scripts``: inline scripts, each allowed by its hash in the policy (a
+    script cannot end its element early: ``</`` is refused); ``data``: markup placed before the
+    scripts (``<script type="application/json">`` blocks they read, not run)."""
     from markupsafe import Markup
 
+    scripts = list(scripts or [])
+    if any("</" in text for text in scripts):
+        raise ValueError("an inline script cannot contain '</'")
     return template().render(
         mode=mode,
         lang=lang,
         title=title,
-        csp=Markup(CSP),
+        csp=Markup(csp(scripts)),
         css=Markup(css),
         body=Markup(body),
         nav=nav or [],
+        data=Markup(data),
+        scripts=[Markup(text) for text in scripts],
         version=__version__,
     )
 

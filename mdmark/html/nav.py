@@ -1,0 +1,192 @@
+"""The built page's navigation: the toctrees' tree, as Sphinx's ``singlehtml`` sidebar shows it.
+
+When the root document (conf.py ``root_doc``, else ``index``) is in the page and holds toctrees,
+the navigation is the tree Sphinx's global toc resolves from them: each listed document with its
+sections, a toctree's documents nested under the section that holds it, cut at the root
+toctree's ``:maxdepth:`` (nested toctrees' own depth does not count, as in Sphinx), sections left
+out under ``:titlesonly:``, and ``:hidden:`` toctrees included (Sphinx's sidebar includes them).
+The documents of the page that no toctree reaches follow, each with its sections. Without a root
+toctree every document is an entry with its ``##`` and ``###`` sections.
+
+Titles with inline HTML show as that HTML, taken from the rendered (sanitised) heading.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from mdmark.html.links import doc_id
+from mdmark.html.page import NavEntry
+from mdmark.rawhtml import drop_navigating
+
+if TYPE_CHECKING:
+    from mdmark.facts import DocFacts, Heading, Toctree
+    from mdmark.refs import Model
+
+#: Sections shown under a document when no toctree says how deep (the document is level 1).
+FLAT_DEPTH = 3
+
+_HEADING = re.compile(r'<h[1-6][^>]*>(.*?)<a class="headerlink" href="#([^"]*)"', re.DOTALL)
+_LINK_TAG = re.compile(r"</?a\b[^>]*>", re.IGNORECASE)
+_ID_ATTR = re.compile(r'\s(?:id|name)="[^"]*"')
+
+
+@dataclass
+class NavDoc:
+    """One document of the page as the navigation needs it."""
+
+    docname: str
+    facts: DocFacts
+    #: Its entry's title when no toctree gives one (the index's title, else the document's).
+    title: str
+    #: Heading id (prefixed, as in the page) → the heading's inner HTML, for titles with markup.
+    markup: dict[str, str] = field(default_factory=dict)
+
+
+def heading_markup(fragment_html: str) -> dict[str, str]:
+    """The inner HTML of each heading of a (prefixed) document fragment, by the id its permalink
+    names: what the page shows (inline HTML as markup, not as its source text), links unwrapped
+    (an entry is a link already), ids dropped (unique in the page), then cleaned by
+    :mod:`mdmark.rawhtml` like any raw HTML of a document."""
+    out: dict[str, str] = {}
+    for match in _HEADING.finditer(fragment_html):
+        inner = match.group(1).strip()
+        inner = _ID_ATTR.sub("", _LINK_TAG.sub("", inner))
+        cleaned, _dropped = drop_navigating(inner)
+        out[htmllib.unescape(match.group(2))] = cleaned.strip()
+    return out
+
+
+def _markup(doc: NavDoc, heading: Heading) -> str | None:
+    prefix = doc_id(doc.docname)
+    return next((doc.markup[f"{prefix}:{i}"] for i in heading.ids if f"{prefix}:{i}" in doc.markup), None)
+
+
+@dataclass
+class _Section:
+    heading: Heading | None
+    #: Sub-sections and toctrees, in document order.
+    items: list[_Section | Toctree] = field(default_factory=list)
+
+
+def _outline(facts: DocFacts) -> _Section:
+    """The document's sections as a tree under its title, each toctree in the section holding it."""
+    from mdmark.facts import Toctree
+
+    root = _Section(facts.headings[0] if facts.headings else None)
+    stack: list[tuple[int, _Section]] = [(facts.headings[0].level if facts.headings else 0, root)]
+    events: list[tuple[int, int, Heading | Toctree]] = [(h.line, 0, h) for h in facts.headings[1:] if not h.included]
+    events += [(t.line, 1, t) for t in facts.toctrees]
+    for _line, _kind, item in sorted(events, key=lambda e: (e[0], e[1])):
+        if isinstance(item, Toctree):
+            stack[-1][1].items.append(item)
+            continue
+        while len(stack) > 1 and stack[-1][0] >= item.level:
+            stack.pop()
+        section = _Section(item)
+        stack[-1][1].items.append(section)
+        stack.append((item.level, section))
+    return root
+
+
+class _Builder:
+    def __init__(self, model: Model, docs: list[NavDoc]) -> None:
+        self.model = model
+        self.docs = {d.docname: d for d in docs}
+        self.placed: set[str] = set()
+        #: False for the documents no toctree reaches: their own toctrees are not followed there.
+        self.follow = True
+
+    def href(self, docname: str, anchor: str | None = None) -> str | None:
+        if docname not in self.docs:
+            return None
+        return f"#{doc_id(docname)}:{anchor}" if anchor else f"#{doc_id(docname)}"
+
+    def heading_entry(self, doc: NavDoc, heading: Heading) -> NavEntry:
+        anchor = heading.anchor if heading.ids else None
+        return NavEntry(heading.title, self.href(doc.docname, anchor), html=_markup(doc, heading))
+
+    def doc_entry(
+        self, docname: str, depth: int, maxdepth: int, titlesonly: bool, ancestors: frozenset[str], title: str | None
+    ) -> NavEntry:
+        """A document's entry at ``depth``; ``title``: the toctree's, else the document's own."""
+        doc = self.docs.get(docname)
+        facts = doc.facts if doc is not None else self.model.facts(docname)
+        own = (doc.title if not self.follow and doc is not None else None) or (facts.title if facts else None)
+        markup = None
+        if title is None and doc is not None and facts is not None and facts.headings and own == facts.title:
+            markup = _markup(doc, facts.headings[0])
+        entry = NavEntry(title or own or docname, self.href(docname), html=markup)
+        if doc is not None:
+            entry.doc = doc_id(docname)
+            self.placed.add(docname)
+        if facts is None or docname in ancestors:
+            return entry
+        entry.children = self.section_items(docname, doc, _outline(facts), depth + 1, maxdepth, titlesonly, ancestors | {docname})
+        return entry
+
+    def section_items(
+        self,
+        owner: str,
+        doc: NavDoc | None,
+        section: _Section,
+        depth: int,
+        maxdepth: int,
+        titlesonly: bool,
+        ancestors: frozenset[str],
+    ) -> list[NavEntry]:
+        """The entries under ``section`` of ``owner`` (at ``depth``): its sub-sections and the
+        documents of its toctrees."""
+        if 0 < maxdepth < depth:
+            return []
+        out: list[NavEntry] = []
+        for item in section.items:
+            if isinstance(item, _Section):
+                if titlesonly or doc is None or item.heading is None:
+                    # Without the section's title, Sphinx keeps the toctrees under it.
+                    out += self.section_items(owner, doc, item, depth, maxdepth, titlesonly, ancestors)
+                    continue
+                entry = self.heading_entry(doc, item.heading)
+                entry.children = self.section_items(owner, doc, item, depth + 1, maxdepth, titlesonly, ancestors)
+                out.append(entry)
+            elif self.follow:
+                out += self.toctree_entries(item, owner, depth, maxdepth, titlesonly, ancestors)
+        return out
+
+    def toctree_entries(
+        self, tree: Toctree, docname: str, depth: int, maxdepth: int, titlesonly: bool, ancestors: frozenset[str]
+    ) -> list[NavEntry]:
+        out: list[NavEntry] = []
+        for item in self.model.toctree_items(tree, docname):
+            if item.kind == "url":
+                out.append(NavEntry(item.title or item.target, item.target))
+            elif item.kind == "self":
+                out.append(NavEntry(item.title or self.model.title(docname) or docname, self.href(docname)))
+            elif item.kind == "doc":
+                out.append(self.doc_entry(item.target, depth, maxdepth, titlesonly, ancestors, item.title))
+        return out
+
+
+def navigation(model: Model, docs: list[NavDoc]) -> list[NavEntry]:
+    """The navigation of a page holding ``docs`` (in page order)."""
+    builder = _Builder(model, docs)
+    root = model.info.root_doc
+    root_doc = builder.docs.get(root)
+    entries: list[NavEntry] = []
+    if root_doc is not None and root_doc.facts.toctrees:
+        builder.placed.add(root)
+        for tree in root_doc.facts.toctrees:
+            maxdepth = tree.maxdepth if tree.maxdepth > 0 else -1
+            entries += builder.toctree_entries(tree, root, 1, maxdepth, tree.titlesonly, frozenset({root}))
+        reached = set(model.toctree_order(root))
+    else:
+        reached = set()
+    builder.follow = False
+    for doc in docs:
+        if doc.docname in builder.placed or doc.docname in reached:
+            continue
+        entries.append(builder.doc_entry(doc.docname, 1, FLAT_DEPTH, False, frozenset(), None))
+    return entries
