@@ -247,7 +247,7 @@
   var draw = function (centre, picture) {
     var nodes = data.nodes;
     var rects = {};
-    picture.b.forEach(function (b) { rects[b[0]] = [b[1], b[2], b[4], BOX_H]; });
+    picture.b.forEach(function (b) { rects[b[0]] = [b[1], b[2], nodes[b[0]][4], BOX_H]; });
     var parts = [];
     var lanes = {};
     var used = {};
@@ -267,7 +267,7 @@
     lines.forEach(function (item) {
       var kind = item[0], e = item[1], line = item[2];
       used[kind.name] = kind;
-      var tip = nodes[e[1]][1] + " " + (kind.directed ? "→" : "—") + " " + nodes[e[2]][1] + ": " + kind.label + (e[3] ? "（" + e[3] + "）" : "");
+      var tip = nodes[e[1]][1] + " " + (kind.directed ? "→" : "—") + " " + nodes[e[2]][1] + ": " + kind.label + (e.length > 3 ? "（" + data.whens[e[3]] + "）" : "");
       var children = [el("title", {}, [tip]), el("path", {
         d: "M" + point(line[0]) + " Q" + point(line[1]) + " " + point(line[2]),
         fill: "none", stroke: kind.colour, "stroke-width": num(kind.width), "stroke-dasharray": kind.dash
@@ -280,20 +280,21 @@
     });
     picture.b.forEach(function (b) {
       var node = nodes[b[0]];
-      var colours = data.palette[b[3] % data.palette.length];
+      var w = node[4];
+      var colours = data.palette[picture.g.indexOf(node[5]) % data.palette.length];
       var isCentre = node[0] === centre;
       var inner = [
         el("title", {}, [node[1] + "（" + node[0] + "）"]),
         el("rect", {
-          x: b[1], y: b[2], width: b[4], height: BOX_H, rx: 6, fill: colours[0], stroke: colours[1],
+          x: b[1], y: b[2], width: w, height: BOX_H, rx: 6, fill: colours[0], stroke: colours[1],
           "stroke-width": isCentre ? "2.5" : "1", "stroke-dasharray": !node[3] && !isCentre ? "3 2" : null
         }),
         el("text", {
-          x: num(b[1] + b[4] / 2), y: num(b[2] + BOX_H / 2), "text-anchor": "middle", "dominant-baseline": "central",
+          x: num(b[1] + w / 2), y: num(b[2] + BOX_H / 2), "text-anchor": "middle", "dominant-baseline": "central",
           "font-size": SIZE, fill: "#1f2328", "font-weight": isCentre ? "700" : null
-        }, [node[2]])
+        }, [node[2] || node[1]])
       ];
-      parts.push(el(node[3] ? "a" : "g", { href: node[3], "class": "mdmark-graph-node", "data-doc": node[0] }, inner));
+      parts.push(el(node[3] ? "a" : "g", { href: node[3] || null, "class": "mdmark-graph-node", "data-doc": node[0] }, inner));
     });
     // The legend under the picture, in rows (as svg._legend lays it out).
     var items = [];

@@ -120,3 +120,23 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture
 def mdmark_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     return run_mdmark
+
+
+@pytest.fixture(scope="session")
+def built_300(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page of ``bench/corpus.py``'s 300-document project, built once per session (about half a
+    minute) for the tests of the page and the graph at that size."""
+    import sys
+
+    from mdmark.build import build_site
+
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from corpus import generate
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    root = tmp_path_factory.mktemp("corpus300")
+    generate(root, 300)
+    result = build_site(root)
+    assert result["docs"] == 300
+    return Path(result["out"])

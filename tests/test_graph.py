@@ -31,6 +31,7 @@ from mdmark.graph.style import KINDS
 from mdmark.graph.svg import to_svg
 from mdmark.graph.views import graph_text
 from mdmark.html.links import doc_id
+from mdmark.project import Project
 
 GRAPH = FIXTURES / "graph"
 EXPECTED = GRAPH / "expected"
@@ -308,8 +309,13 @@ def test_build_draws_indexed_documents_outside_the_page_without_a_link(tmp_path:
     page = Path(build_site(root)["out"]).read_text(encoding="utf-8")
     assert page_problems(page) == []
     # drawn (in the overview and in its neighbours' pictures) but never a link to a missing section
-    assert page.count('<g class="mdmark-graph-node" data-doc="old-auth">') >= 2
+    assert page.count('<g class="mdmark-graph-node" data-doc="old-auth">') == 1
     assert not re.search(r'<a href="[^"]*" class="mdmark-graph-node" data-doc="old-auth"', page)
+    data = _graph_data(page)
+    old = next(n for n in data["nodes"] if n[0] == "old-auth")
+    assert old[3] == 0  # no link in the neighbourhoods the script draws
+    assert any(number == data["nodes"].index(old) for p in data["pictures"].values() for number, *_ in p["b"])
+    assert "<li>旧い認証</li>" in page  # the list a reader without the script sees: text, no link
 
 
 def test_build_without_index_has_no_graph(tmp_path: Path) -> None:
@@ -318,7 +324,15 @@ def test_build_without_index_has_no_graph(tmp_path: Path) -> None:
     )
     (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
     page = Path(build_site(tmp_path)["out"]).read_text(encoding="utf-8")
-    assert "mdmark-graph" not in page.split("</style>")[1]
+    assert "mdmark-graph" not in page.split("</style>")[1].split("<script>")[0]
+
+
+def _graph_data(page: str) -> dict:
+    from mdmark.graph.views import DATA_ID
+
+    found = re.search(rf'<script type="application/json" id="{DATA_ID}">(.*?)</script>', page, re.DOTALL)
+    assert found is not None
+    return json.loads(found.group(1))
 
 
 def test_export_has_the_documents_neighbourhood(project: Path) -> None:
@@ -337,20 +351,125 @@ def test_export_outside_an_index_has_no_neighbourhood(tmp_path: Path) -> None:
     assert "mdmark-graph-local" not in page.split("</style>")[1]
 
 
-def test_300_generated_documents_build_with_their_graph(tmp_path: Path) -> None:
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        from corpus import generate
-    finally:
-        sys.path.remove(str(REPO / "bench"))
-    generate(tmp_path, 300)
-    result = build_site(tmp_path)
-    assert result["docs"] == 300
-    page = Path(result["out"]).read_text(encoding="utf-8")
+def test_300_generated_documents_build_with_their_graph(built_300: Path) -> None:
+    page = built_300.read_text(encoding="utf-8")
     assert page_problems(page) == []
     start = page.index('<section class="mdmark-graph-overview"')
     overview_html = page[start : page.index("</section>", start)]
     assert overview_html.count('class="mdmark-graph-node"') == 300
     assert page.count('<aside class="mdmark-graph-local"') == 300
-    # every generated document links to two others: each neighbourhood draws them
-    assert page.count("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"mdmark-graph\"") == 301
+    # every generated document links to two others: each has its neighbourhood in the data block
+    assert page.count("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"mdmark-graph\"") == 1
+    assert len(_graph_data(page)["pictures"]) == 300
+
+
+# -- readable at 300 documents: text boxes as the layout measures them ------------------------------
+
+
+def _translate(value: str | None) -> tuple[float, float]:
+    found = re.fullmatch(r"translate\(([-\d.]+),([-\d.]+)\)", value or "")
+    return (float(found.group(1)), float(found.group(2))) if found else (0.0, 0.0)
+
+
+def text_boxes(svg: str) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Every ``<text>`` of ``svg`` with the rectangle (x, y, w, h) it covers, computed the way the
+    layout estimates text (:func:`mdmark.graph.layout.text_width`), attributes inherited as in SVG."""
+    from mdmark.graph.layout import text_width
+
+    out: list[tuple[str, tuple[float, float, float, float]]] = []
+
+    def walk(element: ET.Element, inherited: dict[str, str], dx: float, dy: float) -> None:
+        attrs = {**inherited, **{k: v for k, v in element.attrib.items() if k in ("font-size", "text-anchor", "dominant-baseline")}}
+        ox, oy = _translate(element.get("transform"))
+        dx, dy = dx + ox, dy + oy
+        if element.tag == f"{SVG_NS}text":
+            text = "".join(element.itertext())
+            size = float(attrs.get("font-size", "13"))
+            width = text_width(text, size)
+            x, y = float(element.get("x", "0")) + dx, float(element.get("y", "0")) + dy
+            left = {"middle": x - width / 2, "end": x - width}.get(attrs.get("text-anchor", "start"), x)
+            top = y - size / 2 if attrs.get("dominant-baseline") == "central" else y - 0.8 * size
+            out.append((text, (left, top, width, size)))
+            return
+        for child in element:
+            walk(child, attrs, dx, dy)
+
+    walk(ET.fromstring(svg), {}, 0.0, 0.0)
+    return out
+
+
+def overlapping_texts(svg: str) -> list[tuple[str, str]]:
+    boxes = sorted(text_boxes(svg), key=lambda item: item[1][0])
+    clashes = []
+    for i, (a, (ax, ay, aw, ah)) in enumerate(boxes):
+        for b, (bx, by, bw, bh) in boxes[i + 1 :]:
+            if bx >= ax + aw - 0.5:
+                break
+            if by < ay + ah - 0.5 and ay < by + bh - 0.5:
+                clashes.append((a, b))
+    return clashes
+
+
+def node_labels(svg: str) -> list[str]:
+    root = ET.fromstring(svg)
+    return ["".join(n.find(f"{SVG_NS}text").itertext()) for n in root.iter() if n.get("class") == "mdmark-graph-node"]  # type: ignore[union-attr]
+
+
+def test_text_never_overlaps_and_labels_are_unique_at_300(built_300: Path) -> None:
+    """The overview and every neighbourhood of the 300-document page: no two texts cover each other
+    and no two boxes read the same. The neighbourhoods are drawn as the page's script draws them:
+    from the data block, whose boxes must be the layout's."""
+    from mdmark.graph.layout import box_labels
+    from mdmark.graph.views import load
+
+    page = built_300.read_text(encoding="utf-8")
+    start = page.index("<svg", page.index('<section class="mdmark-graph-overview"'))
+    overview_svg = page[start : page.index("</svg>", start) + len("</svg>")]
+    assert overlapping_texts(overview_svg) == []
+    labels = node_labels(overview_svg)
+    assert len(labels) == 300 and len(set(labels)) == 300
+    assert sum(label.endswith("…") or "…" in label for label in labels) > 50  # the size this is about
+
+    data = _graph_data(page)
+    _, graph = load(Project.open(built_300.parent.parent))
+    names = box_labels(graph)
+    assert len(set(names.values())) == len(graph.nodes)
+    assert [n[2] or n[1] for n in data["nodes"]] == [names[n.id] for n in graph.nodes]
+    for doc, picture in data["pictures"].items():
+        local = graph.neighbourhood(doc)
+        drawing = neighbourhood(local, names)
+        assert [[data["nodes"][n][0], x, y] for n, x, y in picture["b"]] == [[b.node.id, b.x, b.y] for b in drawing.boxes]
+        svg = to_svg(drawing, doc, lambda i: f"#{i}")
+        assert overlapping_texts(svg) == [], doc
+        shown = node_labels(svg)
+        assert len(set(shown)) == len(shown), doc
+
+
+def test_the_300_page_size_and_the_graphs_share(built_300: Path) -> None:
+    """Under 3 MB, the relation graphs (overview, asides, data block) at most a fifth of it."""
+    page = built_300.read_text(encoding="utf-8")
+    size = len(page.encode("utf-8"))
+    graph = re.findall(r'<section class="mdmark-graph-overview".*?</section>|<aside class="mdmark-graph-local".*?</aside>'
+                       r'|<script type="application/json" id="mdmark-graph-data">.*?</script>', page, re.DOTALL)
+    share = sum(len(part.encode("utf-8")) for part in graph) / size
+    assert size < 3_000_000, size
+    assert share <= 0.20, share
+
+
+def test_labels_tell_apart_titles_that_read_alike() -> None:
+    from mdmark.graph.layout import MAX_LABEL, distinct_labels, text_width
+
+    nodes = [
+        Node("a", "アーキテクチャのトークン更新設計", "architecture/design-001.md", 0),
+        Node("b", "アーキテクチャのトークン更新手順", "architecture/howto-001.md", 0),
+        Node("c", "アーキテクチャのトークン更新設計 その2", "architecture/design-021.md", 0),
+        Node("d", "手順", "auth/howto.md", 0),
+        Node("e", "手順", "billing/howto.md", 0),
+        Node("f", "短い", "f.md", 0),
+    ]
+    labels = distinct_labels(nodes, MAX_LABEL)
+    assert len(set(labels.values())) == len(nodes)
+    assert labels["a"].endswith("更新設計") and labels["b"].endswith("更新手順") and labels["c"].endswith("その2")
+    assert labels["d"] == "手順（auth/howto）" and labels["e"] == "手順（billing/howto）"
+    assert labels["f"] == "短い"
+    assert all(text_width(label) <= MAX_LABEL for label in labels.values())

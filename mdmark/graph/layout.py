@@ -234,7 +234,8 @@ class Drawing:
 # -- shared geometry ---------------------------------------------------------------------------------
 
 
-def _box_width(label: str) -> int:
+def box_width(label: str) -> int:
+    """The width of a document box labelled ``label``."""
     return max(MIN_BOX_W, math.ceil(text_width(label) + 2 * PAD_X))
 
 
@@ -436,7 +437,7 @@ def _cluster_layout(nodes: list[Node], edges: list[GraphEdge], labels: dict[str,
     width = max(2, math.ceil(math.sqrt(len(ids) * 1.5)))
     rows = order_layers(layers(ids, directed, width), pairs)
     by_id = {n.id: n for n in nodes}
-    widths = {n: _box_width(labels[n]) for n in ids}
+    widths = {n: box_width(labels[n]) for n in ids}
     row_widths = [sum(widths[n] for n in row) + GAP_X * (len(row) - 1) for row in rows]
     inner_w = max(row_widths)
     boxes: list[Box] = []
@@ -565,7 +566,7 @@ def _group_map(drawing: Drawing, labels: dict[int, str], weight: dict[tuple[int,
 
     Returns the groups in the map's reading order.
     """
-    sizes = {g: (_box_width(label), BOX_H) for g, label in labels.items()}
+    sizes = {g: (box_width(label), BOX_H) for g, label in labels.items()}
     rows = _cluster_rows(drawing.graph, sizes)
     widths = [sum(sizes[g][0] for g in row) + MAP_GAP_X * (len(row) - 1) for row in rows]
     full = max(widths)
@@ -636,7 +637,7 @@ def _rows(nodes: list[Node], labels: dict[str, str], limit: int) -> list[list[No
     rows: list[list[Node]] = []
     width = 0
     for node in nodes:
-        w = _box_width(labels[node.id])
+        w = box_width(labels[node.id])
         if rows and width + GAP_X + w <= limit:
             rows[-1].append(node)
             width += GAP_X + w
@@ -700,7 +701,7 @@ def neighbourhood(graph: DocGraph, labels: dict[str, str] | None = None) -> Draw
         if not band:
             continue
         for row in band:
-            widths = [_box_width(labels[n.id]) for n in row]
+            widths = [box_width(labels[n.id]) for n in row]
             total = sum(widths) + GAP_X * (len(row) - 1)
             x = -total // 2
             for node, w in zip(row, widths, strict=True):

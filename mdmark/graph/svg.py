@@ -95,19 +95,21 @@ def _aggregate(line: Line, names: list[str]) -> str:
     )
 
 
-def _node(box: Box, group: int, href: str | None, compact: bool) -> str:
+#: The attributes every document box's label shares, written once on the group of the boxes.
+NODE_TEXT = 'text-anchor="middle" dominant-baseline="central" fill="#1f2328" stroke-width="1"'
+
+
+def _node(box: Box, group: int, href: str | None) -> str:
     fill, stroke = colours(group)
     node = box.node
-    width = "2.5" if box.centre else "1"
+    width = ' stroke-width="2.5"' if box.centre else ""
     dash = ' stroke-dasharray="3 2"' if href is None and not box.centre else ""
     weight = ' font-weight="700"' if box.centre else ""
-    size = FONT_SIZE - 1 if compact else FONT_SIZE
     inner = (
         f"<title>{_esc(node.title)}（{_esc(node.id)}）</title>"
         f'<rect x="{box.x}" y="{box.y}" width="{box.w}" height="{box.h}" rx="6" fill="{fill}" '
-        f'stroke="{stroke}" stroke-width="{width}"{dash}/>'
-        f'<text x="{_n(box.x + box.w / 2)}" y="{_n(box.y + box.h / 2)}" text-anchor="middle" '
-        f'dominant-baseline="central" font-size="{size}" fill="#1f2328"{weight}>{_esc(box.label)}</text>'
+        f'stroke="{stroke}"{width}{dash}/>'
+        f'<text x="{_n(box.x + box.w / 2)}" y="{_n(box.y + box.h / 2)}"{weight}>{_esc(box.label)}</text>'
     )
     data = f' class="mdmark-graph-node" data-doc="{_esc(node.id)}"'
     if href is None:
@@ -194,8 +196,11 @@ def to_svg(drawing: Drawing, title: str, href: Callable[[str], str | None]) -> s
     for entry in drawing.groups_map:
         fill, stroke = colours(entry.group)
         parts.append(_frame(entry, 6, f'fill="{fill}" stroke="{stroke}"', None, 'font-weight="600" fill="#1f2328"'))
-    for box in drawing.boxes:
-        parts.append(_node(box, box.node.group, href(box.node.id), drawing.compact))
+    if drawing.boxes:
+        size = FONT_SIZE - 1 if drawing.compact else FONT_SIZE
+        parts.append(f'<g {NODE_TEXT} font-size="{size}">')
+        parts += [_node(box, box.node.group, href(box.node.id)) for box in drawing.boxes]
+        parts.append("</g>")
     legend, bottom, legend_w = _legend(drawing, drawing.height + 4, max(drawing.width, 360))
     width = max(drawing.width, legend_w)
     height = bottom + 8

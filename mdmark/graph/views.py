@@ -182,7 +182,7 @@ def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tu
     (computed here, as for ``mdmark graph --doc``), the relations, and what the drawing needs of
     each document (title, label, width, link). Returns it and the number of documents each picture
     leaves out."""
-    from mdmark.graph.layout import box_labels, text_width
+    from mdmark.graph.layout import box_labels, box_width, text_width
     from mdmark.graph.style import EDGE_STYLES, FONT_FAMILY, FONT_SIZE, KINDS, PALETTE
 
     labels = box_labels(graph)
@@ -190,6 +190,12 @@ def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tu
     kinds = {k: i for i, k in enumerate(KINDS)}
     pictures: dict[str, Any] = {}
     hidden: dict[str, int] = {}
+    # A relation's "when" is written once and named by its number (many relations share one).
+    whens: dict[str, int] = {}
+
+    def when(text: str) -> int:
+        return whens.setdefault(text, len(whens))
+
     for doc_id in wanted:
         local = graph.neighbourhood(doc_id)
         if len(local.nodes) == 1:
@@ -201,9 +207,9 @@ def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tu
             "w": drawing.width,
             "h": drawing.height,
             "g": [graph.groups.index(g) for g in local.groups],
-            "b": [[number[b.node.id], b.x, b.y, b.node.group, b.w] for b in drawing.boxes],
+            "b": [[number[b.node.id], b.x, b.y] for b in drawing.boxes],
             "e": [
-                [kinds[e.kind], number[e.source], number[e.target], *([e.when] if e.when else [])]
+                [kinds[e.kind], number[e.source], number[e.target], *([when(e.when)] if e.when else [])]
                 for e in local.edges
                 if e.source in shown and e.target in shown
             ],
@@ -214,8 +220,20 @@ def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tu
         "kinds": [[k, s.label, s.colour, s.width, s.dash, s.head, k not in ("change_together",)] for k, s in EDGE_STYLES.items()],
         "order": list(KINDS),
         "groups": [g.name for g in graph.groups],
-        "nodes": [[n.id, n.title, labels[n.id], anchors.get(n.id)] for n in graph.nodes],
+        # id, title, label (0: the title), link (0: none), box width, group.
+        "nodes": [
+            [
+                n.id,
+                n.title,
+                0 if labels[n.id] == n.title else labels[n.id],
+                anchors.get(n.id) or 0,
+                box_width(labels[n.id]),
+                n.group,
+            ]
+            for n in graph.nodes
+        ],
         "pictures": pictures,
+        "whens": list(whens),
         # The layout's own estimate of text widths, so the script writes the legend where the layout would.
         "widths": {"wide": text_width("あ", 1.0), "narrow": text_width("a", 1.0), "space": text_width(" ", 1.0)},
     }
