@@ -187,7 +187,8 @@ def test_built_page_graph(browser: Browser, graph_page: Path, tmp_path: Path) ->
     mark = len(browser.requests())
     browser.open(out.as_uri() + "#mdmark-graph")
     _only_own_file(browser, mark, out)
-    assert browser.evaluate("document.scripts.length") == 0
+    # the page's own script (allowed by its hash) and its data block, nothing else
+    assert browser.evaluate("[...document.scripts].map(s => s.type || 'js')") == ["application/json", "js"]
     boxes = browser.evaluate(
         "[...document.querySelectorAll('#mdmark-graph a.mdmark-graph-node')].map(a => {"
         " const r = a.querySelector('rect').getBoundingClientRect();"
@@ -246,31 +247,231 @@ def test_built_page_on_a_phone(browser: Browser, project: Path, tmp_path: Path) 
     _phone(browser, 390, 844)
     try:
         browser.open(out.as_uri())
-        assert browser.evaluate("document.scripts.length") == 0
         assert browser.evaluate("document.documentElement.scrollWidth") <= 390  # nothing runs off sideways
         top = browser.evaluate("Math.round(document.querySelector('main h1').getBoundingClientRect().top)")
         assert 0 < top < 844 / 3, top
-        assert not _visible(browser, "B の詳細")  # the folded list
+        assert not _visible(browser, "文書 B")  # the folded list
         assert _visible(browser, "目次")
         shot = browser.screenshot(tmp_path / "phone.png")
         assert _png_size(shot) == (780, 1688)  # 390 × 844 CSS pixels at 2 device pixels each
-        # The button opens the list, and a tap on an entry lands on its document.
+        # The button opens the list.
         browser.click("label.mdmark-nav-button")
-        assert _visible(browser, "B の詳細")
+        assert _visible(browser, "文書 B")
         assert browser.evaluate("Math.round(document.querySelector('main h1').getBoundingClientRect().top)") > top
         browser.screenshot(tmp_path / "phone-open.png")
         browser.click("label.mdmark-nav-button")
-        assert not _visible(browser, "B の詳細")
+        assert not _visible(browser, "文書 B")
         # Reachable from the keyboard: the checkbox takes focus and Space toggles it.
         browser.evaluate("document.getElementById('mdmark-nav-open').focus()")
         for kind in ("keyDown", "keyUp"):
             browser.call("Input.dispatchKeyEvent", {"type": kind, "key": " ", "code": "Space", "windowsVirtualKeyCode": 32})
-        assert _visible(browser, "B の詳細")
+        assert _visible(browser, "文書 B")
     finally:
         browser.call("Emulation.clearDeviceMetricsOverride")
     # On a wide screen the list is a sidebar, always open, with no button.
     browser.open(out.as_uri())
-    assert _visible(browser, "B の詳細")
+    assert _visible(browser, "文書 B")
     assert not browser.evaluate("document.querySelector('label.mdmark-nav-button').checkVisibility()")
     top = browser.evaluate("Math.round(document.querySelector('main h1').getBoundingClientRect().top)")
     assert top < 300
+
+
+# -- the navigation at scale: a tree that follows the reader, a drawer that closes ------------------
+
+LONG = "段落。\n\n" * 60
+
+TOC_DOCS = {
+    "index.md": "# ホーム\n\n" + LONG + "```{toctree}\nguide/index\nref\n```\n",
+    "guide/index.md": "# 手引き\n\n" + LONG + "## 始める\n\n```{toctree}\ninstall\nusage\n```\n",
+    "guide/install.md": "# 入れる\n\n" + LONG + "## 確かめる\n\n" + LONG,
+    "guide/usage.md": "# 使う\n\n" + LONG,
+    "ref.md": "# 参照\n\n" + LONG + "## 詳細な参照\n\n" + LONG + "## 終わりに\n\n" + LONG,
+}
+
+
+@pytest.fixture(scope="module")
+def toc_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("toc")
+    (root / "mdmark.config.yaml").write_text(
+        'build:\n  title: 目次の試験\n  include: ["**/*.md"]\n  out: dist/site.html\n', encoding="utf-8"
+    )
+    for rel, text in TOC_DOCS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return Path(build_site(root)["out"])
+
+
+def _nav_state(browser: Browser) -> dict:
+    """Which documents' entries are open, which one is marked, and the entry marked as the place."""
+    return browser.evaluate(
+        "(() => { const toc = document.getElementById('mdmark-toc');"
+        " const current = toc.querySelector('[aria-current]');"
+        " return {open: [...toc.querySelectorAll('details[open]')].map(d => d.closest('li').dataset.doc),"
+        " doc: [...toc.querySelectorAll('li.mdmark-current')].map(li => li.dataset.doc),"
+        " place: current ? current.textContent : null}; })()"
+    )
+
+
+def _frames(browser: Browser) -> None:
+    """Wait for two animation frames (the script updates the navigation on the next one)."""
+    browser.call(
+        "Runtime.evaluate",
+        {"expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", "awaitPromise": True},
+    )
+
+
+def _scroll_to(browser: Browser, element_id: str) -> None:
+    browser.evaluate(f"document.getElementById({json.dumps(element_id)}).scrollIntoView({{block: 'start'}})")
+    _frames(browser)
+
+
+def test_navigation_tree_follows_the_reader(browser: Browser, toc_page: Path) -> None:
+    """Desktop: the toctrees' tree, each document closed but the one in view (and its parents)."""
+    mark = len(browser.requests())
+    browser.open(toc_page.as_uri())
+    _only_own_file(browser, mark, toc_page)
+    tree = browser.evaluate(
+        "(() => { const walk = ol => [...ol.children].map(li => { const a = li.querySelector('a');"
+        " const sub = li.querySelector(':scope > details > ol, :scope > ol');"
+        " return sub ? [a.textContent, walk(sub)] : a.textContent; });"
+        " return walk(document.getElementById('mdmark-toc')); })()"
+    )
+    # The toctree under 手引き's section 始める nests its documents under that section.
+    assert tree == [
+        ["手引き", [["始める", [["入れる", ["確かめる"]], "使う"]]]],
+        ["参照", ["詳細な参照", "終わりに"]],
+    ]
+    _scroll_to(browser, doc_id("guide/install") + ":確かめる")
+    state = _nav_state(browser)
+    assert state == {"open": ["guide/index", "guide/install"], "doc": ["guide/install"], "place": "確かめる"}
+    _scroll_to(browser, doc_id("ref") + ":詳細な参照")
+    assert _nav_state(browser) == {"open": ["ref"], "doc": ["ref"], "place": "詳細な参照"}
+    # Marked so that it shows: the entry in view is bold on a tinted ground.
+    style = browser.evaluate(
+        "(() => { const a = document.querySelector('#mdmark-toc [aria-current]'); const s = getComputedStyle(a);"
+        " return [s.backgroundColor, getComputedStyle(a.closest('li.mdmark-current').querySelector('a')).fontWeight]; })()"
+    )
+    assert style[0] != "rgba(0, 0, 0, 0)" and int(style[1]) >= 700
+    _scroll_to(browser, doc_id("guide/usage"))
+    assert _nav_state(browser) == {"open": ["guide/index"], "doc": ["guide/usage"], "place": "使う"}
+    _only_own_file(browser, mark, toc_page)
+
+
+def test_navigation_works_without_the_script(browser: Browser, toc_page: Path) -> None:
+    browser.call("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        browser.open("about:blank")
+        browser.open(toc_page.as_uri())
+        assert _nav_state(browser) == {"open": [], "doc": [], "place": None}
+        assert _visible(browser, "手引き") and not _visible(browser, "使う")
+        # A click beside the title opens the document's entries.
+        x, y = browser.evaluate(
+            "(() => { const r = document.querySelector('li[data-doc=\"guide/index\"] > details > summary').getBoundingClientRect();"
+            " return [r.right - 4, r.top + r.height / 2]; })()"
+        )
+        for kind in ("mousePressed", "mouseReleased"):
+            browser.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+        assert _visible(browser, "始める")
+        browser.click('#mdmark-toc a[href="#ref"]')
+        assert browser.evaluate("location.hash") == "#ref"
+        # The neighbourhood lists stay lists: nothing needs the script to be read.
+        assert browser.evaluate("document.querySelectorAll('aside.mdmark-graph-drawn').length") == 0
+    finally:
+        browser.call("Emulation.setScriptExecutionDisabled", {"value": False})
+
+
+def test_phone_drawer_closes_after_a_pick_and_the_header_stays(browser: Browser, toc_page: Path, tmp_path: Path) -> None:
+    _phone(browser, 390, 844)
+    try:
+        browser.open("about:blank")
+        browser.open(toc_page.as_uri())
+        assert not _visible(browser, "参照")
+        browser.click("label.mdmark-nav-button")
+        assert _visible(browser, "参照")
+        browser.screenshot(tmp_path / "drawer-open.png")
+        browser.click('#mdmark-toc a[href="#ref"]')
+        _frames(browser)
+        assert browser.evaluate("location.hash") == "#ref"
+        assert browser.evaluate("document.getElementById('mdmark-nav-open').checked") is False
+        assert not _visible(browser, "詳細な参照")  # the drawer closed
+        header, heading = browser.evaluate(
+            "(() => { const n = document.getElementById('mdmark-nav').getBoundingClientRect();"
+            " const h = document.querySelector('section[id=\"ref\"] h1').getBoundingClientRect();"
+            " return [[Math.round(n.top), Math.round(n.bottom)], Math.round(h.top)]; })()"
+        )
+        # The header stays at the top, and the picked heading lands below it, not under it.
+        assert header[0] == 0 and heading >= header[1] - 1, (header, heading)
+        assert _visible(browser, "目次")
+        browser.screenshot(tmp_path / "drawer-picked.png")
+        # Far down the page the header is still there, and opens on the document in view.
+        _scroll_to(browser, doc_id("ref") + ":終わりに")
+        assert browser.evaluate("Math.round(document.getElementById('mdmark-nav').getBoundingClientRect().top)") == 0
+        browser.click("label.mdmark-nav-button")
+        assert _visible(browser, "終わりに") and not _visible(browser, "確かめる")
+        # The open list scrolls inside the screen: it never runs past the bottom.
+        bottom = browser.evaluate("Math.round(document.getElementById('mdmark-toc').getBoundingClientRect().bottom)")
+        assert bottom <= 844
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride")
+
+
+# -- the relation graphs of the 300-document page -------------------------------------------------
+
+_TEXT_CLASHES = """
+(svg => { const boxes = [...svg.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()]);
+  const out = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, p] = boxes[i], [b, q] = boxes[j];
+    if (p.left < q.right - 0.5 && q.left < p.right - 0.5 && p.top < q.bottom - 0.5 && q.top < p.bottom - 0.5) out.push([a, b]);
+  }
+  return out; })
+"""
+
+
+def test_graphs_at_300_in_the_browser(browser: Browser, built_300: Path, tmp_path: Path) -> None:
+    """The script draws every neighbourhood where the layout put it, no text covers another in the
+    reader's fonts, and on a phone the graphs scroll sideways with their text at 11 px or more."""
+    import re
+
+    page = built_300.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="mdmark-graph-data">(.*?)</script>', page, re.DOTALL).group(1))  # type: ignore[union-attr]
+    mark = len(browser.requests())
+    browser.open(built_300.as_uri())
+    _only_own_file(browser, mark, built_300)
+    assert not [e for e in browser.events[mark:] if e.get("method") == "Runtime.exceptionThrown"]
+    assert browser.evaluate("document.querySelectorAll('aside.mdmark-graph-drawn svg.mdmark-graph').length") == 300
+    drawn = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('aside.mdmark-graph-drawn')].map(a =>"
+        " [a.dataset.doc, [...a.querySelectorAll('.mdmark-graph-node')].map(n => { const r = n.querySelector('rect');"
+        " return [n.dataset.doc, +r.getAttribute('x'), +r.getAttribute('y'), n.querySelector('text').textContent]; })]))"
+    )
+    nodes = data["nodes"]
+    for doc, picture in data["pictures"].items():
+        assert drawn[doc] == [[nodes[n][0], x, y, nodes[n][2] or nodes[n][1]] for n, x, y in picture["b"]], doc
+    clashes = browser.evaluate(
+        f"[...document.querySelectorAll('svg.mdmark-graph')].flatMap(svg => ({_TEXT_CLASHES})(svg))"
+    )
+    assert clashes == []
+    browser.evaluate("document.querySelector('aside.mdmark-graph-drawn').scrollIntoView()")
+    browser.screenshot(tmp_path / "neighbourhood.png")
+
+    _phone(browser, 390, 844)
+    try:
+        browser.open("about:blank")
+        browser.open(built_300.as_uri())
+        assert browser.evaluate("document.documentElement.scrollWidth") <= 390
+        smallest = browser.evaluate(
+            "Math.min(...[...document.querySelectorAll('svg.mdmark-graph')].flatMap(svg => {"
+            " const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;"
+            " return [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale); }))"
+        )
+        assert smallest >= 11, smallest
+        # The overview scrolls inside its figure instead of shrinking.
+        widths = browser.evaluate(
+            "(() => { const f = document.querySelector('#mdmark-graph figure'); return [f.clientWidth, f.scrollWidth]; })()"
+        )
+        assert widths[1] > widths[0]
+        browser.evaluate("document.getElementById('mdmark-graph').scrollIntoView()")
+        browser.screenshot(tmp_path / "overview-phone.png")
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride")
