@@ -144,6 +144,8 @@ def build_site(
     from mdmark.graph.views import build_graphs
 
     graphs = build_graphs(project, {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
+    # Titles as the page shows them (inline HTML), for the navigation and the toctrees in the page.
+    markup = {fragment.docname: heading_markup(fragment.html) for fragment in fragments}
     body: list[str] = []
     nav_docs: list[NavDoc] = []
     start = project.start.resolve()
@@ -151,17 +153,15 @@ def build_site(
     for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
         docname = fragment.docname
         prefix = doc_id(docname)
-        html, notes = fill(
-            dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)),
-            BuildLinks(model, docname, pipeline.srcdir, out, in_page),
-            facts.toctrees,
-        )
+        links = BuildLinks(model, docname, pipeline.srcdir, out, in_page)
+        links.markup = markup
+        html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)), links, facts.toctrees)
         rel = shown_under(real[path], project.root)
         body.append(
             f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(real[path])}</section>\n'
         )
         title = index_titles.get(real[path]) or facts.title or path.stem
-        nav_docs.append(NavDoc(docname, facts, title, heading_markup(html)))
+        nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
         warnings += document_warnings(shown_under(real[path], start), facts, [*fragment.notes, *notes], model)
 
     nav = navigation(model, nav_docs)

@@ -21,7 +21,7 @@ import re
 import urllib.parse
 from pathlib import Path
 
-from mdmark.facts import Link, Toctree
+from mdmark.facts import Heading, Link, Toctree
 from mdmark.html.render import TEXT_MARK_CLOSE, TEXT_MARK_OPEN, TOCTREE_MARK, XREF_PREFIX, Fragment, Note
 from mdmark.references import Model, Resolved
 
@@ -40,6 +40,18 @@ class _Links:
         self.docname = docname
         self.srcdir = srcdir
         self.out_dir = out.parent
+        #: docname → heading id → the heading's inner HTML as the page shows it
+        #: (:func:`mdmark.html.nav.heading_markup`); titles without an entry are escaped text.
+        self.markup: dict[str, dict[str, str]] = {}
+
+    def title_html(self, docname: str, heading: Heading | None, text: str) -> str:
+        """A heading's title in a toctree: its markup when the page shows inline HTML there."""
+        found = self.markup.get(docname, {})
+        if heading is not None:
+            for ident in heading.ids:
+                if ident in found:
+                    return found[ident]
+        return htmllib.escape(text)
 
     def _rel(self, srcpath: str) -> str:
         rel = os.path.relpath(self.srcdir / srcpath, self.out_dir)
@@ -109,7 +121,10 @@ class _Links:
             number += 1
             label = entry.title or (facts.title if facts is not None else None) or child
             numbers = (*prefix, number)
-            shown = htmllib.escape(f"{'.'.join(map(str, numbers))}. {label}" if numbered else label)
+            first = facts.headings[0] if facts is not None and facts.headings and not entry.title else None
+            shown = self.title_html(child, first, label)
+            if numbered:
+                shown = f"{'.'.join(map(str, numbers))}. {shown}"
             child_href = self.doc_href(child, None)
             link = (
                 f'<a class="reference internal" href="{htmllib.escape(child_href)}">{shown}</a>'
@@ -137,7 +152,7 @@ class _Links:
                     href = self.doc_href(docname, heading.anchor)
                     if href is not None:
                         rows.append(
-                            f'<li class="toctree-l{len(prefix) + 1}"><a class="reference internal" href="{htmllib.escape(href)}">{htmllib.escape(heading.title)}</a></li>'
+                            f'<li class="toctree-l{len(prefix) + 1}"><a class="reference internal" href="{htmllib.escape(href)}">{self.title_html(docname, heading, heading.title)}</a></li>'
                         )
         nested = "".join(
             self._toc_items(tree, docname, depth, seen, numbered or tree.numbered > 0, prefix) for tree in facts.toctrees

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from mdmark.html.links import doc_id
 from mdmark.html.page import NavEntry
+from mdmark.html.render import TEXT_MARK_OPEN
 from mdmark.rawhtml import drop_navigating
 
 if TYPE_CHECKING:
@@ -42,18 +43,21 @@ class NavDoc:
     facts: DocFacts
     #: Its entry's title when no toctree gives one (the index's title, else the document's).
     title: str
-    #: Heading id (prefixed, as in the page) → the heading's inner HTML, for titles with markup.
+    #: Heading id (as in the document, unprefixed) → the heading's inner HTML (:func:`heading_markup`).
     markup: dict[str, str] = field(default_factory=dict)
 
 
 def heading_markup(fragment_html: str) -> dict[str, str]:
-    """The inner HTML of each heading of a (prefixed) document fragment, by the id its permalink
-    names: what the page shows (inline HTML as markup, not as its source text), links unwrapped
-    (an entry is a link already), ids dropped (unique in the page), then cleaned by
-    :mod:`mdmark.rawhtml` like any raw HTML of a document."""
+    """The inner HTML of each heading of a document's fragment (as rendered, before its ids are
+    prefixed), by the id its permalink names: what the page shows (inline HTML as markup, not as its
+    source text), links unwrapped (an entry is a link already), ids dropped (unique in the page),
+    then cleaned by :mod:`mdmark.rawhtml` like any raw HTML of a document. A heading whose text
+    is a reference still to be filled in is left out (its entry shows the plain title)."""
     out: dict[str, str] = {}
     for match in _HEADING.finditer(fragment_html):
         inner = match.group(1).strip()
+        if TEXT_MARK_OPEN in inner:
+            continue
         inner = _ID_ATTR.sub("", _LINK_TAG.sub("", inner))
         cleaned, _dropped = drop_navigating(inner)
         out[htmllib.unescape(match.group(2))] = cleaned.strip()
@@ -61,8 +65,7 @@ def heading_markup(fragment_html: str) -> dict[str, str]:
 
 
 def _markup(doc: NavDoc, heading: Heading) -> str | None:
-    prefix = doc_id(doc.docname)
-    return next((doc.markup[f"{prefix}:{i}"] for i in heading.ids if f"{prefix}:{i}" in doc.markup), None)
+    return next((doc.markup[i] for i in heading.ids if i in doc.markup), None)
 
 
 @dataclass
