@@ -217,7 +217,9 @@ def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tu
     data = {
         "font": [FONT_FAMILY, FONT_SIZE],
         "palette": PALETTE,
-        "kinds": [[k, s.label, s.colour, s.width, s.dash, s.head, k not in ("change_together",)] for k, s in EDGE_STYLES.items()],
+        "kinds": [
+            [kinds[k], s.label, s.colour, s.width, s.dash, s.head, k != "change_together"] for k, s in EDGE_STYLES.items()
+        ],
         "order": list(KINDS),
         "groups": [g.name for g in graph.groups],
         # id, title, label (0: the title), link (0: none), box width, group.
@@ -237,7 +239,6 @@ def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tu
         # The layout's own estimate of text widths, so the script writes the legend where the layout would.
         "widths": {"wide": text_width("あ", 1.0), "narrow": text_width("a", 1.0), "space": text_width(" ", 1.0)},
     }
-    data["kinds"] = [[kinds[k], *rest] for k, *rest in data["kinds"]]
     return data, hidden
 
 
