@@ -339,6 +339,7 @@
     }, [el("title", {}, [title])].concat(parts));
   };
 
+  var figures = [];
   Array.prototype.forEach.call(document.querySelectorAll("aside.mdmark-graph-local[data-doc]"), function (aside) {
     var centre = aside.getAttribute("data-doc");
     var picture = data.pictures[centre];
@@ -350,5 +351,15 @@
     figure.appendChild(draw(centre, picture));
     aside.appendChild(figure);
     aside.classList.add("mdmark-graph-drawn");
+    var middle = picture.b.filter(function (b) { return data.nodes[b[0]][0] === centre; })[0];
+    figures.push([figure, middle[1] + data.nodes[middle[0]][4] / 2]);
+  });
+  // A picture wider than the screen scrolls sideways; it starts with its document in the middle.
+  // (All widths are read in one pass, then all positions written: one layout, not one per picture.)
+  var widths = figures.map(function (item) { return item[0].clientWidth; });
+  figures.forEach(function (item, i) {
+    if (item[0].scrollWidth > widths[i]) {
+      item[0].scrollLeft = Math.max(0, item[1] - widths[i] / 2);
+    }
   });
 })();

@@ -471,6 +471,14 @@ def test_graphs_at_300_in_the_browser(browser: Browser, built_300: Path, tmp_pat
             "(() => { const f = document.querySelector('#mdmark-graph figure'); return [f.clientWidth, f.scrollWidth]; })()"
         )
         assert widths[1] > widths[0]
+        # A neighbourhood wider than the screen starts with its own document in view.
+        hidden = browser.evaluate(
+            "[...document.querySelectorAll('aside.mdmark-graph-drawn')].filter(a => {"
+            " const f = a.querySelector('figure'), box = f.getBoundingClientRect();"
+            " const centre = a.querySelector(`[data-doc=\"${a.dataset.doc}\"] rect`).getBoundingClientRect();"
+            " return centre.left < box.left - 1 || centre.right > box.right + 1; }).map(a => a.dataset.doc)"
+        )
+        assert hidden == []
         browser.evaluate("document.getElementById('mdmark-graph').scrollIntoView()")
         browser.screenshot(tmp_path / "overview-phone.png")
     finally:

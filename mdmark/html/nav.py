@@ -76,22 +76,22 @@ class _Section:
 
 
 def _outline(facts: DocFacts) -> _Section:
-    """The document's sections as a tree under its title, each toctree in the section holding it."""
-    from mdmark.facts import Toctree
+    """The document's sections as a tree under its title, each toctree in the section holding it.
 
+    Headings come in document order; a toctree goes where its line falls among the document's own
+    headings (those of an ``{include}``d file carry that file's lines, so they never place one)."""
     root = _Section(facts.headings[0] if facts.headings else None)
     stack: list[tuple[int, _Section]] = [(facts.headings[0].level if facts.headings else 0, root)]
-    events: list[tuple[int, int, Heading | Toctree]] = [(h.line, 0, h) for h in facts.headings[1:] if not h.included]
-    events += [(t.line, 1, t) for t in facts.toctrees]
-    for _line, _kind, item in sorted(events, key=lambda e: (e[0], e[1])):
-        if isinstance(item, Toctree):
-            stack[-1][1].items.append(item)
-            continue
-        while len(stack) > 1 and stack[-1][0] >= item.level:
+    waiting = sorted(facts.toctrees, key=lambda t: t.line)
+    for heading in facts.headings[1:]:
+        while waiting and not heading.included and waiting[0].line < heading.line:
+            stack[-1][1].items.append(waiting.pop(0))
+        while len(stack) > 1 and stack[-1][0] >= heading.level:
             stack.pop()
-        section = _Section(item)
+        section = _Section(heading)
         stack[-1][1].items.append(section)
-        stack.append((item.level, section))
+        stack.append((heading.level, section))
+    stack[-1][1].items.extend(waiting)
     return root
 
 
