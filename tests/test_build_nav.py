@@ -65,6 +65,9 @@ class _Tree(HTMLParser):
             self.entry = None
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "li":
+            # Several top-level lists (one per toctree, between captions) continue the same level.
+            self.entry = None
         if tag in ("ul", "ol") and len(self.stack) > 1:
             self.stack.pop()
         if tag in ("a", "span") and self.entry is not None and self.text is not None:
@@ -149,3 +152,58 @@ def test_inline_html_headings_in_the_page_and_the_nav(tmp_path: Path) -> None:
     assert "<script" not in nav and "iframe" not in nav
     shown = re.search(r"<h2>([^<]*見出し)<a class=\"headerlink\"", page)
     assert shown is not None and f">{shown.group(1)}</a>" in nav
+
+
+WRAPPER_CONF = """\
+import os, sys
+_docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs")
+sys.path.insert(0, _docs)
+__file__ = os.path.join(_docs, "conf.py")
+exec(compile(open(__file__, encoding="utf-8").read(), __file__, "exec"))
+# The sidebar shows singlehtml's toc alone, whatever the project's theme.
+html_theme = "basic"
+html_theme_options = {}
+html_sidebars = {"**": ["localtoc.html"]}
+templates_path = []
+"""
+
+
+def _flat(items: list, depth: int = 0) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    for item in items:
+        if isinstance(item, list):
+            out.append((depth, item[0]))
+            out += _flat(item[1], depth + 1)
+        else:
+            out.append((depth, item))
+    return out
+
+
+@pytest.mark.parametrize("name", ["sphinx-design", "myst-parser"])
+def test_real_projects_nav_is_their_singlehtml_toc(name: str, tmp_path: Path) -> None:
+    """On the real corpora (``../shared/corpora``): the navigation is Sphinx's singlehtml toc, entry
+    for entry and level for level, then the documents no toctree reaches (Sphinx leaves them out)."""
+    from test_sphinx_projects import _copy
+
+    project = _copy(name, tmp_path)
+    page = Path(build_site(project)["out"]).read_text(encoding="utf-8")
+    ours = _flat(tree(_nav_html(page)))
+    (project / "wrap").mkdir()
+    (project / "wrap" / "conf.py").write_text(WRAPPER_CONF, encoding="utf-8")
+    out = tmp_path / "sphinx-out"
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", "singlehtml", "-c", "../wrap", ".", str(out)],
+        cwd=project / "docs",
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    side = (out / "index.html").read_text(encoding="utf-8")
+    side = side[side.index('<div class="sphinxsidebarwrapper">') :]
+    side = side[: side.index("</div>")]
+    theirs = _flat(tree(side[side.index("<ul") :]))
+    assert len(theirs) > 20
+    assert ours[: len(theirs)] == theirs
+    # What follows is top-level documents only, each with its own sections.
+    assert all(depth > 0 or f">{title}</a>" in page for depth, title in ours[len(theirs) :])

@@ -29,7 +29,8 @@ import pytest
 
 from conftest import REPO, run_mdmark
 
-CORPORA = REPO.parent / "shared" / "corpora"
+#: ``MDMARK_CORPORA`` names another folder (a worktree whose parent has no ``shared/``).
+CORPORA = Path(os.environ.get("MDMARK_CORPORA") or REPO.parent / "shared" / "corpora")
 REFERENCE_TYPES = {"myst.xref_missing", "myst.iref_missing", "ref.ref", "toc.not_readable"}
 _WARNING = re.compile(r"^(?P<file>.*?):(?P<line>\d+): (?:WARNING|ERROR|CRITICAL): (?P<msg>.*?)(?: \[(?P<type>[\w.-]+)\])+$")
 

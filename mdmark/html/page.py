@@ -162,7 +162,9 @@ def page(
 
     scripts = list(scripts or [])
     if any("</" in text for text in scripts):
-        raise ValueError("an inline script cannot contain '</'")
+        raise MdmarkError(
+            "ページに埋め込むスクリプトに `</` があり <script> の中に置けないので、`<\\/` と書き換えてください。"
+        )
     return template().render(
         mode=mode,
         lang=lang,
