@@ -475,7 +475,7 @@ def test_graphs_at_300_in_the_browser(browser: Browser, built_300: Path, tmp_pat
         hidden = browser.evaluate(
             "[...document.querySelectorAll('aside.mdmark-graph-drawn')].filter(a => {"
             " const f = a.querySelector('figure'), box = f.getBoundingClientRect();"
-            " const centre = a.querySelector(`[data-doc=\"${a.dataset.doc}\"] rect`).getBoundingClientRect();"
+            " const centre = a.querySelector(`.mdmark-graph-node[data-doc=\"${a.dataset.doc}\"] rect`).getBoundingClientRect();"
             " return centre.left < box.left - 1 || centre.right > box.right + 1; }).map(a => a.dataset.doc)"
         )
         assert hidden == []
