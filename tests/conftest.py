@@ -128,7 +128,7 @@ def built_300(tmp_path_factory: pytest.TempPathFactory) -> Path:
     minute) for the tests of the page and the graph at that size."""
     import sys
 
-    from mdmark.build import build_site
+    from mdmark.builders.build import build_site
 
     sys.path.insert(0, str(REPO / "bench"))
     try:

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import REGEN
 from html_helpers import FIXTURES, Case, page_problems, read_cases, write_cases
-from mdmark.build import build_site
+from mdmark.builders.build import build_site
 
 NAV = FIXTURES / "nav.md"
 CASES = read_cases(NAV)

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 from mdmark.html.links import doc_id
 from mdmark.html.page import NavEntry
 from mdmark.html.render import TEXT_MARK_OPEN
-from mdmark.rawhtml import drop_navigating
+from mdmark.html.rawhtml import drop_navigating
 
 if TYPE_CHECKING:
     from mdmark.facts import DocFacts, Heading, Toctree
-    from mdmark.refs import Model
+    from mdmark.references import Model
 
 #: Sections shown under a document when no toctree says how deep (the document is level 1).
 FLAT_DEPTH = 3
@@ -51,7 +51,7 @@ def heading_markup(fragment_html: str) -> dict[str, str]:
     """The inner HTML of each heading of a document's fragment (as rendered, before its ids are
     prefixed), by the id its permalink names: what the page shows (inline HTML as markup, not as its
     source text), links unwrapped (an entry is a link already), ids dropped (unique in the page),
-    then cleaned by :mod:`mdmark.rawhtml` like any raw HTML of a document. A heading whose text
+    then cleaned by :mod:`mdmark.html.rawhtml` like any raw HTML of a document. A heading whose text
     is a reference still to be filled in is left out (its entry shows the plain title)."""
     out: dict[str, str] = {}
     for match in _HEADING.finditer(fragment_html):
