@@ -5,6 +5,9 @@
   ``data:`` URIs and math as MathML;
 * :mod:`mdmark.html.links` — the placeholders filled in for export (sibling ``.html`` files) or for
   build (in-page anchors), and ids prefixed per document for the single page;
-* :mod:`mdmark.html.page` — ``templates/page.html`` around it, every stylesheet inline, and a
-  Content-Security-Policy that forbids remote loads.
+* :mod:`mdmark.html.nav` — the built page's navigation: the toctrees' tree as Sphinx's
+  ``singlehtml`` shows it;
+* :mod:`mdmark.html.page` — ``templates/page.html`` around it, every stylesheet inline, the build
+  page's script (``templates/page.js``), and a Content-Security-Policy that forbids remote loads
+  and allows that script by its hash.
 """
