@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,9 +40,19 @@ class Project:
     host_reports: tuple[str, ...] = ()
 
     @classmethod
-    def open(cls, start: Path, config: str | Path | None = None) -> Project:
-        """Load the config (``config`` relative to ``start``, else searched upward from ``start``)."""
+    def open(cls, start: Path, config: str | Path | None = None, texts: Mapping[Path, str] | None = None) -> Project:
+        """Load the config (``config`` relative to ``start``, else searched upward from ``start``).
+
+        ``texts``: unsaved content by resolved path; the config's own is read from there when given.
+        """
         _check_config_arg(config)
+        if texts:
+            from mdmark.config import config_from_text, find_config
+
+            found = find_config(start) if config is None else (Path(config) if Path(config).is_absolute() else start / config)
+            text = texts.get(found.resolve()) if found is not None else None
+            if found is not None and text is not None:
+                return cls(config_from_text(found, text), start)
         return cls(load_config(start, config), start)
 
     @classmethod

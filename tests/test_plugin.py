@@ -435,3 +435,61 @@ def test_claude_reports_a_stopped_server(installed: dict[str, str], tmp_path: Pa
     done = claude("mcp", "list", env=env, cwd=tmp_path)
     line = _mcp_line(done.stdout)
     assert line.endswith("✘ Failed to connect"), line
+
+
+# --- the language server ----------------------------------------------------------------------
+
+LSP_LAUNCHER = PLUGIN / "bin" / "mdmark_lsp.py"
+
+
+def test_manifest_declares_the_language_server_for_markdown() -> None:
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    server = manifest["lspServers"]["mdmark"]
+    assert server["command"] == "python3"
+    assert server["args"] == ["${CLAUDE_PLUGIN_ROOT}/bin/mdmark_lsp.py"]
+    assert server["extensionToLanguage"] == {".md": "markdown"}
+    imported = set(re.findall(r"^(?:from|import) (\w+)", LSP_LAUNCHER.read_text(encoding="utf-8"), re.M))
+    assert imported <= set(sys.stdlib_module_names) | {"__future__"}
+
+
+def _lsp_message(body: dict[str, object]) -> bytes:
+    data = json.dumps(body).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(data) + data
+
+
+def test_launcher_finds_mdmark_in_the_project_venv(tmp_path: Path) -> None:
+    """Only in the project's .venv (not on PATH, not importable by the system python3): the
+    launcher still starts ``mdmark lsp``, which answers ``initialize``."""
+    project = tmp_path / "project"
+    (project / ".venv" / "bin").mkdir(parents=True)
+    (project / ".venv" / "bin" / "mdmark").symlink_to(Path(VENV_BIN) / "mdmark")
+    env = _base_env(CLAUDE_PROJECT_DIR=str(project), PATH="/usr/bin:/bin")
+    request = _lsp_message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    done = subprocess.Popen(
+        [SYSTEM_PYTHON, str(LSP_LAUNCHER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd="/"
+    )
+    try:
+        assert done.stdin is not None and done.stdout is not None
+        done.stdin.write(request)
+        done.stdin.flush()
+        header = done.stdout.readline()
+        assert header.startswith(b"Content-Length:"), header
+        length = int(header.split(b":")[1])
+        while done.stdout.readline().strip():  # other headers (Content-Type), then the blank line
+            pass
+        answer = json.loads(done.stdout.read(length))
+        assert answer["id"] == 1
+        capabilities = answer["result"]["capabilities"]
+        assert capabilities["definitionProvider"] and capabilities["referencesProvider"] and capabilities["renameProvider"]
+        assert answer["result"]["serverInfo"]["name"] == "mdmark"
+    finally:
+        done.kill()
+        done.wait(timeout=30)
+
+
+def test_launcher_without_mdmark_says_how_to_install(tmp_path: Path) -> None:
+    env = _base_env(CLAUDE_PROJECT_DIR=str(tmp_path), PATH="/nonexistent")
+    done = subprocess.run([SYSTEM_PYTHON, "-I", str(LSP_LAUNCHER)], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=60)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.strip().startswith("mdmark が見つからないので") and done.stderr.count("\n") == 1

@@ -24,7 +24,7 @@ Decisions the spec leaves open, also stated in ``mdmark check --help``:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,9 +34,9 @@ from mdmark.project import Project
 if TYPE_CHECKING:
     # The rules import what reading documents needs: a check answered from its stored result
     # (mdmark.check.stored) never imports them.
-    from mdmark.check.rules.context import FactsFn
+    from mdmark.check.rules.context import CheckContext, FactsFn
 
-__all__ = ["check", "collect"]
+__all__ = ["check", "check_texts", "collect"]
 
 
 def collect(
@@ -45,6 +45,7 @@ def collect(
     base: str | None = None,
     facts: FactsFn | None = None,
     progress: Callable[[int, int], None] | None = None,
+    texts: Mapping[Path, str] | None = None,
 ) -> list[Diagnostic]:
     """Every drift of ``project`` (the rules of :mod:`mdmark.check.rules`, in the order of the guide page ``check``),
     without the kinds ``check.disable`` names: their rules do not run.
@@ -54,23 +55,41 @@ def collect(
     cached pipeline. ``base`` adds ``missed_change_together`` against that git ref; an unresolvable
     ref (or no git repository) raises :class:`MdmarkError` with exit code 2 before anything is checked.
     ``progress(done, total)`` follows the reading of the checked documents (the CLI's counter).
+    ``texts`` gives some files' content (by resolved path) instead of the disk's: see :func:`check_texts`.
     """
     from mdmark.check import stored
 
     # A plain check of a project with a config answers from the last one while no input changed;
     # the Sphinx extension (its own facts) and --base (git's state) always run the rules.
     reusable = base is None and facts is None
+    reusable = reusable and not texts
     if reusable:
         hit = stored.lookup(project)
         if hit is not None:
             return hit
     from mdmark.check.rules import build_context, run
 
-    ctx = build_context(project, base, facts, progress)
+    ctx = build_context(project, base, facts, progress, texts)
     found = run(ctx)
     if reusable:
         stored.store(project, ctx, found)
     return found
+
+
+def check_texts(start: Path, texts: Mapping[Path, str]) -> tuple[CheckContext, list[Diagnostic]]:
+    """The drifts of the project found from ``start`` with some files' content given as text (by
+    resolved path: Markdown documents, the index, the config) instead of read from disk — what an
+    editor's unsaved buffers would give once saved. Returns the run's context too (what the
+    language server answers navigation from). ``change_together`` drift (``--base``) is not run.
+
+    Raises :class:`MdmarkError` (exit code 2, with file, line and column when known) when the config
+    or the index cannot be read as YAML, like :func:`check`.
+    """
+    from mdmark.check.rules import build_context, run
+
+    project = Project.open(start, None, texts)
+    ctx = build_context(project, None, None, None, texts)
+    return ctx, run(ctx)
 
 
 def check(start: Path, config: str | None = None, base: str | None = None) -> dict[str, list[dict[str, str]]]:

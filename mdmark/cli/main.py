@@ -96,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stdio", action="store_true", help="HTTP ではなく標準入出力で同じツールを出す")
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN", help="Origin ヘッダーを許すオリジン（ブラウザのクライアントを使うときだけ）")
 
+    p = sub.add_parser(
+        "lsp",
+        help="言語サーバー（LSP、標準入出力）を起動する",
+        description="エディターと Claude Code のための言語サーバーを標準入出力で起動する。点検のずれを診断に、参照の定義・参照元・ホバー・補完・見出しの一覧・ラベルの名前の変更・ずれの直し方を出す。クライアントが終わると終わる。",
+    )
+    p.add_argument("--stdio", action="store_true", help="標準入出力で話す（既定。クライアントの設定に合わせて付けてもよい）")
+
     p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
     tool_args(p, "read_guide")
 

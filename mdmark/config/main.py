@@ -16,7 +16,7 @@ from mdmark.diagnostics import DRIFT_KINDS, Diagnostic, DriftKind
 from mdmark.errors import MdmarkError
 from mdmark.util.files import display
 from mdmark.config.schema import Choice, Int, Key, ListOf, MapOf, Record, Str, validate
-from mdmark.config.yamlio import YamlDoc, load_yaml
+from mdmark.config.yamlio import YamlDoc, load_yaml, parse_yaml
 from mdmark.config.myst import myst_extensions
 
 CONFIG_NAME = "mdmark.config.yaml"
@@ -281,6 +281,16 @@ def load_config(start: Path, explicit: str | Path | None = None) -> Config:
             )
         path = found
     doc = load_yaml(path, path.name)
+    return build_config(doc, path)
+
+
+def config_from_text(path: Path, text: str) -> Config:
+    """The config ``text`` would be as the content of ``path`` (an editor's unsaved buffer); a text
+    that is no YAML raises like :func:`load_config` (exit 2, with its line and column)."""
+    try:
+        doc = parse_yaml(text, path.name)
+    except MdmarkError as exc:
+        raise MdmarkError(exc.message, exit_code=2, file=str(path.absolute()), line=exc.line, column=exc.column) from None
     return build_config(doc, path)
 
 

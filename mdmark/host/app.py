@@ -618,3 +618,32 @@ def std_terms(env: BuildEnvironment) -> dict[str, tuple[str, str]]:
     std: Any = env.domains.standard_domain
     terms: dict[str, tuple[str, str]] = std.data.setdefault("terms", {})
     return terms
+
+
+def directive_options(app: Sphinx) -> dict[str, tuple[str, ...]]:
+    """Every directive a document of ``app`` can use, with its options: docutils' and those the
+    extensions registered (MyST, sphinx-design, conf.py's), and the domains' (``py:function``; the
+    standard and default domains' also without their prefix) — what completion offers."""
+    import importlib
+
+    from docutils.parsers.rst import directives as registry
+
+    found: dict[str, Any] = {}
+    with session(app):
+        for name, (module, cls) in getattr(registry, "_directive_registry", {}).items():
+            try:
+                found[name] = getattr(importlib.import_module(f"docutils.parsers.rst.directives.{module}"), cls)
+            except (ImportError, AttributeError):
+                continue
+        found.update(getattr(registry, "_directives", {}))
+        default = app.config.primary_domain
+        for domain in app.env.domains.sorted() if hasattr(app.env.domains, "sorted") else app.env.domains.values():
+            for name, cls in domain.directives.items():
+                found[f"{domain.name}:{name}"] = cls
+                if domain.name in ("std", default):
+                    found.setdefault(name, cls)
+    out: dict[str, tuple[str, ...]] = {}
+    for name, cls in found.items():
+        spec = getattr(cls, "option_spec", None) or {}
+        out[name] = tuple(sorted(spec))
+    return dict(sorted(out.items()))

@@ -25,8 +25,9 @@ from mdmark.config.schema import (
     string_or_record,
     validate,
 )
-from mdmark.config.yamlio import YamlDoc, load_yaml
+from mdmark.config.yamlio import YamlDoc, load_yaml, parse_yaml
 from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.errors import MdmarkError
 from mdmark.util.bounds import path_problem
 from mdmark.util.files import display, resolved, resolved_many
 from mdmark.util.text import normalize
@@ -502,3 +503,14 @@ def load_index(path: Path, config_root: Path, workspace: Workspace | None = None
     if workspace is None:
         return build_index(load_yaml(path, shown), path, shown)
     return workspace.index(path, shown, lambda: build_index(load_yaml(path, shown, workspace.parsed_yaml), path, shown))
+
+
+def index_from_text(path: Path, config_root: Path, text: str, workspace: Workspace | None = None) -> Index:
+    """The index model of ``text`` as if it were the content of ``path`` (an editor's unsaved
+    buffer); a text that is no YAML raises like :func:`load_index` (exit 2, line and column)."""
+    shown = display(path, config_root)
+    try:
+        doc = parse_yaml(text, shown, workspace.parsed_yaml if workspace is not None else None)
+    except MdmarkError as exc:
+        raise MdmarkError(exc.message, exit_code=2, file=str(path.absolute()), line=exc.line, column=exc.column) from None
+    return build_index(doc, path, shown)

@@ -22,7 +22,7 @@ import shutil
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -241,6 +241,12 @@ class Pipeline:
                 self._store_info(self._app.info)
             return self._app
 
+    def directives(self) -> dict[str, tuple[str, ...]]:
+        """The directives documents here can use, with their options (see :func:`directive_options`)."""
+        from mdmark.sphinx_host import directive_options
+
+        return directive_options(self.app)
+
     def conf_info(self) -> ConfInfo:
         """What check, export and build need of the Sphinx configuration, without running conf.py
         again when an earlier run already did (cached by the digest of conf.py)."""
@@ -340,12 +346,15 @@ class Pipeline:
         progress: Callable[[int, int], None] | None = None,
         want_trees: bool = False,
         keep_trees: bool = True,
+        texts: Mapping[Path, str] | None = None,
     ) -> list[DocFacts]:
         """Facts of many documents, in the given order. Unreadable files come back with ``error`` set.
 
         Documents not in the cache are parsed — in worker processes (one per core) when there are many.
         ``keep_trees=False``: the doctrees of documents parsed now are not cached (the caller renders
         them at once and caches the HTML, as a cold build does); their facts are.
+        ``texts``: the content of some documents (by the path given) instead of their files — an
+        editor's unsaved buffers; keyed like the bytes on disk, so saving the buffer reuses the parse.
         """
         results: list[DocFacts | None] = [None] * len(paths)
         todo: list[tuple[int, str, str, str]] = []
@@ -355,7 +364,12 @@ class Pipeline:
         for i, (path, real) in enumerate(zip(paths, resolve_many(paths), strict=True)):
             try:
                 rel = self.sources.relpath(path, real)
-                key, known_text = self.sources.key(real or path, rel)
+                given = texts.get(path) if texts is not None else None
+                known_text: str | None
+                if given is not None:
+                    key, known_text = self.sources.text_key(given, rel)
+                else:
+                    key, known_text = self.sources.key(real or path, rel)
             except MdmarkError as exc:
                 results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                 continue

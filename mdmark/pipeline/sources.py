@@ -98,6 +98,16 @@ class Sources:
             self._stamps[rel] = (stat_stamp(info), key)
         return key, text
 
+    def text_key(self, text: str, rel: str) -> tuple[str, str]:
+        """The cache key and text of a document given as text (an editor's buffer, not the file):
+        the key of its UTF-8 bytes, as if the file held them; refused past the size files may have."""
+        data = text.encode("utf-8", "surrogateescape")
+        if len(data) > MAX_FILE_BYTES:
+            raise MdmarkError(
+                f"`{rel}` は読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えているので、文書を分けてください。"
+            )
+        return self._key_of(rel, data), decode_text(data, rel)
+
     def read(self, path: Path, rel: str) -> tuple[bytes, str, os.stat_result]:
         """The bytes, text and stat of the document at ``path``; one sentence for what cannot be read."""
         try:

@@ -12,7 +12,7 @@ from mdmark.config.main import Config
 from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.facts import DocFacts
 from mdmark.util.files import display, resolved_many, shown_under
-from mdmark.index.model import Doc, Index, load_index
+from mdmark.index.model import Doc, Index, index_from_text, load_index
 from mdmark.project import Project
 from mdmark.util.globs import match_files
 
@@ -76,10 +76,17 @@ class CheckContext:
 
 
 def build_context(
-    project: Project, base: str | None, facts_fn: FactsFn | None, progress: Callable[[int, int], None] | None = None
+    project: Project,
+    base: str | None,
+    facts_fn: FactsFn | None,
+    progress: Callable[[int, int], None] | None = None,
+    texts: Mapping[Path, str] | None = None,
 ) -> CheckContext:
     """Read what the rules look at, in the order whose failures stop the check (exit code 2):
-    the git ref first (a bad ref means no check at all), then the index, then the documents."""
+    the git ref first (a bad ref means no check at all), then the index, then the documents.
+
+    ``texts``: the content of some files (by resolved path) instead of what is on disk — the
+    index or documents an editor has not saved (the language server checks its buffers)."""
     changed: frozenset[Path] | None = None
     if base is not None:
         from mdmark.util.gitbase import changed_files
@@ -87,12 +94,22 @@ def build_context(
         changed = frozenset(changed_files(project.root, base))
     index_path = project.config.index_path
     # An index that cannot be read as YAML raises here: exit 2, like the config.
-    index = load_index(index_path, project.root, project.workspace) if index_path is not None and index_path.is_file() else None
+    index_text = texts.get(index_path.resolve()) if texts is not None and index_path is not None else None
+    index: Index | None
+    if index_path is not None and index_text is not None:
+        index = index_from_text(index_path, project.root, index_text, project.workspace)
+    else:
+        index = load_index(index_path, project.root, project.workspace) if index_path is not None and index_path.is_file() else None
     doc_files = dict(zip(map(id, index.docs), index.doc_files(), strict=True)) if index is not None else {}
     paths, unindexed = _document_paths(project, index, doc_files)
+    if facts_fn is None and texts:
+        pipeline = project.pipeline
+        facts_fn = lambda todo: pipeline.facts_many(todo, texts=texts)  # noqa: E731
+        first = pipeline.facts_many(paths, progress, texts=texts)
+    else:
+        # Documents outside the source folder too: they come back with an error to report.
+        first = facts_fn(paths) if facts_fn is not None else project.pipeline.facts_many(paths, progress)
     fetch: FactsFn = facts_fn if facts_fn is not None else project.facts_for
-    # Documents outside the source folder too: they come back with an error to report.
-    first = facts_fn(paths) if facts_fn is not None else project.pipeline.facts_many(paths, progress)
     known: dict[Path, DocFacts] = dict(zip(paths, first, strict=True))
     model = project.reference_model(fetch, known, paths)
     documents = tuple(Document(p, shown_under(p, project.root), known[p], p in unindexed) for p in paths)

@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+import argparse
+
+
+def run(args: argparse.Namespace) -> int:
+    from mdmark.lsp.server import main
+
+    return main()

@@ -1,0 +1,423 @@
+"""``mdmark lsp`` end to end: a real LSP client (pytest-lsp) drives ``mdmark lsp`` over stdio.
+
+Every project is copied to a temporary folder first (the server never writes, but the tests
+edit buffers and compare with ``mdmark check`` on the same files). The diagnostics of every fixture
+project equal ``mdmark check --format json``: same file, kind (the code) and sentence, at the line
+check names or below it (the server finds the reference's own line and column in its paragraph).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from conftest import FIXTURES, REPO, run_mdmark
+
+ROOTS = REPO / "tests" / "roots"
+CORPORA = REPO.parent / "shared" / "corpora"
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+_WORK: Path | None = None
+
+
+def work_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    global _WORK
+    if _WORK is None:
+        _WORK = tmp_path_factory.mktemp("lsp")
+        for name in ("references",):
+            shutil.copytree(FIXTURES / name / "project", _WORK / name)
+        shutil.copytree(FIXTURES / "check", _WORK / "check")
+        shutil.copytree(ROOTS, _WORK / "roots")
+    return _WORK
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return work_dir(tmp_path_factory)
+
+
+@pytest_lsp.fixture(
+    scope="module",
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "mdmark", "lsp"], server_env={**os.environ, "MDMARK_LSP_DEBOUNCE": "0.05"}),
+)
+async def client(lsp_client: LanguageClient, work: Path) -> AsyncIterator[None]:
+    params = types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"),
+        workspace_folders=[types.WorkspaceFolder(uri=work.as_uri(), name="work")],
+        root_uri=work.as_uri(),
+    )
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def uri(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+async def open_doc(client: LanguageClient, path: Path, text: str | None = None) -> None:
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri(path), language_id="markdown", version=1, text=text if text is not None else path.read_text(encoding="utf-8"))
+        )
+    )
+
+
+async def settled(client: LanguageClient, path: Path, timeout: float = 120) -> list[types.Diagnostic]:
+    """The diagnostics of ``path`` once the server has published for it (and stopped changing them)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while uri(path) not in client.diagnostics:
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"no diagnostics for {path}")
+        await asyncio.sleep(0.05)
+    last = None
+    while last != client.diagnostics[uri(path)]:
+        last = client.diagnostics[uri(path)]
+        await asyncio.sleep(0.5)
+    return client.diagnostics[uri(path)]
+
+
+def check_json(project: Path) -> list[dict[str, str]]:
+    done = run_mdmark("check", "--format", "json", cwd=project)
+    assert done.returncode in (0, 1), done.stderr
+    issues: list[dict[str, str]] = json.loads(done.stdout)["issues"]
+    return issues
+
+
+def position(path: Path, line: int, needle: str, offset: int = 0) -> types.Position:
+    """The LSP position (UTF-16) of ``needle`` on 1-based ``line``."""
+    text = path.read_text(encoding="utf-8").splitlines()[line - 1]
+    at = text.index(needle) + offset
+    return types.Position(line - 1, len(text[:at].encode("utf-16-le")) // 2)
+
+
+# --- diagnostics = mdmark check -----------------------------------------------------------------
+
+CHECK_PROJECTS = sorted(p.name for p in (FIXTURES / "check").iterdir() if (p / "mdmark.config.yaml").is_file())
+
+
+async def _compare_with_check(client: LanguageClient, project: Path) -> None:
+    issues = check_json(project)
+    first = next((p for p in sorted(project.rglob("*.md"))), project / "mdmark.config.yaml")
+    await open_doc(client, first)
+    await settled(client, first)
+    await asyncio.sleep(0.3)
+    got: list[tuple[str, str, str]] = []
+    for item_uri, diagnostics in list(client.diagnostics.items()):
+        path = Path(item_uri.removeprefix("file://"))
+        if not path.is_relative_to(project):
+            continue
+        for d in diagnostics:
+            where = d.data["where"] if isinstance(d.data, dict) else ""
+            got.append((path.relative_to(project).as_posix(), where, str(d.code), d.message))
+            if where.isdigit():
+                assert d.range.start.line + 1 >= int(where)
+    want = [(i["file"], i["where"], i["kind"], i["message"]) for i in issues]
+    assert sorted(got) == sorted(want)
+
+
+@pytest.mark.parametrize("name", CHECK_PROJECTS)
+async def test_diagnostics_equal_check_on_every_check_fixture(client: LanguageClient, work: Path, name: str) -> None:
+    await _compare_with_check(client, work / "check" / name)
+
+
+@pytest.mark.parametrize("name", ["test-clean", "test-drift", "test-glossary", "test-nested", "test-unknown-tag", "test-guide-example"])
+async def test_diagnostics_equal_check_on_the_roots(client: LanguageClient, work: Path, name: str) -> None:
+    await _compare_with_check(client, work / "roots" / name)
+
+
+async def test_diagnostics_equal_check_on_the_references_project(client: LanguageClient, work: Path) -> None:
+    await _compare_with_check(client, work / "references")
+
+
+# --- unsaved buffers, debounced changes, other documents ----------------------------------------
+
+
+async def test_unsaved_text_is_checked_and_other_documents_follow(client: LanguageClient, work: Path) -> None:
+    project = work / "references"
+    guide = project / "docs" / "guide.md"
+    chapter = project / "docs" / "chapter2.md"
+    await open_doc(client, guide)
+    before = await settled(client, guide)
+    assert not any("ラベル `zz-new-label`" in d.message for d in before)
+    # A broken {ref} typed, not saved.
+    text = guide.read_text(encoding="utf-8") + "\n{ref}`zz-new-label`\n"
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri(guide), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    for _ in range(200):
+        if any("ラベル `zz-new-label`" in d.message for d in client.diagnostics.get(uri(guide), [])):
+            break
+        await asyncio.sleep(0.05)
+    broken = [d for d in client.diagnostics[uri(guide)] if "ラベル `zz-new-label`" in d.message]
+    assert len(broken) == 1 and broken[0].code == "broken_anchor"
+    lines = text.splitlines()
+    assert broken[0].range.start.line == len(lines) - 1
+    assert lines[-1][broken[0].range.start.character : broken[0].range.end.character] == "zz-new-label"
+    # Another document's unsaved label repairs it.
+    chapter_text = chapter.read_text(encoding="utf-8") + "\n(zz-new-label)=\n## 新しい節\n"
+    await open_doc(client, chapter, chapter_text)
+    for _ in range(200):
+        if not any("ラベル `zz-new-label`" in d.message for d in client.diagnostics.get(uri(guide), [])):
+            break
+        await asyncio.sleep(0.05)
+    assert not any("ラベル `zz-new-label`" in d.message for d in client.diagnostics[uri(guide)])
+    assert guide.read_text(encoding="utf-8") != text  # nothing written
+
+
+async def test_changes_faster_than_checks_end_with_the_last_text(client: LanguageClient, work: Path) -> None:
+    project = work / "references"
+    path = project / "docs" / "parts" / "a.md"
+    base = path.read_text(encoding="utf-8")
+    await open_doc(client, path)
+    await settled(client, path)
+    for version in range(2, 40):
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri(path), version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=base + f"\n{{ref}}`gone-{version}`\n")],
+            )
+        )
+    for _ in range(400):
+        found = [d.message for d in client.diagnostics.get(uri(path), []) if "gone-" in d.message]
+        if found and all("gone-39" in m for m in found):
+            break
+        await asyncio.sleep(0.05)
+    found = [d.message for d in client.diagnostics[uri(path)] if "gone-" in d.message]
+    assert len(found) == 1 and "gone-39" in found[0]
+    # Still answering.
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(uri(path))))
+    assert symbols
+
+
+# --- navigation -----------------------------------------------------------------------------------
+
+
+async def test_definition_of_roles_links_and_toctree_entries(client: LanguageClient, work: Path) -> None:
+    project = work / "references"
+    guide = project / "docs" / "guide.md"
+    index_md = project / "docs" / "index.md"
+    await open_doc(client, guide)
+    await settled(client, guide)
+    cases = [
+        (guide, 12, "fig-arch", guide, 3),  # {numref} → the (label)= line
+        (guide, 13, "chapter2", project / "docs" / "chapter2.md", 1),  # {doc}
+        (guide, 16, "#参照の種類", guide, 10),  # [](#heading)
+        (index_md, 9, "guide", guide, 1),  # toctree entry
+    ]
+    for path, line, needle, target, target_line in cases:
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(types.TextDocumentIdentifier(uri(path)), position(path, line, needle, 1))
+        )
+        assert found, (line, needle)
+        assert isinstance(found, list)
+        assert found[0].uri == uri(target) and found[0].range.start.line == target_line - 1, (needle, found)
+
+
+async def test_definition_and_references_in_the_index(client: LanguageClient, work: Path) -> None:
+    project = work / "roots" / "test-glossary"
+    index_yaml = project / "index.yaml"
+    await open_doc(client, index_yaml)
+    await settled(client, index_yaml)
+    # terms[0].docs: [top] → the entry of `top` and its document.
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri(index_yaml)), position(index_yaml, 13, "top", 1))
+    )
+    assert found and isinstance(found, list)
+    assert {loc.uri for loc in found} >= {uri(project / "index.md")}
+    # References of the document `top` from its id line: the term's docs entry among them.
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(text_document=types.TextDocumentIdentifier(uri(index_yaml)), position=position(index_yaml, 2, "top", 1), context=types.ReferenceContext(include_declaration=False))
+    )
+    assert refs is not None
+    assert any(r.uri == uri(index_yaml) and r.range.start.line == 12 for r in refs)
+
+
+async def test_references_of_a_label_and_a_document(client: LanguageClient, work: Path) -> None:
+    project = work / "references"
+    guide = project / "docs" / "guide.md"
+    await open_doc(client, guide)
+    await settled(client, guide)
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(text_document=types.TextDocumentIdentifier(uri(guide)), position=position(guide, 3, "fig-arch", 1), context=types.ReferenceContext(include_declaration=True))
+    )
+    assert refs is not None
+    assert sorted((r.range.start.line, r.range.start.character) for r in refs if r.uri == uri(guide))[0][0] == 2
+    assert sum(1 for r in refs if r.range.start.line == 11) == 2  # {numref} and {ref} on line 12
+    chapter = project / "docs" / "chapter2.md"
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(text_document=types.TextDocumentIdentifier(uri(chapter)), position=types.Position(3, 0), context=types.ReferenceContext(include_declaration=False))
+    )
+    assert refs is not None
+    where = {(Path(r.uri.removeprefix("file://")).name, r.range.start.line + 1) for r in refs}
+    assert ("guide.md", 13) in where and ("index.md", 10) in where and ("index.md", 28) in where
+
+
+async def test_hover_on_a_reference_and_on_the_first_line(client: LanguageClient, work: Path) -> None:
+    project = work / "roots" / "test-clean"
+    docs = sorted(project.glob("*.md"))
+    await open_doc(client, docs[0])
+    await settled(client, docs[0])
+    index_md = project / "index.md"
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri(index_md)), types.Position(0, 1)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "ID `" in hover.contents.value
+    guide = work / "references" / "docs" / "guide.md"
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri(guide)), position(guide, 13, "chapter2", 1))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "第二章" in hover.contents.value or "chapter2" in hover.contents.value
+
+
+async def test_completion_of_labels_documents_terms_and_directives(client: LanguageClient, work: Path) -> None:
+    project = work / "references"
+    guide = project / "docs" / "guide.md"
+    text = guide.read_text(encoding="utf-8") + "\n{ref}`\n[x](\n```{fig\n```{figure} a.png\n:al\n"
+    await open_doc(client, guide, text)
+    await settled(client, guide)
+    lines = text.splitlines()
+
+    async def labels(line: int, column: int) -> set[str]:
+        found = await client.text_document_completion_async(
+            types.CompletionParams(types.TextDocumentIdentifier(uri(guide)), types.Position(line, column))
+        )
+        assert isinstance(found, types.CompletionList)
+        return {item.label for item in found.items}
+
+    n = len(lines)
+    assert {"fig-arch", "tbl-sizes"} <= await labels(n - 5, len("{ref}`"))
+    assert "chapter2.md" in await labels(n - 4, len("[x]("))
+    assert "figure" in await labels(n - 3, len("```{fig"))
+    assert "align" in await labels(n - 1, len(":al"))
+
+
+async def test_document_and_workspace_symbols(client: LanguageClient, work: Path) -> None:
+    guide = work / "references" / "docs" / "guide.md"
+    await open_doc(client, guide)
+    await settled(client, guide)
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(uri(guide))))
+    assert symbols is not None
+    top = symbols[0]
+    assert isinstance(top, types.DocumentSymbol)
+    assert top.name == "使い方" and [c.name for c in top.children or []] == ["参照の種類", "壊れた参照"]
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="fig"))
+    assert found is not None and {s.name for s in found} >= {"fig-arch", "fig-named"}
+
+
+async def test_rename_a_label_is_one_workspace_edit(client: LanguageClient, work: Path) -> None:
+    guide = work / "references" / "docs" / "guide.md"
+    await open_doc(client, guide)
+    await settled(client, guide)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(types.TextDocumentIdentifier(uri(guide)), position(guide, 3, "fig-arch", 1), "fig-overview")
+    )
+    assert edit is not None and edit.changes is not None
+    edits = edit.changes[uri(guide)]
+    assert {(e.range.start.line, e.new_text) for e in edits} == {(2, "fig-overview"), (11, "fig-overview")}
+    assert len(edits) == 3
+    assert "fig-arch" in guide.read_text(encoding="utf-8")  # nothing written by the server
+
+
+async def test_quick_fix_for_a_close_name(client: LanguageClient, work: Path) -> None:
+    project = work / "check" / "broken_anchor"
+    a = project / "docs" / "a.md"
+    await open_doc(client, a)
+    diagnostics = await settled(client, a)
+    near = [d for d in diagnostics if "近い `準備`" in d.message]
+    assert near
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(uri(a)), near[0].range, types.CodeActionContext(diagnostics=near))
+    )
+    assert actions
+    action = actions[0]
+    assert isinstance(action, types.CodeAction) and action.edit is not None and action.edit.changes is not None
+    (change,) = action.edit.changes[uri(a)]
+    assert change.new_text == "準備"
+    line = a.read_text(encoding="utf-8").splitlines()[change.range.start.line]
+    assert line[change.range.start.character : change.range.end.character] == "準備す"
+
+
+# --- bad input ----------------------------------------------------------------------------------
+
+
+async def test_bad_inputs_keep_the_server_answering(client: LanguageClient, work: Path, tmp_path: Path) -> None:
+    project = work / "references"
+    # A document MyST cannot make sense of, a binary buffer, a huge buffer.
+    odd = project / "docs" / "odd.md"
+    odd.write_text("# 変\n\n```{figure}\n:::{\n", encoding="utf-8")
+    await open_doc(client, odd)
+    await settled(client, odd)
+    binary = project / "docs" / "bin.md"
+    binary.write_bytes(b"\x00\x01\x02")
+    await open_doc(client, binary, "\x00\x01\x02")
+    got = await settled(client, binary)
+    assert any("バイナリ" in d.message for d in got)
+    huge = project / "docs" / "huge.md"
+    huge.write_text("# 大\n", encoding="utf-8")
+    await open_doc(client, huge, "# 大\n\n" + ("あ" * 1000 + "\n") * 17_500)
+    got = await settled(client, huge)
+    assert any("大きさ" in d.message for d in got)
+    # A file outside the workspace: one message, no diagnostics.
+    outside = tmp_path / "outside.md"
+    outside.write_text("# 外\n", encoding="utf-8")
+    await open_doc(client, outside)
+    await asyncio.sleep(0.5)
+    assert any("ワークスペース" in m.message for m in client.messages)
+    assert uri(outside) not in client.diagnostics
+    # An index that is no YAML: one diagnostic at its line, the server still answers.
+    index_yaml = work / "roots" / "test-glossary" / "index.yaml"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri(index_yaml), "yaml", 1, "docs: [\n  - id: x\n"))
+    )
+    got = await settled(client, index_yaml)
+    assert len(got) == 1 and got[0].code == "yaml"
+    guide = project / "docs" / "guide.md"
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(uri(guide))))
+    assert symbols
+    for path in (odd, binary, huge):
+        path.unlink()
+
+
+# --- the real corpora -----------------------------------------------------------------------------
+
+CORPUS_CONFIG = """\
+docs:
+  include: ["docs/**/*.md"]
+sphinx:
+  conf: docs/conf.py
+"""
+
+
+async def test_corpus_diagnostics_definition_and_symbols(client: LanguageClient, work: Path) -> None:
+    source = CORPORA / "sphinx-design"
+    if not source.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"{source} is missing: CI must lay shared/ beside the checkout")
+        pytest.skip(f"{source} is not here")
+    project = work / "corpus"
+    shutil.copytree(source, project)
+    for folder, _dirs, files in os.walk(project):
+        os.chmod(folder, 0o755)
+        for file in files:
+            (Path(folder) / file).chmod(0o644)
+    (project / "mdmark.config.yaml").write_text(CORPUS_CONFIG, encoding="utf-8")
+    await _compare_with_check(client, project)
+    doc = next(p for p in sorted((project / "docs").rglob("*.md")) if "{ref}`" in p.read_text(encoding="utf-8") or "](" in p.read_text(encoding="utf-8"))
+    await open_doc(client, doc)
+    await settled(client, doc)
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(uri(doc))))
+    assert symbols
