@@ -47,7 +47,7 @@ class Project:
         """
         _check_config_arg(config)
         if texts:
-            from mdmark.config import config_from_text, find_config
+            from mdmark.config.main import config_from_text, find_config
 
             found = find_config(start) if config is None else (Path(config) if Path(config).is_absolute() else start / config)
             text = texts.get(found.resolve()) if found is not None else None

@@ -55,7 +55,7 @@ class ProjectState:
 def run_check(root: Path, texts: dict[Path, str]) -> Checked:
     """The drifts of the project at ``root`` with ``texts`` as the content of those files, each
     with the span the editor shows it at (the reference it is about, the index key's value)."""
-    from mdmark.check import check_texts
+    from mdmark.check.collect import check_texts
     from mdmark.queries.navigate import Navigator
 
     try:

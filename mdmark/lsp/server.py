@@ -82,7 +82,7 @@ class MdmarkServer(LanguageServer):
     def state_for(self, uri: str, quiet: bool = False) -> ProjectState | None:
         """The project of a document: its config found upward from its folder, as the CLI finds it.
         None (and one sentence, unless ``quiet``) for a file outside the workspace or without a config."""
-        from mdmark.config import find_config
+        from mdmark.config.main import find_config
         from mdmark.lsp.diagnostics import ProjectState
 
         path = self.path_of(uri)

@@ -243,7 +243,7 @@ class Pipeline:
 
     def directives(self) -> dict[str, tuple[str, ...]]:
         """The directives documents here can use, with their options (see :func:`directive_options`)."""
-        from mdmark.sphinx_host import directive_options
+        from mdmark.host.app import directive_options
 
         return directive_options(self.app)
 

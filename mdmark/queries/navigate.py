@@ -1,7 +1,7 @@
 """What is at a place of a document or of the index, where it is defined and who refers to it.
 
 The language server's definition, references, hover, rename, completion, symbols and quick fixes
-are answered here, from one check run's :class:`~mdmark.rules.context.CheckContext` (the facts of
+are answered here, from one check run's :class:`~mdmark.check.rules.context.CheckContext` (the facts of
 every document, unsaved buffers included, the reference model and the index) — the same resolver
 ``check``, ``export`` and ``build`` use, so "go to definition" lands where a built link would.
 
@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING
 
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts, Heading, Link, TocEntry
-from mdmark.files import read_text
-from mdmark.text import normalize
+from mdmark.util.files import read_text
+from mdmark.util.text import normalize
 
 if TYPE_CHECKING:
     from mdmark.diagnostics import Diagnostic
-    from mdmark.index import Doc, Index
-    from mdmark.refs import Model
-    from mdmark.rules.context import CheckContext
+    from mdmark.index.model import Doc, Index
+    from mdmark.references import Model
+    from mdmark.check.rules.context import CheckContext
 
 #: Lines after a reference's paragraph line searched for its text (a paragraph's lines).
 _PARAGRAPH_LINES = 200
@@ -727,7 +727,7 @@ class Navigator:
 
     def document_symbols(self, path: Path) -> list[Symbol]:
         """The outline of a document (the ``outline`` tool's sections), nested by heading level."""
-        from mdmark.outline import sections
+        from mdmark.queries.outline import sections
 
         docname = self.docname(path.resolve())
         facts = self.facts(docname) if docname is not None else None
@@ -871,7 +871,7 @@ class Navigator:
     def _add_entry(self, file: str) -> Fix | None:
         """The index with an entry for the document ``file`` (relative to the config folder), made
         by the same text edit as ``update_index``."""
-        from mdmark.index_edit import edit_index_text
+        from mdmark.index.edit import edit_index_text
 
         if self.index is None:
             return None
