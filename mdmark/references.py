@@ -123,6 +123,17 @@ class Model:
         self._order = list(order)
         self._numbers: dict[tuple[str, str], str] | None = None
 
+    def with_facts(self, docname: str, facts: DocFacts) -> Model:
+        """This model with one document's facts replaced (an edited document, the others as they
+        were): what a check of that one document resolves against."""
+        own = self._facts
+
+        def lookup(name: str) -> DocFacts | None:
+            return facts if name == docname else own(name)
+
+        unread = {d for d in self.unread if d != docname} | ({docname} if facts.error is not None else set())
+        return Model(lookup, self.found, self.info, self._order, self._exists, self._listdir, unread)
+
     @property
     def numbers(self) -> dict[tuple[str, str], str]:
         """Figure numbers per (document, id): one counter per figtype over the documents in toctree

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from mdmark.diagnostics import Diagnostic
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     # (mdmark.check.stored) never imports them.
     from mdmark.check.rules.context import CheckContext, FactsFn
 
-__all__ = ["check", "check_texts", "collect"]
+__all__ = ["check", "check_document", "check_texts", "collect"]
 
 
 def collect(
@@ -101,3 +102,32 @@ def check(start: Path, config: str | None = None, base: str | None = None) -> di
     project = Project.open(start, config)
     return {"issues": [d.as_dict() for d in collect(project, base=base)]}
 
+
+
+def check_document(
+    ctx: CheckContext, path: Path, texts: Mapping[Path, str]
+) -> tuple[CheckContext, list[Diagnostic]] | None:
+    """The drifts of one document of an earlier run ``ctx`` (by resolved path), its content given in
+    ``texts`` (else its file): the document rules only, resolved against the other documents as
+    that run read them — what an editor shows at once while the whole project is checked again.
+    None when the document was not one ``ctx`` checked (a full :func:`check_texts` is needed)."""
+    import dataclasses
+
+    from mdmark.check.rules import Scope, run
+
+    document = next((d for d in ctx.documents if d.path == path), None)
+    if document is None:
+        return None
+    project = ctx.project
+    facts = project.pipeline.facts_many([path], texts=texts)[0]
+    docname = facts.path[: -len(".md")] if facts.error is None else None
+    model = ctx.model.with_facts(docname, facts) if docname is not None else ctx.model
+    known = dict(ctx.facts)
+    known[path] = facts
+    one = dataclasses.replace(
+        ctx,
+        documents=(dataclasses.replace(document, facts=facts),),
+        facts=MappingProxyType(known),
+        model=model,
+    )
+    return one, run(one, frozenset({Scope.DOCUMENT}))

@@ -50,6 +50,8 @@ class ProjectState:
     #: Files published with a non-empty list (to be cleared when their drifts go).
     shown: set[Path] = field(default_factory=set)
     directives: dict[str, tuple[str, ...]] | None = None
+    #: The generation the last published whole-project check saw.
+    published: int = 0
 
 
 def run_check(root: Path, texts: dict[Path, str]) -> Checked:
@@ -68,6 +70,20 @@ def run_check(root: Path, texts: dict[Path, str]) -> Checked:
         path = (root / drift.file).resolve()
         drifts.setdefault(path, []).append((drift, _span_of(navigator, path, drift)))
     return Checked(navigator, drifts)
+
+
+def run_document(navigator: Navigator, path: Path, texts: dict[Path, str]) -> list[tuple[Diagnostic, Span | None]] | None:
+    """The drifts of one edited document against the last whole check (see
+    :func:`mdmark.check.collect.check_document`), each with its span; None when that check did not
+    cover the document."""
+    from mdmark.check.collect import check_document
+    from mdmark.queries.navigate import Navigator
+
+    found = check_document(navigator.ctx, path, texts)
+    if found is None:
+        return None
+    one = Navigator(found[0], texts)
+    return [(drift, _span_of(one, path, drift)) for drift in found[1]]
 
 
 def _span_of(navigator: Navigator, path: Path, drift: Diagnostic) -> Span | None:
@@ -145,15 +161,39 @@ def publish(server: MdmarkServer, state: ProjectState, checked: Checked) -> None
     state.ready.set()
 
 
-async def schedule(server: MdmarkServer, state: ProjectState, delay: float) -> None:
+async def quick(server: MdmarkServer, state: ProjectState, path: Path, generation: int) -> None:
+    """The edited document's own drifts at once, against the last whole check (beside a whole
+    check that may be running); dropped when a newer change or a newer whole check came first."""
+    navigator = state.navigator
+    if navigator is None:
+        return
+    loop = asyncio.get_running_loop()
+    try:
+        found = await loop.run_in_executor(server.quick, run_document, navigator, path, server.open_texts(state.root))
+    except Exception:  # the whole check still answers
+        log.exception("mdmark lsp: the quick check failed")
+        return
+    if found is None or generation != state.generation or state.published >= generation:
+        return
+    items = [to_lsp(server, drift, span, navigator) for drift, span in found]
+    state.drifts[path] = found  # what the quick fixes are made from until the whole check lands
+    server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=server.uri_of(path), diagnostics=items))
+    if items:
+        state.shown.add(path)
+
+
+async def schedule(server: MdmarkServer, state: ProjectState, delay: float, edited: Path | None = None) -> None:
     """Check the project after ``delay`` seconds unless a newer change comes first; stale results
-    (a change arrived while checking) are dropped and the newest text checked once more."""
+    (a change arrived while checking) are dropped and the newest text checked once more. An edited
+    Markdown document gets its own drifts first (:func:`quick`)."""
     state.generation += 1
     generation = state.generation
     if delay:
         await asyncio.sleep(delay)
     if generation != state.generation:
         return  # a newer change is waiting its own turn
+    if edited is not None and edited.suffix == ".md" and state.navigator is not None:
+        asyncio.ensure_future(quick(server, state, edited, generation))
     if state.running:
         state.rerun = True
         return
@@ -171,6 +211,7 @@ async def schedule(server: MdmarkServer, state: ProjectState, delay: float) -> N
                 state.ready.set()
                 return
             if generation == state.generation:
+                state.published = generation
                 publish(server, state, checked)
                 if not state.rerun:
                     return
@@ -181,10 +222,10 @@ async def schedule(server: MdmarkServer, state: ProjectState, delay: float) -> N
 
 
 def register(server: MdmarkServer) -> None:
-    def start(uri: str, delay: float) -> None:
+    def start(uri: str, delay: float, edited: bool = False) -> None:
         state = server.state_for(uri)
         if state is not None:
-            asyncio.ensure_future(schedule(server, state, delay))
+            asyncio.ensure_future(schedule(server, state, delay, server.path_of(uri) if edited else None))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: MdmarkServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -192,7 +233,7 @@ def register(server: MdmarkServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: MdmarkServer, params: types.DidChangeTextDocumentParams) -> None:
-        start(params.text_document.uri, ls.debounce)
+        start(params.text_document.uri, ls.debounce, edited=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: MdmarkServer, params: types.DidSaveTextDocumentParams) -> None:

@@ -37,6 +37,8 @@ class MdmarkServer(LanguageServer):
         self.projects: dict[Path, ProjectState] = {}
         #: Checks run one at a time (they share one Sphinx application per project).
         self.checks = ThreadPoolExecutor(1, thread_name_prefix="mdmark-check")
+        #: One edited document's own drifts, beside a running whole check (:func:`diagnostics.quick`).
+        self.quick = ThreadPoolExecutor(1, thread_name_prefix="mdmark-quick")
         #: Navigation answers from the last check's results, beside a running check.
         self.queries = ThreadPoolExecutor(1, thread_name_prefix="mdmark-query")
         #: Sentences already shown with window/showMessage (each once).

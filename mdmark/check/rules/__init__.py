@@ -70,14 +70,17 @@ def active_rules(disabled: frozenset[str]) -> tuple[Rule, ...]:
     return tuple(rule for rule in RULES if any(kind not in disabled for kind in rule.kinds))
 
 
-def run(ctx: CheckContext) -> list[Diagnostic]:
-    """Every enabled rule's drifts: the config's, the index's, then each document's, each by line."""
+def run(ctx: CheckContext, scopes: frozenset[Scope] | None = None) -> list[Diagnostic]:
+    """Every enabled rule's drifts: the config's, the index's, then each document's, each by line
+    (only the rules of ``scopes`` when given)."""
     disabled = ctx.config.disabled
     config_file: list[Diagnostic] = []
     index_file: list[Diagnostic] = []
     per_document: dict[str, list[Diagnostic]] = {document.file: [] for document in ctx.documents}
     for rule in active_rules(disabled):
         if rule.scope is Scope.INDEX and ctx.index is None:
+            continue
+        if scopes is not None and rule.scope not in scopes:
             continue
         for diagnostic in rule.check(ctx):
             if diagnostic.kind in disabled:
