@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import AsyncIterator
@@ -24,7 +25,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from conftest import FIXTURES, REPO, run_mdmark
 
 ROOTS = REPO / "tests" / "roots"
-CORPORA = REPO.parent / "shared" / "corpora"
+#: ``shared/`` lies beside the checkout (or beside the folder of worktrees).
+CORPORA = next((c for c in (REPO.parent / "shared" / "corpora", REPO.parent.parent / "shared" / "corpora") if c.is_dir()), REPO.parent / "shared" / "corpora")
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 _WORK: Path | None = None
@@ -416,8 +418,28 @@ async def test_corpus_diagnostics_definition_and_symbols(client: LanguageClient,
             (Path(folder) / file).chmod(0o644)
     (project / "mdmark.config.yaml").write_text(CORPUS_CONFIG, encoding="utf-8")
     await _compare_with_check(client, project)
-    doc = next(p for p in sorted((project / "docs").rglob("*.md")) if "{ref}`" in p.read_text(encoding="utf-8") or "](" in p.read_text(encoding="utf-8"))
+    doc = next(p for p in sorted((project / "docs").rglob("*.md")) if "{ref}`" in p.read_text(encoding="utf-8"))
     await open_doc(client, doc)
     await settled(client, doc)
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(uri(doc))))
     assert symbols
+    # Every {ref} that check does not report lands on a definition, with a hover.
+    reported = {(d.range.start.line) for d in client.diagnostics.get(uri(doc), [])}
+    lines = doc.read_text(encoding="utf-8").splitlines()
+    checked = 0
+    for number, line in enumerate(lines, 1):
+        shown = re.sub(r"(`{2,}).+?\1", lambda m: " " * len(m.group(0)), line)  # code spans show roles as text
+        if "{ref}`" not in shown or number - 1 in reported:
+            continue
+        column = shown.index("{ref}`") + len("{ref}`") + 1
+        at = types.Position(number - 1, len(line[:column].encode("utf-16-le")) // 2)
+        found = await client.text_document_definition_async(types.DefinitionParams(types.TextDocumentIdentifier(uri(doc)), at))
+        assert found, (doc, number, line)
+        hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri(doc)), at))
+        assert hover is not None
+        refs = await client.text_document_references_async(
+            types.ReferenceParams(text_document=types.TextDocumentIdentifier(uri(doc)), position=at, context=types.ReferenceContext(include_declaration=False))
+        )
+        assert refs and any(r.uri == uri(doc) and r.range.start.line == number - 1 for r in refs)
+        checked += 1
+    assert checked

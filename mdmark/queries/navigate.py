@@ -36,6 +36,7 @@ _ROLE = re.compile(r"\{([\w:.+-]+)\}`([^`]*)`")
 _LABEL_LINE = re.compile(r"^\s*\(([^()\s][^()]*)\)=\s*$")
 _FENCE_OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w:.+-]+)\}")
 _OPTION_LINE = re.compile(r"^\s*:([\w-]+):")
+_CODE_SPAN = re.compile(r"(`{2,})(.+?)\1")
 
 
 @dataclass(frozen=True)
@@ -913,6 +914,8 @@ def _yaml_scalar(text: str) -> str:
 
 def _written_targets(text: str, link: Link) -> Iterator[tuple[int, int]]:
     """Spans (code points) on a line where ``link``'s target is written."""
+    # Code spans of two or more backquotes may show a role or link as text: not a reference.
+    text = _CODE_SPAN.sub(lambda m: m.group(1) + " " * len(m.group(2)) + m.group(1), text)
     role = link.role
     markdown = role in ("link", "myst", "myst-doc", "local") or (role == "download" and "](" in text)
     if not markdown:
