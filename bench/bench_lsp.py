@@ -118,8 +118,10 @@ async def drive(root: Path, changes: int, queries: int) -> dict[str, float]:
         spent = []
         for _ in range(queries):
             t0 = time.perf_counter()
-            await call()
+            answer = await call()
             spent.append(time.perf_counter() - t0)
+            # A wrong (empty) answer is never timed as a fast one.
+            assert answer, f"{name} gave nothing at {uri}:{pos.line + 1}"
         figures[f"{name}_p50"] = p(spent, 0.5)
     assert client._server is not None
     figures["rss"], figures["rss_peak"] = rss(client._server.pid)
