@@ -66,3 +66,57 @@ def test_navigator_reference_spans_find_the_written_target() -> None:
     for link, span in nav.reference_spans("docs/guide"):
         written = lines[span.line - 1][span.start : span.end]
         assert written in (link.target, link.target.lstrip("#")) or link.target.endswith(written), (link, written)
+
+
+def _apply(texts: dict[Path, str], edits: list) -> dict[Path, str]:  # type: ignore[type-arg]
+    """The files' text with the edits made (each edit's span on the text as it was)."""
+    from mdmark.queries.navigate import whole_file_text
+
+    out = dict(texts)
+    for path in {e.span.path for e in edits}:
+        text = out.get(path) or path.read_text(encoding="utf-8")
+        whole = [e for e in edits if e.span.path == path and whole_file_text(e) is not None]
+        if whole:
+            out[path] = whole_file_text(whole[0]) or ""
+            continue
+        lines = text.split("\n")
+        for e in sorted((e for e in edits if e.span.path == path), key=lambda e: (e.span.line, e.span.start), reverse=True):
+            line = lines[e.span.line - 1]
+            lines[e.span.line - 1] = line[: e.span.start] + e.text + line[e.span.end :]
+        out[path] = "\n".join(lines)
+    return out
+
+
+def test_rename_a_heading_anchor_keeps_every_reference_working(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES / "references" / "project", root)
+    guide = (root / "docs" / "guide.md").resolve()
+    ctx, before = check_texts(root, {})
+    nav = Navigator(ctx)
+    found = nav.rename_target(guide, 10, 4)  # the heading 参照の種類
+    assert found is not None
+    edits = nav.rename(found, "kinds")
+    texts = _apply({}, edits)
+    assert "(kinds)=" in texts[guide] and "(#kinds)" in texts[guide]
+    _ctx, after = check_texts(root, texts)
+    assert [d.message for d in after] == [d.message for d in before]
+
+
+@pytest.mark.parametrize("name", ["title_mismatch", "unindexed_doc", "broken_anchor", "missing_doc", "unknown_tag"])
+def test_quick_fixes_remove_their_drift(tmp_path: Path, name: str) -> None:
+    root = tmp_path / name
+    shutil.copytree(FIXTURES / "check" / name, root)
+    ctx, found = check_texts(root, {})
+    nav = Navigator(ctx)
+    from mdmark.lsp.diagnostics import _span_of
+
+    fixed = 0
+    for drift in found:
+        path = (root / drift.file).resolve()
+        fixes = nav.fixes(drift, _span_of(nav, path, drift))
+        for fix in fixes:
+            texts = _apply({}, list(fix.edits))
+            _ctx, after = check_texts(root, texts)
+            assert drift not in after, (fix.title, drift)
+            fixed += 1
+    assert fixed, [d.message for d in found]

@@ -889,7 +889,7 @@ class Navigator:
         lines = self.lines(self.index.path)
         text = "\n".join(lines) + ("\n" if lines else "")
         try:
-            new_text, _ = edit_index_text(text, "doc", doc_id, item, self.index.shown)
+            _action, new_text = edit_index_text(text, "doc", doc_id, item, self.index.shown)
         except MdmarkError:
             return None
         whole = Span(self.index.path, 1, 0, 0)
