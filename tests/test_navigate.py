@@ -120,3 +120,20 @@ def test_quick_fixes_remove_their_drift(tmp_path: Path, name: str) -> None:
             assert drift not in after, (fix.title, drift)
             fixed += 1
     assert fixed, [d.message for d in found]
+
+
+def test_index_completion_and_workspace_symbols_match_find_docs() -> None:
+    from mdmark.queries.find import find_docs
+
+    root = (FIXTURES.parent / "roots" / "test-glossary").resolve()
+    ctx, _ = check_texts(root, {})
+    nav = Navigator(ctx)
+    index = root / "index.yaml"
+    text = index.read_text(encoding="utf-8") + "    related:\n      - {to: \n"
+    lines = text.splitlines()
+    got = nav.complete(index, len(lines), len(lines[-1]), text=text)
+    assert {c.label for c in got} == {"top", "words"}
+    docs = {s.name for s in nav.workspace_symbols("用語") if s.kind == "doc"}
+    found = find_docs(root, text="用語", format="json")
+    assert isinstance(found, dict)
+    assert docs == {d["title"] for d in found["docs"]}

@@ -201,9 +201,7 @@ def find_docs(
     relations = graph.relations_of(related_arg) if graph is not None and related_arg is not None else {}
     matched: list[Doc] = []
     for doc in index.docs_with_tags(tag_args, any_args):
-        if filt.text is not None and not any(
-            filt.text in normalize(s) for s in [doc.title, *doc.aliases, *([doc.description] if doc.description else [])]
-        ):
+        if filt.text is not None and not text_matches(doc, filt.text):
             continue
         if related_arg is not None and doc.id not in relations:
             continue
@@ -232,6 +230,12 @@ def find_docs(
         result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in FIELDS if f not in fields]
         result["docs"] = [_row(doc, chars[id(doc)], fields, graph, relations if related_arg is not None else None) for doc in page]
     return answer(result, fmt, lambda data: render_find_markdown(data, fields, related_arg is not None))
+
+
+def text_matches(doc: Doc, needle: str) -> bool:
+    """``find_docs``' ``text`` condition: ``needle`` (normalised) is in the document's title, an
+    alias or its description (the language server's workspace symbols match the same way)."""
+    return any(needle in normalize(s) for s in [doc.title, *doc.aliases, *([doc.description] if doc.description else [])])
 
 
 def _row(

@@ -715,7 +715,7 @@ class Navigator:
     def _complete_index(self, before: str) -> list[Completion]:
         if self.index is None:
             return []
-        if re.search(r"(^|\s)(to|related_to)\s*:\s*[\w./-]*$", before) or re.search(r"(^|\s)docs\s*:\s*\[[^\]]*$", before):
+        if re.search(r"(^|[\s{,])(to|related_to)\s*:\s*[\w./-]*$", before) or re.search(r"(^|[\s{,])docs\s*:\s*\[[^\]]*$", before):
             return [Completion(d.id, "id", d.title) for d in self.index.docs]
         if re.search(r"(^\s*-\s*(name\s*:\s*)?[^:]*$)|(tags\s*:\s*\[[^\]]*$)|(deprecated\s*:\s*\S*$)", before):
             items = [Completion(t.name, "tag", t.description or "") for t in self.index.tags]
@@ -744,11 +744,13 @@ class Navigator:
     def workspace_symbols(self, query: str) -> list[Symbol]:
         """Documents (matched as ``find_docs`` text matches: title, aliases, description), labels and
         terms whose names hold ``query`` (normalised)."""
+        from mdmark.queries.find import text_matches
+
         wanted = normalize(query)
         out: list[Symbol] = []
         if self.index is not None:
             for doc in self.index.docs:
-                if wanted and not any(wanted in normalize(s) for s in [doc.title, *doc.aliases, *([doc.description] if doc.description else [])]):
+                if wanted and not text_matches(doc, wanted):
                     continue
                 docname = self.docname(self.ctx.doc_file(doc))
                 if docname is not None and self.facts(docname) is not None:
