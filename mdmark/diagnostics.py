@@ -188,6 +188,10 @@ class Diagnostic:
         # A kind given by name (refs.Problem, tests) becomes the member; an unknown name raises.
         object.__setattr__(self, "kind", DriftKind.of(self.kind))
 
+    def text_line(self) -> str:
+        """The line ``mdmark check`` prints (and the preview's drift panel shows): ``{file}:{where}: {kind}: {message}``."""
+        return f"{self.file}:{self.where}: {self.kind}: {self.message}"
+
     def as_dict(self) -> dict[str, str]:
         """The MCP/JSON shape: exactly ``file``, ``where``, ``kind``, ``message``."""
         data = asdict(self)

@@ -74,9 +74,15 @@ def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
 
 
 def build_site(
-    start: Path, config: str | None = None, progress: Callable[[int, int], None] | None = None
+    start: Path,
+    config: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    write: Callable[[Path, str, str], None] | None = None,
 ) -> dict[str, Any]:
-    """Build the single page; returns ``{"out", "docs", "warnings"}``."""
+    """Build the single page; returns ``{"out", "docs", "warnings"}``.
+
+    ``write(out, text, shown_out)`` replaces the writing of the page (``mdmark preview`` serves
+    the text instead of writing it); by default :func:`~mdmark.html.page.write_page`."""
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
     from mdmark.html.nav import NavDoc, heading_markup, navigation
     from mdmark.html.page import check_out_path, css_warnings, page, page_script, stylesheet, write_page
@@ -176,5 +182,5 @@ def build_site(
         data=graphs.data,
         scripts=[page_script()],
     )
-    write_page(out, text, shown_out)
+    (write or write_page)(out, text, shown_out)
     return {"out": str(out.resolve()), "docs": len(ordered), "warnings": warnings}

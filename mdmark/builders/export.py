@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,9 +39,16 @@ def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Mode
 
 
 def export_html(
-    start: Path, file: str, out: str | None = None, config: str | None = None, confined: bool = True
+    start: Path,
+    file: str,
+    out: str | None = None,
+    config: str | None = None,
+    confined: bool = True,
+    write: Callable[[Path, str, str], None] | None = None,
 ) -> dict[str, Any]:
     """Write ``file`` as one HTML page that loads nothing; returns ``{"out", "warnings"}``.
+
+    ``write(out, text, shown_out)`` replaces the writing of the page (``mdmark preview``).
 
     ``confined``: the output must lie inside ``start`` or the config folder (the MCP tool); the CLI
     passes False, because it writes where its user says (design §9). A non-HTML file is never
@@ -90,5 +98,5 @@ def export_html(
         css=stylesheet(project.config),
         body=f'<article class="mdmark-doc">\n{body}</article>\n' + export_aside(project, source, target),
     )
-    write_page(target, html, shown_out)
+    (write or write_page)(target, html, shown_out)
     return {"out": str(target.resolve()), "warnings": warnings}

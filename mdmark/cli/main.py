@@ -103,6 +103,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--stdio", action="store_true", help="標準入出力で話す（既定。クライアントの設定に合わせて付けてもよい）")
 
+    p = sub.add_parser(
+        "preview",
+        help="まとめたページをブラウザで見せ、保存のたびに作り直す",
+        description="設定の build のページ（FILE を渡すとその文書を書き出したページ）を http://127.0.0.1:N/ で見せ、"
+        "文書・索引・設定・conf.py・埋め込むファイルの保存のたびに、変わったところだけを作り直して開いているページを読み直させる。"
+        "ページの右下に、プロジェクト全体のずれ（mdmark check と同じ行）を出す。SIGINT・SIGTERM で止まり終了コード 0、"
+        "ポートが使われていると終了コード 1。",
+    )
+    p.add_argument("file", nargs="?", metavar="FILE", help="見せる Markdown の文書（省くと設定の build のページ）")
+    p.add_argument("--port", type=_int, default=None, help="待ち受けるポート（既定: 環境変数 MDMARK_PREVIEW_PORT か 8783）")
+    p.add_argument("--open", action="store_true", help="起動したらブラウザでページを開く")
+    _config_arg(p)
+
     p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
     tool_args(p, "read_guide")
 

@@ -186,11 +186,28 @@ class Guard:
     ones, as the SDK's own check does) means no page, local or remote, can drive the tools.
     """
 
-    def __init__(self, app: ASGIApp, hosts: Iterable[str], origins: Iterable[str], port: int | None = None) -> None:
+    #: The answers' sentences; ``mdmark preview`` names itself and its own page instead.
+    host_message = "Host がループバック（127.0.0.1・localhost・[::1]）ではないので、mdmark serve には 127.0.0.1 でつないでください。"
+    origin_message = "Origin ヘッダーの付いた要求は受け付けないので、ブラウザから使うときは mdmark serve --allow-origin でそのオリジンを許してください。"
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        hosts: Iterable[str],
+        origins: Iterable[str],
+        port: int | None = None,
+        *,
+        host_message: str | None = None,
+        origin_message: str | None = None,
+    ) -> None:
         self.app = app
         self.hosts = frozenset(h.lower() for h in hosts)
         self.port = port
         self.origins = frozenset(_origin_key(o) for o in origins)
+        if host_message is not None:
+            self.host_message = host_message
+        if origin_message is not None:
+            self.origin_message = origin_message
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
@@ -199,18 +216,12 @@ class Guard:
 
             headers = Headers(scope=scope)
             if not host_allowed(headers.get("host", ""), self.hosts, self.port):
-                response = PlainTextResponse(
-                    "Host がループバック（127.0.0.1・localhost・[::1]）ではないので、mdmark serve には 127.0.0.1 でつないでください。\n",
-                    status_code=421,
-                )
+                response = PlainTextResponse(self.host_message + "\n", status_code=421)
                 await response(scope, receive, send)
                 return
             origin = headers.get("origin")
             if origin is not None and _origin_key(origin) not in self.origins:
-                response = PlainTextResponse(
-                    "Origin ヘッダーの付いた要求は受け付けないので、ブラウザから使うときは mdmark serve --allow-origin でそのオリジンを許してください。\n",
-                    status_code=403,
-                )
+                response = PlainTextResponse(self.origin_message + "\n", status_code=403)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -248,8 +259,10 @@ def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = (), p
     return Guard(app, hosts, origins, port)
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket, or one sentence: binding first makes "port in use" a clean exit 1."""
+def bind(host: str, port: int, busy: str | None = None) -> socket.socket:
+    """A listening socket, or one sentence: binding first makes "port in use" a clean exit 1.
+
+    ``busy``: the sentence for a port in use (``mdmark preview`` names its own option and variable)."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
@@ -265,6 +278,8 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
+            if busy is not None:
+                raise MdmarkError(busy) from None
             raise MdmarkError(
                 f"ポート {port} はほかのプログラムが使っているので、動いている mdmark serve を止めるか、"
                 "--port か環境変数 MDMARK_PORT で別のポートを指定してください。"

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             print(github_line(diag, project.root, workspace))
     else:
         for diag in diagnostics:
-            print(terminal_safe(f"{diag.file}:{diag.where}: {diag.kind}: {diag.message}"))
+            print(terminal_safe(diag.text_line()))
     if args.format != "json":
         if diagnostics:
             print(f"ずれが {len(diagnostics)} 件見つかりました。", file=sys.stderr)

@@ -1,0 +1,147 @@
+"""The preview's additions to a written page: the drift panel, its style and the reload script.
+
+The page is the one ``build``/``export`` write, unchanged but for three insertions: the script's
+hash and ``connect-src 'self'`` appended to the page's own Content-Security-Policy (every other
+directive holds, so the page still loads nothing from outside), a style before ``</head>``, and
+the panel and the script before ``</body>``. The template is not forked: whatever
+``templates/page.html`` becomes, these three landmarks are what a page has.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html as htmllib
+import re
+from dataclasses import dataclass
+
+#: Reloads the page when the server says the page changed, and puts the section that was at the
+#: top of the window back there after the reload. Constant text: its hash is the CSP's.
+SCRIPT = """
+(() => {
+  const key = "mdmark-preview-place";
+  const panel = document.getElementById("mdmark-preview");
+  const saved = sessionStorage.getItem(key);
+  if (saved) {
+    sessionStorage.removeItem(key);
+    const place = JSON.parse(saved);
+    const target = place.id && document.getElementById(place.id);
+    if (target) {
+      window.scrollBy(0, target.getBoundingClientRect().top - place.top);
+    } else {
+      window.scrollTo(0, place.y);
+    }
+  }
+  const here = () => {
+    let best = null;
+    for (const section of document.querySelectorAll("main section[id], main .mdmark-doc[id], main [id]:is(h1,h2,h3,h4,h5,h6)")) {
+      const top = section.getBoundingClientRect().top;
+      if (top <= 1 && (best === null || top >= best.top)) best = {id: section.id, top: top};
+    }
+    return {id: best && best.id, top: best ? best.top : 0, y: window.scrollY};
+  };
+  const events = new EventSource("/events?v=" + encodeURIComponent(panel.dataset.version));
+  events.addEventListener("reload", () => {
+    events.close();
+    sessionStorage.setItem(key, JSON.stringify(here()));
+    location.reload();
+  });
+})();
+"""
+
+STYLE = """
+.mdmark-preview { position: fixed; right: 1rem; bottom: 1rem; z-index: 100; max-width: min(40rem, 90vw);
+  max-height: 45vh; overflow: auto; background: #fff; color: #222; border: 1px solid #bbb;
+  border-radius: 6px; box-shadow: 0 2px 8px rgba(0,0,0,.2); font: 13px/1.5 system-ui, sans-serif; }
+.mdmark-preview summary { cursor: pointer; padding: .4rem .8rem; font-weight: 600; }
+.mdmark-preview[data-state="error"] summary { background: #fde8e8; color: #8a1111; }
+.mdmark-preview ol { margin: 0; padding: .2rem .8rem .6rem 2rem; }
+.mdmark-preview li { font-family: ui-monospace, monospace; font-size: 12px; overflow-wrap: anywhere; }
+.mdmark-preview-error { margin: 0; padding: .4rem .8rem; color: #8a1111; white-space: pre-wrap; }
+.mdmark-preview-none { margin: 0; padding: .2rem .8rem .6rem; color: #555; }
+"""
+
+_CSP_META = re.compile(r'(<meta http-equiv="Content-Security-Policy" content=")([^"]*)(")', re.I)
+
+
+def script_hash() -> str:
+    """The CSP source allowing :data:`SCRIPT` and nothing else."""
+    digest = hashlib.sha256(SCRIPT.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def preview_csp(page_csp: str) -> str:
+    """The page's own policy plus the preview's script (by hash) and its event stream (same origin)."""
+    return f"{page_csp}; script-src {script_hash()}; connect-src 'self'"
+
+
+@dataclass(frozen=True)
+class DriftLine:
+    """One line of the panel: the text ``mdmark check`` prints and, where the page has it, the anchor."""
+
+    text: str
+    href: str | None = None
+
+
+def panel(version: int, drift: list[DriftLine], errors: list[str], note: str | None = None) -> str:
+    """The drift panel: the sentences of a failed rebuild first (open), then one line per drift."""
+    state = "error" if errors else ("drift" if drift else "clean")
+    if errors:
+        summary = "直前の保存を反映できません（前のページのままです）"
+    elif note is not None:
+        summary = "ずれ"
+    elif drift:
+        summary = f"ずれ {len(drift)} 件"
+    else:
+        summary = "ずれはありません"
+    parts = [
+        f'<aside id="mdmark-preview" class="mdmark-preview" data-version="{version}" data-state="{state}" aria-label="mdmark preview">',
+        f'<details{" open" if errors else ""}><summary>{htmllib.escape(summary)}</summary>',
+    ]
+    parts += [f'<p class="mdmark-preview-error">{htmllib.escape(sentence)}</p>' for sentence in errors]
+    if note is not None:
+        parts.append(f'<p class="mdmark-preview-none">{htmllib.escape(note)}</p>')
+    if drift:
+        parts.append('<ol class="mdmark-preview-drift">')
+        for line in drift:
+            text = htmllib.escape(line.text)
+            if line.href is not None:
+                parts.append(f'<li><a href="{htmllib.escape(line.href)}">{text}</a></li>')
+            else:
+                parts.append(f"<li>{text}</li>")
+        parts.append("</ol>")
+    parts.append("</details></aside>")
+    return "\n".join(parts)
+
+
+def inject(page: str, panel_html: str) -> str:
+    """``page`` with the preview's policy, style, panel and script (see the module's docstring)."""
+    found = _CSP_META.search(page)
+    if found is None:
+        # The page template must keep its CSP meta (templates/page.html says so); without it the
+        # script would have no policy to be allowed by, so the page is served without it.
+        raise ValueError("the page has no Content-Security-Policy meta")
+    policy = preview_csp(htmllib.unescape(found.group(2)))
+    page = page[: found.start()] + found.group(1) + htmllib.escape(policy) + found.group(3) + page[found.end() :]
+    head_end = page.find("</head>")
+    body_end = page.rfind("</body>")
+    if head_end < 0 or body_end < 0:
+        raise ValueError("the page has no </head> or </body>")
+    tail = f"{panel_html}\n<script>{SCRIPT}</script>\n"
+    return page[:head_end] + f"<style>{STYLE}</style>\n" + page[head_end:body_end] + tail + page[body_end:]
+
+
+def page_policy(page: str) -> str | None:
+    """The (preview) Content-Security-Policy a served page carries in its meta, for the HTTP header."""
+    found = _CSP_META.search(page)
+    return htmllib.unescape(found.group(2)) if found else None
+
+
+def blank_page(csp: str) -> str:
+    """The page served before any build succeeded: an empty body for the panel to say what to fix."""
+    return (
+        '<!DOCTYPE html>\n<html lang="ja">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{htmllib.escape(csp)}">\n'
+        '<title>mdmark preview</title>\n</head>\n<body class="mdmark">\n<main id="mdmark-main" class="mdmark-main"></main>\n'
+        "</body>\n</html>\n"
+    )
