@@ -33,10 +33,12 @@ SCRIPT = """
     }
   }
   const here = () => {
+    // The section in view: the last one that starts above the upper third of the window.
+    const line = window.innerHeight / 3;
     let best = null;
-    for (const section of document.querySelectorAll("main section[id], main .mdmark-doc[id], main [id]:is(h1,h2,h3,h4,h5,h6)")) {
+    for (const section of document.querySelectorAll("main section[id], main [id]:is(h1,h2,h3,h4,h5,h6)")) {
       const top = section.getBoundingClientRect().top;
-      if (top <= 1 && (best === null || top >= best.top)) best = {id: section.id, top: top};
+      if (top <= line && (best === null || top >= best.top)) best = {id: section.id, top: top};
     }
     return {id: best && best.id, top: best ? best.top : 0, y: window.scrollY};
   };
