@@ -30,6 +30,7 @@ SUBCOMMANDS = [
     ["index", "remove"],
     ["serve"],
     ["lsp"],
+    ["preview"],
     ["guide"],
     ["outline"],
     ["read"],

@@ -53,7 +53,9 @@ def test_the_tour_reads_as_the_test_runs_it() -> None:
     assert lines[0].startswith(". .venv/bin/activate")
     assert "pipx install ." in README.read_text(encoding="utf-8")
     assert "uv tool install ." in README.read_text(encoding="utf-8")
-    assert lines[-1].startswith("mdmark serve")  # the one line that keeps running: last
+    # The two lines that keep running until Ctrl+C: last.
+    assert lines[-2].startswith("mdmark preview")
+    assert lines[-1].startswith("mdmark serve")
 
 
 def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
@@ -73,6 +75,7 @@ def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
         "LANG": "C.UTF-8",
         "TMPDIR": str(scratch),
         "MDMARK_PORT": str(_free_port()),
+        "MDMARK_PREVIEW_PORT": str(_free_port()),
         "COLUMNS": "80",
     }
     fresh = subprocess.run(["bash", "--noprofile", "--norc", "-c", "command -v mdmark"], env=env, capture_output=True)
@@ -91,6 +94,11 @@ def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
             start_new_session=True,
         )
         try:
+            _wait_for(err, "で見せています", proc)
+            with socket.create_connection(("127.0.0.1", int(env["MDMARK_PREVIEW_PORT"])), timeout=30):
+                pass  # the preview answers
+            # Ctrl+C stops the preview (exit 0), and the shell goes on to the next line.
+            os.killpg(proc.pid, signal.SIGINT)
             _wait_for(err, "で待ち受けています", proc)
             with socket.create_connection(("127.0.0.1", int(env["MDMARK_PORT"])), timeout=30):
                 pass  # it answers
@@ -111,5 +119,6 @@ def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
     assert stderr_text.count("ずれは見つかりませんでした。") == 2  # both plain checks are clean
     assert '{\n  "issues": []\n}' in stdout_text
     assert "install\t" in stdout_text  # the guide's list
+    assert "mdmark preview: 止めました。" in stderr_text
     assert "mdmark serve: 止めました。" in stderr_text
     assert "Traceback" not in stderr_text

@@ -59,6 +59,23 @@ class Preview:
     def served(self) -> Served:
         return self._served
 
+    def ensure_startable(self) -> None:
+        """Refuse to start with nothing to show: no config for the ``build`` page, or no ``file``
+        (the sentences of ``mdmark build`` and ``mdmark export``). A config or file that exists but
+        does not parse starts the preview: fixing it is the next save."""
+        from mdmark.config import find_config
+        from mdmark.files import display
+        from mdmark.project import Project
+
+        if self.file is None:
+            config = self.start / self.config if self.config is not None else find_config(self.start)
+            if config is None or not config.is_file():
+                Project.open(self.start, self.config)  # raises the sentence `mdmark build` gives
+            return
+        source = self.start / self.file
+        if not source.is_file():
+            raise MdmarkError(f"`{display(source, self.start)}` が見つからないので、見せる Markdown のパスを確かめてください。")
+
     # -- what to watch ----------------------------------------------------------------------------
 
     def roots(self) -> list[Path]:

@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     port = _port(args)
     preview = Preview(Path.cwd(), args.file, args.config)
+    preview.ensure_startable()
     # The cold build shows the counters `mdmark build` and `mdmark check` show; both are erased
     # before the startup line.
     with contextlib.ExitStack() as stack:
