@@ -93,6 +93,10 @@ class Workspace:
         self.matchers: Memo[str, NameMatcher] = Memo(8)
         #: Document ids whose names occur in a document: by (matcher digest, document content key).
         self.occurrences: Memo[tuple[str, str], frozenset[str]] = Memo(50_000)
+        #: The built page's relation drawings (the overview and each document's neighbourhood, laid
+        #: out): by the document graph's nodes, groups and edges and the page's anchors, so a
+        #: rebuild after an edit that changes no relation lays out nothing (``mdmark preview``).
+        self.page_graphs: Memo[Hashable, Any] = Memo(4)
         #: Code points per document file: by path, with the file's stat.
         self._chars: Memo[Path, tuple[tuple[int, ...], int | None]] = Memo(100_000)
 

@@ -276,6 +276,21 @@ def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
             anchors[doc.id] = f"#{sections[path]}"
             paths[doc.id] = path
 
+    key = (
+        tuple(graph.nodes),
+        tuple(graph.groups),
+        tuple(graph.edges),
+        tuple((doc_id, anchor, str(paths[doc_id])) for doc_id, anchor in anchors.items()),
+    )
+    kept = project.workspace.page_graphs.get(key)
+    if isinstance(kept, PageGraphs):
+        return PageGraphs(kept.overview, dict(kept.local))
+    made = _page_graphs(graph, anchors, paths)
+    project.workspace.page_graphs.put(key, made)
+    return PageGraphs(made.overview, dict(made.local))
+
+
+def _page_graphs(graph: DocGraph, anchors: dict[str, str], paths: dict[str, Path]) -> PageGraphs:
     def href(doc_id: str) -> str | None:
         return anchors.get(doc_id)
 
