@@ -63,8 +63,8 @@ class Preview:
         """Refuse to start with nothing to show: no config for the ``build`` page, or no ``file``
         (the sentences of ``mdmark build`` and ``mdmark export``). A config or file that exists but
         does not parse starts the preview: fixing it is the next save."""
-        from mdmark.config import find_config
-        from mdmark.files import display
+        from mdmark.config.main import find_config
+        from mdmark.util.files import display
         from mdmark.project import Project
 
         if self.file is None:
@@ -82,8 +82,8 @@ class Preview:
         """The folders to watch: the project root (the git work tree holding the config folder,
         inside which every embedded file lies), and the source folder of conf.py or the
         exported file when they lie outside it."""
-        from mdmark.config import find_config
-        from mdmark.confine import inside, project_root
+        from mdmark.config.main import find_config
+        from mdmark.host.confine import inside, project_root
 
         folders: list[Path] = []
         try:
@@ -116,17 +116,17 @@ class Preview:
             kept.append(text)
 
         if self.file is None:
-            from mdmark.build import build_site
+            from mdmark.builders.build import build_site
 
             build_site(self.start, self.config, progress, write=keep)
         else:
-            from mdmark.export import export_html
+            from mdmark.builders.export import export_html
 
             export_html(self.start, self.file, config=self.config, confined=False, write=keep)
         return kept[-1]
 
     def _drift(self, progress: Progress | None, page: str | None) -> tuple[list[DriftLine], str | None]:
-        from mdmark.check import collect
+        from mdmark.check.collect import collect
 
         project = self._project()
         if project.config.path is None:

@@ -7,7 +7,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from mdmark.commands.progress import progress_line
+from mdmark.cli.commands.progress import progress_line
 from mdmark.errors import MdmarkError
 
 
