@@ -9,8 +9,6 @@ the panel and the script before ``</body>``. The template is not forked: whateve
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html as htmllib
 import re
 from dataclasses import dataclass
@@ -66,15 +64,25 @@ STYLE = """
 _CSP_META = re.compile(r'(<meta http-equiv="Content-Security-Policy" content=")([^"]*)(")', re.I)
 
 
-def script_hash() -> str:
-    """The CSP source allowing :data:`SCRIPT` and nothing else."""
-    digest = hashlib.sha256(SCRIPT.encode("utf-8")).digest()
-    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
-
-
 def preview_csp(page_csp: str) -> str:
-    """The page's own policy plus the preview's script (by hash) and its event stream (same origin)."""
-    return f"{page_csp}; script-src {script_hash()}; connect-src 'self'"
+    """The page's own policy plus the preview's script (by its hash) and its event stream (same
+    origin). A directive the page already has gets the source added: a second ``script-src``
+    would be ignored by the browser, and the page's own scripts must keep running."""
+    from mdmark.html.page import script_hash
+
+    wanted = {"script-src": script_hash(SCRIPT), "connect-src": "'self'"}
+    directives = [d.strip() for d in page_csp.split(";") if d.strip()]
+    out = []
+    for directive in directives:
+        name = directive.split(None, 1)[0].lower()
+        source = wanted.pop(name, None)
+        if source is not None:
+            values = directive.split()[1:]
+            values = [v for v in values if v != "'none'"]
+            directive = " ".join([name, *values, source] if source not in values else [name, *values])
+        out.append(directive)
+    out += [f"{name} {source}" for name, source in wanted.items()]
+    return "; ".join(out)
 
 
 @dataclass(frozen=True)
