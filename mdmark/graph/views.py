@@ -11,7 +11,7 @@ import json
 import os
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -284,10 +284,10 @@ def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
     )
     kept = project.workspace.page_graphs.get(key)
     if isinstance(kept, PageGraphs):
-        return PageGraphs(kept.overview, dict(kept.local))
+        return replace(kept, local=dict(kept.local))
     made = _page_graphs(graph, anchors, paths)
     project.workspace.page_graphs.put(key, made)
-    return PageGraphs(made.overview, dict(made.local))
+    return replace(made, local=dict(made.local))
 
 
 def _page_graphs(graph: DocGraph, anchors: dict[str, str], paths: dict[str, Path]) -> PageGraphs:
