@@ -123,6 +123,14 @@ CATALOG: tuple[Entry, ...] = (
         "ディレクティブ `{directive}` のオプションの書き方（`:名前: 値` の行か YAML）が崩れているので、書き直してください。",
     ),
     _entry(
+        r"^Error parsing content block for the [\"'](?P<directive>[^\"']+)[\"'] directive",
+        lambda f: (
+            "ディレクティブ `list-table` の本文が 2 段の箇条書きになっていないので、行ごとに `* -` で始まる箇条書きにしてください。"
+            if f["directive"] == "list-table"
+            else f"ディレクティブ `{f['directive']}` の本文がそのディレクティブの求める形になっていないので、本文の書き方を直してください。"
+        ),
+    ),
+    _entry(
         r"^Error in [\"'](?P<directive>[^\"']+)[\"'] directive:?",
         "ディレクティブ `{directive}` の引数かオプションが正しくないので、その書き方を直してください。",
     ),
@@ -185,7 +193,7 @@ CATALOG: tuple[Entry, ...] = (
     ),
     # -- substitutions, math, markup -----------------------------------------------------------------
     _entry(
-        r"^Substitution error:? ?(?:'?(?P<name>[\w-]+)'? is undefined)?",
+        r"^Substitution error:?\s*(?:\w+Error: )?(?:'(?P<name>[^']+)' is undefined)?",
         lambda f: (
             f"置き換え `{f['name']}` が設定に無いので、設定の markdown.substitutions に足すか名前を直してください。"
             if f.get("name")
