@@ -682,7 +682,7 @@ def test_get_mcp_is_405_on_the_stateless_server(server: Served) -> None:
 
 
 async def test_instructions_state_the_project_dir_rule_and_the_guide(server: Served) -> None:
-    from mdmark.guidebook import guide_entries
+    from mdmark.guide.reader import guide_entries
 
     async with connect(server) as client:
         instructions = client.instructions or ""

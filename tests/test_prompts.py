@@ -428,7 +428,7 @@ PROMPT_ARGUMENTS: list[tuple[str, dict[str, str]]] = [
 def test_every_example_call_fits_the_tools_input_schema(name: str, arguments: dict[str, str]) -> None:
     import jsonschema
 
-    from mdmark.server.tools import TOOLS_BY_NAME
+    from mdmark.tools.registry import TOOLS_BY_NAME
 
     _spec, text = render_prompt(name, arguments)
     calls = example_calls(text)

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, REPO
-from mdmark.build import build_site
-from mdmark.check import check
+from mdmark.builders.build import build_site
+from mdmark.check.collect import check
 from mdmark.errors import MdmarkError
-from mdmark.export import export_html
+from mdmark.builders.export import export_html
 from mdmark.host.warnings_ja import translated, warning_sentence
 from mdmark.html.render import tex_problem
 
