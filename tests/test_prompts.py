@@ -399,14 +399,14 @@ def test_session_start_hook_names_the_prompts() -> None:
 
 # -- every example call a prompt shows is valid against the tool's input schema ---------------------
 
-_CALL = re.compile(r"`(?P<tool>[a-z_]+) (?=\{)")
+_EXAMPLE_CALL = re.compile(r"`(?P<tool>[a-z_]+) (?=\{)")
 
 
 def example_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
     """Every ```tool {JSON}``` of a prompt text, parsed."""
     decoder = json.JSONDecoder()
     calls = []
-    for found in _CALL.finditer(text):
+    for found in _EXAMPLE_CALL.finditer(text):
         arguments, end = decoder.raw_decode(text, found.end())
         assert text[end] == "`", text[found.start() : end + 1]
         calls.append((found.group("tool"), arguments))

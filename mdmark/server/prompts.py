@@ -160,7 +160,7 @@ def _write_doc(args: dict[str, str], tools: Tools) -> str:
             "item": {
                 "path": "<今の path>",
                 "title": "<今の title>",
-                "related": ["<今の related の要素を全て>", {"to": "<新しい ID>", "type": "change_together", "when": "<組で直す場面>"}],
+                "related": ["<今の related の要素を全て>", "<新しい文書への change_together の組（to・type・when）>"],
             },
         })  # fmt: skip
         + " で置き換えます（項目ごと置き換わるので、tags・aliases・description なども今の値を全て入れます。今の値は索引のファイルで確かめます）。",
