@@ -417,7 +417,20 @@ def sphinx_copy(src: Path, dst: Path) -> None:
     (dst / "conf.py").write_text(SPHINX_CONF, encoding="utf-8")
 
 
-if __name__ == "__main__":
-    made = generate(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 1200)
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("root", type=Path, help="the folder to write the corpus into (replaced if it exists)")
+    parser.add_argument("docs", type=int, nargs="?", default=1200, help="number of documents (default 1200)")
+    args = parser.parse_args(argv)
+    if args.docs < 1:
+        parser.error("docs must be at least 1")
+    made = generate(args.root, args.docs)
     print(f"{len(made.docs)} documents, {made.bytes / 1e6:.2f} MB of Markdown, {made.images} images, "
           f"{made.broken} deliberate broken references in {made.root}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

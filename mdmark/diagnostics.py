@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import enum
+import posixpath
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 
 class DriftKind(enum.StrEnum):
@@ -198,3 +200,19 @@ class Diagnostic:
         del data["line"]
         data["kind"] = self.kind.value
         return data
+
+
+def missing_image_message(written: str, file: Path) -> str:
+    """The one sentence for an image whose file is missing (check, export and build say the same):
+    ``written`` as the document wrote it, ``file`` where it was looked for; a file of a close name
+    beside it is offered as the fix."""
+    from mdmark.util.text import close_file
+
+    folder = file.parent
+    try:
+        siblings = [p.name for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []
+    except OSError:
+        siblings = []
+    candidate = close_file(file.name, siblings)
+    fix = f"近い `{posixpath.join(posixpath.dirname(written), candidate)}` にパスを直すか、" if candidate else "パスを直すか、"
+    return f"画像 `{written}` のファイルが無いので、{fix}画像のファイルを置いてください。"

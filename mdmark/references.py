@@ -556,31 +556,9 @@ def warning_problem(warning: Warning) -> Problem:
             warning.type,
             f"インベントリ（intersphinx）の参照 `{target}` に当たるものが無いので、conf.py の intersphinx_mapping か参照の名前を直してください。",
         )
-    fix = SYNTAX_FIXES.get(warning.type, "その行の MyST の書き方を直してください")
-    return Problem("syntax", warning.type, f"記法の誤り（{_one_line(warning.message)}）があるので、{fix}。")
+    from mdmark.host.warnings_ja import warning_sentence
 
-
-def _one_line(text: str) -> str:
-    """A message fragment quoted inside a Japanese sentence: one line, no trailing full stop."""
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    return first.rstrip("。")
-
-
-#: Sphinx/MyST warning types with a fix more precise than "correct the notation on that line".
-SYNTAX_FIXES: dict[str, str] = {
-    "myst.directive_unknown": "ディレクティブの名前を直すか、その拡張を有効にしてください",
-    "myst.directive_parse": "ディレクティブの引数・オプション・本文の書き方を直してください",
-    "myst.directive_option": "ディレクティブのオプションを直してください",
-    "myst.directive_body": "ディレクティブの本文を直してください",
-    "myst.role_unknown": "ロールの名前を直してください",
-    "myst.header": "見出しのレベルを 1 段ずつ下げてください",
-    "myst.substitution": "設定の markdown.substitutions に置き換えを足すか、参照の名前を直してください",
-    "myst.duplicate_def": "重なっている定義を 1 つにしてください",
-    "myst.ref": "参照の書き方を直してください",
-    "myst.footnote": "脚注の参照と定義を合わせてください",
-    "myst.strikethrough": "取り消し線の書き方を直してください",
-    "myst.html": "HTML の書き方を直してください",
-}
+    return Problem("syntax", warning.type, warning_sentence(warning.message, warning.type))
 
 
 def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple[int | None, Problem]]:

@@ -101,8 +101,32 @@ def test_init_writes_the_three_files(tmp_path: Path) -> None:
 
 
 def test_init_in_the_current_folder(tmp_path: Path) -> None:
-    assert mdmark("init", cwd=tmp_path).returncode == 0
+    result = mdmark("init", cwd=tmp_path)
+    assert result.returncode == 0
     assert (tmp_path / "mdmark.config.yaml").is_file()
+    assert result.stdout.splitlines()[-1] == "次は `mdmark check` で点検できます。"
+
+
+def test_init_elsewhere_says_cd_first_and_the_hint_works(tmp_path: Path) -> None:
+    result = mdmark("init", "my notes", cwd=tmp_path)
+    assert result.returncode == 0
+    # mdmark check looks for the config from the folder it runs in: the hint says where to go first.
+    assert result.stdout.splitlines()[-1] == "次は `cd 'my notes'` でそのフォルダに移ってから、`mdmark check` で点検できます。"
+    assert mdmark("check", cwd=tmp_path).returncode == 2
+    done = mdmark("check", cwd=tmp_path / "my notes")
+    assert (done.returncode, done.stderr) == (0, "ずれは見つかりませんでした。\n")
+
+
+def test_bench_corpus_has_a_help_and_a_usage_error(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "bench" / "corpus.py"
+    done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("usage: corpus.py")
+    assert list(tmp_path.iterdir()) == []  # --help writes no corpus
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "required: root" in done.stderr
 
 
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -151,7 +175,7 @@ def test_find_limit_text_gets_the_tool_sentence() -> None:
     ("args", "expected"),
     [
         (["nosuch"], "mdmark: `nosuch` というコマンドは無い（`init`・`check`・`export`・`build`・`graph`・`find`・`tags`・`index`・`serve`・`lsp`・`preview`・`guide`・`outline`・`read` のどれか）ので、`mdmark --help` で使い方を確かめてください。"),
-        (["check", "--format", "xml"], "mdmark check: `--format` に `xml` は使えない（`text`・`json`・`github` のどれか）ので、`mdmark check --help` で使い方を確かめてください。"),
+        (["check", "--format", "xml"], "mdmark check: `--format` に `xml` は使えない（`text`・`json`・`github`・`sarif` のどれか）ので、`mdmark check --help` で使い方を確かめてください。"),
         (["serve", "--port", "abc"], "mdmark serve: `--port` の値 `abc` が整数ではないので、`mdmark serve --help` で使い方を確かめてください。"),
         (["export"], "mdmark export: 必須の引数 `FILE` が無いので、`mdmark export --help` で使い方を確かめてください。"),
         (["index", "set", "doc", "a"], "mdmark index set: 必須の引数 `--item` が無いので、`mdmark index set --help` で使い方を確かめてください。"),

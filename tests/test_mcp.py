@@ -521,7 +521,10 @@ async def test_find_docs(server: Served, project: Path) -> None:
         assert nulls["total"] == 2
     completed = cli(project, "find")
     assert completed.returncode == 0
-    assert completed.stdout.strip() == markdown.text.strip()
+    # The same answer; the CLI names its own options where the tool names its arguments.
+    shell = markdown.text.replace("・next_cursor: null", "")
+    shell = re.sub(r'（include: \["(\w+)"\]）', r"（--include \1）", shell)
+    assert completed.stdout.strip() == shell.strip()
 
 
 async def test_find_docs_errors(server: Served, project: Path) -> None:
@@ -639,9 +642,57 @@ async def test_project_dir_errors(server: Served, project: Path, tool: str) -> N
     assert not (project / "docs" / "arch.html").exists()
 
 
-async def test_unknown_tool(server: Served) -> None:
+async def test_unknown_tool_is_a_jsonrpc_error(server: Served) -> None:
+    """The MCP spec: a call of a tool the server does not have is a protocol error (-32602)."""
+    from mcp.shared.exceptions import MCPError
+
     async with connect(server) as client:
-        assert_error(await call(client, "find_doc", {}), "find_doc", "find_docs")
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("find_doc", {})
+    assert raised.value.code == -32602
+    message = raised.value.message
+    assert message.startswith("ツール `find_doc` は mdmark に無いので、") and "`find_docs`" in message
+    assert message.endswith("。")
+    # the same over raw JSON-RPC, with the sentence the library says
+    from mdmark.tools.registry import unknown_tool_message
+
+    status, _headers, body = raw_post(
+        server.port, {}, {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "find_doc", "arguments": {}}}
+    )
+    assert status == 200, body
+    answer = _rpc_result(body)
+    assert "result" not in answer
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["message"] == unknown_tool_message("find_doc")
+
+
+def raw_request(port: int, method: str, path: str = "/mcp") -> tuple[int, dict[str, str], bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request(method, path, headers={"Accept": "text/event-stream"})
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
+
+
+def test_get_mcp_is_405_on_the_stateless_server(server: Served) -> None:
+    status, headers, body = raw_request(server.port, "GET")
+    assert status == 405
+    assert headers["allow"] == "POST"
+    assert body.decode("utf-8").strip().endswith("。")
+    assert "POST" in body.decode("utf-8")
+
+
+async def test_instructions_state_the_project_dir_rule_and_the_guide(server: Served) -> None:
+    from mdmark.guide.reader import guide_entries
+
+    async with connect(server) as client:
+        instructions = client.instructions or ""
+    assert "project_dir" in instructions and "read_guide 以外のツール" in instructions
+    assert "絶対パス" in instructions
+    for entry in guide_entries():
+        assert f"- {entry.name}: {entry.title}" in instructions
 
 
 # -- HTTP rules ----------------------------------------------------------------------------------

@@ -493,3 +493,105 @@ def test_launcher_without_mdmark_says_how_to_install(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.strip().startswith("mdmark が見つからないので") and done.stderr.count("\n") == 1
+
+
+# --- mdmark only in the venv: the guide and the prompts come from the running server ------------------
+
+#: A PATH with the system's programs (python3, claude) but not the venv's mdmark.
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def _no_mdmark_on_system_path() -> None:
+    probe = subprocess.run(
+        [SYSTEM_PYTHON, "-c", "import mdmark"], capture_output=True, env=_base_env(PATH=SYSTEM_PATH), cwd="/"
+    )
+    found = shutil.which("mdmark", path=SYSTEM_PATH)
+    if probe.returncode == 0 or found:
+        pytest.skip("mdmark is installed outside the venv, so the venv-only case cannot be staged")
+
+
+def _server_lines() -> tuple[list[str], str]:
+    """The guide lines and the prompt line the hook must print, from mdmark itself."""
+    sys.path.insert(0, str(HOOKS))
+    try:
+        import session_start as hook
+    finally:
+        sys.path.remove(str(HOOKS))
+    from mdmark.server.prompts import PROMPTS as SERVER_PROMPTS
+
+    prompts = [
+        (p.name, " ".join(a.name if a.required else f"[{a.name}]" for a in p.arguments), p.title) for p in SERVER_PROMPTS
+    ]
+    return _guide_lines(), hook.prompts_line(prompts)
+
+
+def test_hook_and_server_agree_on_the_guide_heading() -> None:
+    from mdmark.server.app import GUIDE_HEADING, instructions
+
+    sys.path.insert(0, str(HOOKS))
+    try:
+        import session_start as hook
+    finally:
+        sys.path.remove(str(HOOKS))
+    assert hook.GUIDE_HEADING == GUIDE_HEADING
+    entries = hook.guide_from_instructions(instructions())
+    assert entries is not None
+    assert [f"- {n}: {t} — {d}" for n, t, d in entries] == _guide_lines()
+
+
+def test_session_start_reads_the_running_server_when_mdmark_is_only_in_the_venv(mdmark_server: int) -> None:
+    _no_mdmark_on_system_path()
+    context = session_start(_base_env(PATH=SYSTEM_PATH, MDMARK_PORT=str(mdmark_server)))
+    guide, prompt_line = _server_lines()
+    lines = context.splitlines()
+    assert lines[0].startswith("mdmark の使い方集の索引")
+    assert lines[1 : 1 + len(guide)] == guide
+    assert lines[1 + len(guide)] == prompt_line
+    assert lines[2 + len(guide)].startswith("設計文書を読むときは")
+    assert lines[-1] == f"mdmark の MCP サーバーは http://127.0.0.1:{mdmark_server}/mcp で動いています。"
+    assert "mdmark が見つからない" not in context
+
+
+def test_session_start_ignores_a_port_that_is_not_mdmark() -> None:
+    # Something else listens on the port: the hook falls back to the installed mdmark (the venv's on PATH).
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        env = _base_env(MDMARK_PORT=str(port), PATH=f"{VENV_BIN}{os.pathsep}{SYSTEM_PATH}")
+        started = time.monotonic()
+        context = session_start(env)
+    assert time.monotonic() - started < 25
+    assert context.splitlines()[1 : 1 + len(_guide_lines())] == _guide_lines()
+
+
+def _session_start_context(stdout: str) -> str:
+    """The additionalContext of the SessionStart hook in ``claude -p --include-hook-events`` output."""
+    for line in stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("subtype") == "hook_response" and event.get("hook_event") == "SessionStart":
+            output = json.loads(event["output"])
+            context: str = output["hookSpecificOutput"]["additionalContext"]
+            return context
+    raise AssertionError(f"no SessionStart hook_response in: {stdout[:2000]}")
+
+
+@needs_claude
+def test_claude_session_start_with_mdmark_only_in_the_venv(
+    installed: dict[str, str], mdmark_server: int, tmp_path: Path
+) -> None:
+    """The real claude runs the hook (no login: the session stops at the model call, after the hook)."""
+    _no_mdmark_on_system_path()
+    env = {**installed, "PATH": SYSTEM_PATH, "MDMARK_PORT": str(mdmark_server)}
+    work = tmp_path / "work"
+    work.mkdir()
+    done = claude("-p", "hi", "--output-format", "stream-json", "--verbose", "--include-hook-events", env=env, cwd=work)
+    context = _session_start_context(done.stdout)
+    guide, prompt_line = _server_lines()
+    lines = context.splitlines()
+    assert lines[1 : 1 + len(guide)] == guide
+    assert prompt_line in lines
+    assert lines[-1] == f"mdmark の MCP サーバーは http://127.0.0.1:{mdmark_server}/mcp で動いています。"

@@ -395,3 +395,49 @@ def test_session_start_hook_names_the_prompts() -> None:
     line = hook.prompts_line()
     for prompt in PROMPTS:
         assert prompt.slash_command in line
+
+
+# -- every example call a prompt shows is valid against the tool's input schema ---------------------
+
+_EXAMPLE_CALL = re.compile(r"`(?P<tool>[a-z_]+) (?=\{)")
+
+
+def example_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every ```tool {JSON}``` of a prompt text, parsed."""
+    decoder = json.JSONDecoder()
+    calls = []
+    for found in _EXAMPLE_CALL.finditer(text):
+        arguments, end = decoder.raw_decode(text, found.end())
+        assert text[end] == "`", text[found.start() : end + 1]
+        calls.append((found.group("tool"), arguments))
+    return calls
+
+
+#: Arguments that make each prompt show every branch of its text.
+PROMPT_ARGUMENTS: list[tuple[str, dict[str, str]]] = [
+    ("write_doc", {"topic": "解析のキャッシュ"}),
+    ("write_doc", {"topic": "解析のキャッシュ", "tags": "設計,性能"}),
+    ("fix_drift", {}),
+    ("fix_drift", {"kind": "title_mismatch"}),
+    ("review_change", {"base": "origin/main"}),
+    ("explain_doc", {"id": "arch"}),
+]
+
+
+@pytest.mark.parametrize(("name", "arguments"), PROMPT_ARGUMENTS)
+def test_every_example_call_fits_the_tools_input_schema(name: str, arguments: dict[str, str]) -> None:
+    import jsonschema
+
+    from mdmark.tools.registry import TOOLS_BY_NAME
+
+    _spec, text = render_prompt(name, arguments)
+    calls = example_calls(text)
+    assert calls, text
+    for tool, call_arguments in calls:
+        schema = TOOLS_BY_NAME[tool].input_schema()
+        jsonschema.Draft202012Validator.check_schema(schema)
+        jsonschema.Draft202012Validator(schema).validate(call_arguments)
+
+
+def test_every_prompt_is_covered_by_the_schema_test() -> None:
+    assert {name for name, _ in PROMPT_ARGUMENTS} == {p.name for p in PROMPTS}

@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=_check_description(),
     )
     tool_args(p, "check")
-    p.add_argument("--format", choices=("text", "json", "github"), default="text", help="出力の形式（既定: text）")
+    p.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text", help="出力の形式（既定: text）")
 
     p = sub.add_parser("export", help="Markdown を 1 つ、外へ要求しない 1 枚の HTML に書き出す", description="Markdown を 1 つ、外へ要求しない 1 枚の HTML に書き出す。警告は標準エラーに出す。")
     tool_args(p, "export_html")
@@ -143,7 +143,8 @@ def _check_description() -> str:
         "設定・索引・文書は書き換えない。設定の check.disable に書いた種類は出さない。\n\n"
         f"ずれの種類（kind）:\n{rows}\n\n"
         "出力の形式: text（1 件 1 行、件数は標準エラー）・json（MCP のツール check と同じ {\"issues\": [...]}）・"
-        "github（GitHub Actions の ::warning 注釈。file は GITHUB_WORKSPACE からの相対パス。点検できないときは ::error 注釈）。\n"
+        "github（GitHub Actions の ::warning 注釈。file は GITHUB_WORKSPACE からの相対パス。点検できないときは ::error 注釈）・"
+        "sarif（SARIF 2.1.0 のログ。コードスキャンの注釈に使う。パスは github と同じく GITHUB_WORKSPACE から。点検できないときは結果が空で invocations にそのわけ）。\n"
         "--base REF: REF と作業ツリーを git で比べ、コミット済み・未コミットの変更と、無視していない追跡外のファイルを「変わった」とする。\n\n"
         "終了コード: 0 ずれ無し、1 ずれあり、2 点検できない（設定が無い・読めない、索引を YAML として読めない、"
         "--base の ref を引けない・git のリポジトリでない）。"

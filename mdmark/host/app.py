@@ -358,9 +358,11 @@ def _fill_in(app: Sphinx, settings: MarkdownSettings) -> None:
 
 def _prepare(app: Sphinx) -> None:
     """What every application needs before reading: the documents Sphinx would find, raw toctrees."""
+    from mdmark.host.keep_text import transform_class
     from mdmark.host.toctree import RecordingTocTree
 
     app.add_directive("toctree", RecordingTocTree, override=True)
+    app.add_transform(transform_class())
     discover(app)
 
 

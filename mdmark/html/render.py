@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark.pipeline.contentcache import ContentCache
 from mdmark.host.confine import inside, outside_message
+from mdmark.diagnostics import missing_image_message
 from mdmark.facts import DocFacts, Link
 from mdmark.util.files import read_regular
 from mdmark.pipeline.pipeline import Pipeline, docname_of, file_stamp
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "9"
+RENDER_VERSION = "10"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -138,6 +139,86 @@ def label_language(lang: str) -> str:
     return base if base in ADMONITION_LABELS else ""
 
 
+# -- math ------------------------------------------------------------------------------------------
+
+#: Commands whose arguments (in braces) must follow; TeX that ends before them is cut short.
+_ARGUMENTS = {"frac": 2, "dfrac": 2, "tfrac": 2, "binom": 2, "sqrt": 1, "overline": 1, "underline": 1,
+              "hat": 1, "bar": 1, "vec": 1, "tilde": 1, "dot": 1, "mathrm": 1, "mathbf": 1, "text": 1}
+_COMMAND = re.compile(r"\\([A-Za-z]+)\s*$")
+
+
+def tex_problem(tex: str) -> str | None:
+    """Why the TeX of a math node cannot be what its writer meant (None when it looks whole).
+
+    docutils' converter accepts TeX cut short (``\\frac{1}{`` becomes 1 over nothing): unbalanced
+    braces, ``\\begin``/``\\end`` and ``\\left``/``\\right`` that do not pair, and a command whose
+    arguments are missing at the end are caught here, so the page never shows a silent wrong formula.
+    """
+    plain = re.sub(r"\\[{}\\]", "", tex)
+    depth = 0
+    for char in plain:
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0:
+                return "閉じる } が開く { より先にある"
+    if depth > 0:
+        return f"{{ が {depth} つ閉じていない"
+    begins = re.findall(r"\\begin\{([^}]*)\}", tex)
+    ends = re.findall(r"\\end\{([^}]*)\}", tex)
+    if sorted(begins) != sorted(ends):
+        return "\\begin と \\end の組が合わない"
+    if len(re.findall(r"\\left\b", tex)) != len(re.findall(r"\\right\b", tex)):
+        return "\\left と \\right の数が合わない"
+    trailing = _COMMAND.search(tex.strip())
+    if trailing and trailing.group(1) in _ARGUMENTS:
+        return f"\\{trailing.group(1)} の引数が無い"
+    for found in re.finditer(r"\\([A-Za-z]+)", tex):
+        count = _ARGUMENTS.get(found.group(1))
+        if count is not None and _arguments_after(tex, found.end()) < count:
+            return f"\\{found.group(1)} の引数が {count} つそろっていない"
+    return None
+
+
+def _arguments_after(tex: str, at: int) -> int:
+    """How many arguments (a braced group, a command or one character) follow ``at``, up to 2,
+    after an optional ``[…]``."""
+    count, i = 0, at
+    while count < 2:
+        while i < len(tex) and tex[i].isspace():
+            i += 1
+        if i < len(tex) and tex[i] == "[" and count == 0:
+            close = tex.find("]", i)
+            if close < 0:
+                return count
+            i = close + 1
+            continue
+        if i >= len(tex) or tex[i] in "}&":
+            return count
+        if tex[i] == "{":
+            depth = 0
+            while i < len(tex):
+                depth += {"{": 1, "}": -1}.get(tex[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+        elif tex[i] == "\\":
+            match = re.match(r"\\(?:[A-Za-z]+|.)", tex[i:])
+            i += len(match.group(0)) if match else 1
+        else:
+            i += 1
+        count += 1
+    return count
+
+
+def math_message(tex: str, problem: str) -> str:
+    """The one sentence for math that cannot be drawn as written."""
+    shown = " ".join(tex.split())
+    shown = shown if len(shown) <= 60 else shown[:59] + "…"
+    return f"数式 `{shown}` を読めない（{problem}）ので、TeX の書き方を直してください。"
+
+
 # -- the translator ------------------------------------------------------------------------------
 
 def _translator_class(app: Sphinx) -> type[Any]:
@@ -156,18 +237,17 @@ def _translator_over(base: Any) -> type[Any]:
             from docutils.utils.math.latex2mathml import tex2mathml
 
             tex = node.astext()
-            try:
-                markup = tex2mathml(tex, as_block=block)
-            except Exception:  # latex2mathml raises SyntaxError and friends on TeX it does not know
-                markup = None
+            problem = tex_problem(tex)
+            markup = None
+            if problem is None:
+                try:
+                    markup = tex2mathml(tex, as_block=block)
+                except Exception:  # latex2mathml raises SyntaxError and friends on TeX it does not know
+                    problem = "MathML にできない"
+            if problem is not None:
                 notes = getattr(self, "mdmark_notes", None)
                 if notes is not None:
-                    notes.append(
-                        Note(
-                            getattr(node, "line", None),
-                            f"数式 `{tex.strip()[:60]}` を MathML にできないので、TeX の書き方を直してください。",
-                        )
-                    )
+                    notes.append(Note(getattr(node, "line", None), math_message(tex, problem)))
             if block:
                 self.body.append(self.starttag(node, "div", CLASS="math mdmark-math"))
                 if node.get("number"):
@@ -237,15 +317,15 @@ def _data_uri(path: Path) -> str:
     return f"data:{mime};base64,{base64.b64encode(read_regular(path, MAX_IMAGE_BYTES)).decode('ascii')}"
 
 
-def clean_raw_html(html: str, local: Callable[[str], str | None] | None = None) -> tuple[str, list[str]]:
+def clean_raw_html(html: str, local: Callable[[str, str], str | None] | None = None) -> tuple[str, list[str]]:
     """Rewrite the URL attributes of loading tags in raw HTML so the page loads nothing.
 
-    A remote URL is emptied (and returned, for a warning); a local one goes through ``local``,
-    which returns a ``data:`` URI, or None to empty it too.
+    A remote URL is emptied (and returned, for a warning); a local one goes through ``local``
+    (with the tag's name), which returns a ``data:`` URI, or None to empty it too.
     """
     removed: list[str] = []
 
-    def attr(match: re.Match[str]) -> str:
+    def attr(match: re.Match[str], tag_name: str) -> str:
         value = htmllib.unescape(match.group(2).strip("\"'"))
         lowered = value.lower()
         if not value or lowered.startswith(("data:", "#")):
@@ -253,11 +333,11 @@ def clean_raw_html(html: str, local: Callable[[str], str | None] | None = None) 
         if _SCHEME.match(value) or value.startswith("//"):
             removed.append(value)
             return f'{match.group(1)}""'
-        inlined = local(value) if local is not None else None
+        inlined = local(value, tag_name) if local is not None else None
         return f'{match.group(1)}"{inlined}"' if inlined else f'{match.group(1)}""'
 
     def tag(match: re.Match[str]) -> str:
-        return _URL_ATTR.sub(attr, match.group(0))
+        return _URL_ATTR.sub(lambda m: attr(m, match.group(1).lower()), match.group(0))
 
     return _LOADING_TAG.sub(tag, html), removed
 
@@ -350,7 +430,7 @@ class _Pass:
     def _raw(self, node: nodes.Element) -> None:
         from docutils import nodes
 
-        def local(value: str) -> str | None:
+        def local(value: str, tag_name: str) -> str | None:
             path = value.split("#", 1)[0].split("?", 1)[0]
             rel = self._resolve(urllib.parse.unquote(path))
             file = self.srcdir / rel
@@ -363,7 +443,10 @@ class _Pass:
                     return _data_uri(file)
                 except OSError:
                     pass
-            self.note(node, f"HTML の中の `{value}` が見つからないので、パスを直すかファイルを置いてください。")
+            if tag_name == "img":  # an image check reports too: the same sentence
+                self.note(node, missing_image_message(value, file))
+            else:
+                self.note(node, f"HTML の中の `{value}` が見つからないので、パスを直すかファイルを置いてください。")
             return None
 
         text = node.astext()
@@ -427,7 +510,7 @@ class _Pass:
         except OSError:
             size = -1
         if size < 0:
-            self.note(node, f"画像 `{written}` が見つからないので、パスを直すか画像を置いてください。")
+            self.note(node, missing_image_message(written, file))
             self._drop_image(node, alt or written)
             return
         if size > MAX_IMAGE_BYTES:
@@ -531,10 +614,9 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
             translator.mdmark_lang = label_language(lang)
             tree.walkabout(translator)
             html = "".join(translator.fragment)
-    notes = work.notes + [
-        Note(w.line, f"記法の警告（{w.message.rstrip('.')}）が出たので、その行の書き方を直してください。")
-        for w in sphinx_warnings
-    ]
+    from mdmark.host.warnings_ja import warning_sentence
+
+    notes = work.notes + [Note(w.line, warning_sentence(w.message, w.type)) for w in sphinx_warnings]
     notes.sort(key=lambda n: n.line or 0)
     deps = [(rel_dep, size, mtime) for rel_dep, (size, mtime) in sorted(work.deps.items())]
     return Fragment(docname, html, work.xrefs, notes, deps)

@@ -38,6 +38,8 @@ VIEW_FIELDS: dict[str, tuple[str, ...]] = {
     "full": ("path", "aliases", "related", "referenced_by"),
 }
 HINT = "続きがあります。tags・any_tags・text で絞るか、count_only で件数だけを確かめてください。"
+#: The same advice in the words of ``mdmark find`` (its options, not the tool's argument names).
+CLI_HINT = "続きがあります。--tag・--any-tag・--text で絞るか、--count-only で件数だけを確かめてください。"
 
 _COLUMNS: dict[str, str] = {
     "id": "ID",
@@ -125,7 +127,7 @@ def _related_entry(rel: Any) -> dict[str, Any]:
     return entry
 
 
-def _unknown_tag_warning(index: Index, name: str) -> str:
+def _unknown_tag_warning(index: Index, name: str, for_cli: bool = False) -> str:
     known = [t.name for t in index.tags] + [a for t in index.tags for a in t.aliases]
     close = close_names(name, known)
     # Aliases are suggested through their vocabulary name: that is the name to write.
@@ -135,7 +137,8 @@ def _unknown_tag_warning(index: Index, name: str) -> str:
         if canonical not in names:
             names.append(canonical)
     tail = f"近いタグ: {quote_list(names)}" if names else "近いタグも無い"
-    return f"タグ `{name}` は索引のタグの語彙に無く、そのまま引いた（{tail}）ので、list_tags で語彙を確かめてください。"
+    lookup = "`mdmark tags`" if for_cli else "list_tags"
+    return f"タグ `{name}` は索引のタグの語彙に無く、そのまま引いた（{tail}）ので、{lookup} で語彙を確かめてください。"
 
 
 def find_docs(
@@ -153,8 +156,12 @@ def find_docs(
     count_only: Any = None,
     format: Any = None,
     config: Any = None,
+    for_cli: bool = False,
 ) -> str | dict[str, Any]:
-    """Documents of the index that meet every given condition (see the tool's description in :mod:`mdmark.tools.find_docs`)."""
+    """Documents of the index that meet every given condition (see the tool's description in :mod:`mdmark.tools.find_docs`).
+
+    ``for_cli``: the markdown form speaks to a shell user (``--include path``, ``--cursor X``), not
+    to an MCP client (``include: ["path"]``, ``next_cursor``); the data is the same."""
     args = checked(params.FIND_DOCS, text=text, tags=tags, any_tags=any_tags, related_to=related_to, limit=limit, cursor=cursor,
         view=view, include=include, exclude=exclude, count_only=count_only, format=format, config=config,
     )
@@ -192,7 +199,7 @@ def find_docs(
     if index.has_tags:
         for name in dict.fromkeys([*tag_args, *any_args]):
             if index.tag(name) is None:
-                warnings.append(_unknown_tag_warning(index, name))
+                warnings.append(_unknown_tag_warning(index, name, for_cli))
 
     fields = [f for f in FIELDS if (f in VIEW_FIELDS[args["view"]] or f in include_fields) and f not in exclude_fields]
     needs_graph = related_arg is not None or ("referenced_by" in fields and not counting)
@@ -229,7 +236,7 @@ def find_docs(
     if not counting:
         result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in FIELDS if f not in fields]
         result["docs"] = [_row(doc, chars[id(doc)], fields, graph, relations if related_arg is not None else None) for doc in page]
-    return answer(result, fmt, lambda data: render_find_markdown(data, fields, related_arg is not None))
+    return answer(result, fmt, lambda data: render_find_markdown(data, fields, related_arg, for_cli=for_cli))
 
 
 def text_matches(doc: Doc, needle: str) -> bool:
@@ -278,44 +285,58 @@ def _null(value: Any) -> str:
     return "null" if value is None else str(value)
 
 
-def _render_cell(field: str, row: dict[str, Any]) -> str:
+def relation_text(relation: dict[str, Any], related_to: str) -> str:
+    """One relation in Japanese: its type (a body link or a name's occurrence has none) and which
+    way it runs between ``related_to`` and the row's document."""
+    kind = relation["type"] or "本文の参照"
+    way = f"`{related_to}` から" if relation["direction"] == "outgoing" else f"`{related_to}` へ"
+    return f"{kind}（{way}）"
+
+
+def _render_cell(field: str, row: dict[str, Any], related_to: str | None = None) -> str:
     value = row[field]
     if field == "tags":
         return "・".join(f"{t['name']}（主題）" if t["main"] else t["name"] for t in value)
     if field == "aliases":
         return "・".join(value)
     if field == "related":
-        return "・".join(f"{r['to']}（{_null(r['type'])}）" for r in value)
+        return "・".join(f"{r['to']}（{r['type']}）" if r["type"] else r["to"] for r in value)
     if field == "relations":
-        return "・".join(f"{r['direction']} {_null(r['type'])}" for r in value)
+        return "・".join(relation_text(r, related_to or "") for r in value)
     if value is None:
         return ""
     return str(value)
 
 
-def render_find_markdown(result: dict[str, Any], fields: list[str], with_relations: bool) -> str:
-    """The markdown form of a find_docs result, line by line as the contract shows it."""
+def render_find_markdown(
+    result: dict[str, Any], fields: list[str], related_to: str | None, *, for_cli: bool = False
+) -> str:
+    """The markdown form of a find_docs result, line by line as the contract shows it; ``for_cli``
+    names the shell's options instead of the tool's arguments."""
     lines: list[str] = []
     if "docs" in result:
-        lines.append(
-            f"総件数 {result['total']} 件・返した件数 {result['returned']} 件・合計文字数 {result['total_chars']}"
-            f"・next_cursor: {_null(result['next_cursor'])}"
-        )
-        columns = [*BRIEF_FIELDS, *fields, *(["relations"] if with_relations else [])]
+        head = f"総件数 {result['total']} 件・返した件数 {result['returned']} 件・合計文字数 {result['total_chars']}"
+        if not for_cli:
+            head += f"・next_cursor: {_null(result['next_cursor'])}"
+        elif result["next_cursor"] is not None:
+            head += f"・続きは --cursor {result['next_cursor']}"
+        lines.append(head)
+        columns = [*BRIEF_FIELDS, *fields, *(["relations"] if related_to is not None else [])]
         lines.append("| " + " | ".join(_COLUMNS[c] for c in columns) + " |")
         lines.append("|" + "|".join(" --- " for _ in columns) + "|")
         for row in result["docs"]:
-            lines.append("| " + " | ".join(_cell(_render_cell(c, row)) for c in columns) + " |")
+            lines.append("| " + " | ".join(_cell(_render_cell(c, row, related_to)) for c in columns) + " |")
     else:
         lines.append(f"総件数 {result['total']} 件・合計文字数 {result['total_chars']}")
     if result["tag_counts"]:
         lines.append("タグごとの件数: " + "・".join(f"{t['name']} {t['count']}" for t in result["tag_counts"]))
     if result.get("omitted"):
-        lines.append("省いた項目: " + "・".join(f"{o['field']}（{o['how']}）" for o in result["omitted"]))
+        how = (lambda o: f"--include {o['field']}") if for_cli else (lambda o: o["how"])
+        lines.append("省いた項目: " + "・".join(f"{o['field']}（{how(o)}）" for o in result["omitted"]))
     for warning in result["warnings"]:
         lines.append(f"警告: {warning}")
     if result.get("hint"):
-        lines.append(result["hint"])
+        lines.append(CLI_HINT if for_cli else result["hint"])
     return "\n".join(lines) + "\n"
 
 

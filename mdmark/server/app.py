@@ -28,7 +28,7 @@ from mdmark.errors import MdmarkError
 from mdmark.util.bounds import value_problem
 from mdmark.server.limits import Job, call_seconds, stop_all, stopping_message, timeout_message
 from mdmark.server.prompts import register_prompts
-from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool
+from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, unknown_tool_message
 from mdmark.tools.spec import ToolOutcome, error
 
 if TYPE_CHECKING:
@@ -40,10 +40,29 @@ if TYPE_CHECKING:
 #: Host header values (without the port) that reach the server; anything else is a DNS-rebinding attempt.
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
-INSTRUCTIONS = (
-    "mdmark: Markdown の設計文書と YAML の索引を扱うツール。"
-    "read_guide 以外のツールは作業のフォルダで動く。使い方は read_guide で使い方集を読む。"
-)
+#: Opens the line of the instructions that lists the guide's pages (the plugin's SessionStart hook
+#: copies the ``- name: title — description`` lines under it).
+GUIDE_HEADING = "使い方集のページ（read_guide の names に渡す名前）:"
+
+
+def instructions() -> str:
+    """The server's ``instructions``: what mdmark is, the ``project_dir`` rule every client needs
+    (the plugin's hook fills it in for Claude Code; other clients must pass it themselves, and the
+    input schemas do not show it), and the guide's pages."""
+    from mdmark.guide.reader import guide_entries
+
+    lines = [
+        "mdmark: Markdown の設計文書と YAML の索引を扱うツール。",
+        "read_guide 以外のツールは、作業のフォルダ（設定ファイルや文書の相対パスの起点）の絶対パスを引数 project_dir に入れて呼ぶ"
+        "（入力スキーマには出ないが受け付ける。Claude Code のプラグインはフックで自動で入れる）。read_guide は project_dir を取らない。",
+        "使い方は read_guide で使い方集を読む。",
+        GUIDE_HEADING,
+    ]
+    lines += [
+        f"- {entry.name}: {entry.title}" + (f" — {entry.description}" if entry.description else "")
+        for entry in guide_entries()
+    ]
+    return "\n".join(lines)
 
 
 def tool_list() -> list[mcp_types.Tool]:
@@ -78,6 +97,11 @@ def create_server() -> Server[Any]:
         return mcp_types.ListToolsResult(tools=tools)
 
     async def call(ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+        if params.name not in TOOLS_BY_NAME:
+            # The MCP spec answers a call of an unknown tool with a protocol error, not a tool result.
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(mcp_types.INVALID_PARAMS, unknown_tool_message(params.name))
         outcome = await run_bounded(params.name, params.arguments, seconds)
         return mcp_types.CallToolResult(
             content=[
@@ -98,7 +122,7 @@ def create_server() -> Server[Any]:
         "mdmark",
         version=__version__,
         title="mdmark",
-        instructions=INSTRUCTIONS,
+        instructions=instructions(),
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call,
@@ -180,7 +204,8 @@ def _origin_key(origin: str) -> str:
 
 
 class Guard:
-    """ASGI middleware in front of the SDK app: 421 for a non-loopback Host, 403 for any Origin.
+    """ASGI middleware in front of the SDK app: 421 for a non-loopback Host, 403 for any Origin,
+    405 for ``GET /mcp`` (the server is stateless: there is no event stream to open).
 
     Claude Code sends no ``Origin``; every web page does. Refusing every Origin (not only foreign
     ones, as the SDK's own check does) means no page, local or remote, can drive the tools.
@@ -222,6 +247,15 @@ class Guard:
             origin = headers.get("origin")
             if origin is not None and _origin_key(origin) not in self.origins:
                 response = PlainTextResponse(self.origin_message + "\n", status_code=403)
+                await response(scope, receive, send)
+                return
+            if scope["type"] == "http" and scope.get("method") == "GET" and scope.get("path", "").rstrip("/") == "/mcp":
+                # A stateless server has no stream to open: the SDK would hold an empty one open.
+                response = PlainTextResponse(
+                    "mdmark serve はセッションを持たずサーバーから送るイベントも無いので、GET ではなく POST で JSON-RPC の要求を送ってください。\n",
+                    status_code=405,
+                    headers={"Allow": "POST"},
+                )
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

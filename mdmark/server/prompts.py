@@ -154,8 +154,16 @@ def _write_doc(args: dict[str, str], tools: Tools) -> str:
         + tool_name(tools, "find_docs")
         + " の relations が出します）。",
         "   - `change_together` の組にするときだけは両側に書きます。相手の項目も "
-        + tool_call(tools, "update_index", {"kind": "doc", "id": "<相手の ID>", "item": "<今の値を全て残し、related に組を足した項目>"})
-        + " で置き換えます（今の値は索引のファイルで確かめます）。",
+        + tool_call(tools, "update_index", {
+            "kind": "doc",
+            "id": "<相手の ID>",
+            "item": {
+                "path": "<今の path>",
+                "title": "<今の title>",
+                "related": ["<今の related の要素を全て>", "<新しい文書への change_together の組（to・type・when）>"],
+            },
+        })  # fmt: skip
+        + " で置き換えます（項目ごと置き換わるので、tags・aliases・description なども今の値を全て入れます。今の値は索引のファイルで確かめます）。",
         "   - 語彙に無いタグがどうしても要るときは、利用者に確かめてから、先に "
         + tool_call(tools, "update_index", {"kind": "tag", "id": "<タグの name>", "item": {"description": "含める: … 含めない: … 例: …"}})
         + " で語彙に足します。",
@@ -209,8 +217,12 @@ def _fix_drift(args: dict[str, str], tools: Tools) -> str:
         + "）で直します:",
         *rows,
         "3. 索引は "
-        + tool_call(tools, "update_index", {"kind": "doc", "id": "<where の項目の ID>", "item": "<今の値を全て残し、直すキーだけを替えた項目>"})
-        + " で直します。項目ごと置き換わるので、今の値は索引のファイルの where の場所で確かめてから渡します（タグの語彙は kind tag、用語は kind term）。"
+        + tool_call(tools, "update_index", {
+            "kind": "doc",
+            "id": "<where の項目の ID>",
+            "item": {"path": "<今の path>", "title": "<直した title>", "tags": ["<今の tags の要素を全て>"]},
+        })  # fmt: skip
+        + " で直します（例は title を直すとき）。項目ごと置き換わるので、直さないキーも今の値を全て入れます。今の値は索引のファイルの where の場所で確かめてから渡します（タグの語彙は kind tag、用語は kind term）。"
         "設定ファイルと文書のファイルは直接書き換えます。記法は "
         + tool_call(tools, "read_guide", {"names": ["notation"]})
         + " で確かめます。",
@@ -319,8 +331,8 @@ def _explain_doc(args: dict[str, str], tools: Tools) -> str:
     steps += [
         f"{n}. 説明する: 初めて読む人に向けて、次の順に書きます。",
         "   - この文書は何についての文書で、どんな節から成るか（見出しごとに 1 行）。",
-        "   - 先に読む文書: relations の direction が outgoing で type が `requires`（土台）と `part_of`（全体）の相手。",
-        "   - 合わせて読む文書: `references` と `referenced_by`、type が null の関係（本文のリンクと名前の出現）。",
+        f"   - 先に読む文書: relations が「（`{doc_id}` から）」（JSON では direction が outgoing）で、種類が `requires`（土台）と `part_of`（全体）の相手。",
+        "   - 合わせて読む文書: `references` と `referenced_by`、「本文の参照」（JSON では type が null）の関係（本文のリンクと名前の出現）。",
         "   - この文書に頼る文書: `required_by` と `has_part`。変えるときに一緒に直す文書: `change_together`。古い版と新しい版: `replaces` と `replaced_by`。",
         "   - 各相手には、題と、索引に書かれた when（その関係をたどる場面）を添えます。",
         f"{n + 1}. 最後に、次に読む文書を 3〜5 件、読む順に、理由を 1 行ずつ添えて勧めます。文書は書き換えません。",

@@ -126,14 +126,19 @@ def internal_error_message(exc: Exception) -> str:
     )
 
 
+def unknown_tool_message(name: str) -> str:
+    """The one sentence for a tool name mdmark does not have (the server answers it as a JSON-RPC error)."""
+    return (
+        f"ツール `{name}` は mdmark に無いので、{quote_list(TOOLS_BY_NAME)} のどれかを呼んでください"
+        f"{suggestion(name, TOOLS_BY_NAME)}。"
+    )
+
+
 def call_tool(name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
     """Run one tool call to completion (blocking: the server runs it in a worker thread)."""
     spec = TOOLS_BY_NAME.get(name)
     if spec is None:
-        return error(
-            f"ツール `{name}` は mdmark に無いので、{quote_list(TOOLS_BY_NAME)} のどれかを呼んでください"
-            f"{suggestion(name, TOOLS_BY_NAME)}。"
-        )
+        return error(unknown_tool_message(name))
     try:
         start, args = parse_arguments(spec, arguments)
         assert spec.handler is not None  # every tool of TOOLS is declared with its handler

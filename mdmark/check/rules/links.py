@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import os
-import posixpath
 from collections.abc import Iterator
 from pathlib import Path
 
-from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.diagnostics import Diagnostic, DriftKind, missing_image_message
 from mdmark.check.rules.context import CheckContext
-from mdmark.util.text import close_file
 
 
 def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -45,17 +43,10 @@ def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
                 continue
             if image_file.is_file():
                 continue
-            folder = image_file.parent
-            siblings = [p.name for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []
-            candidate = close_file(image_file.name, siblings)
-            if candidate is not None:
-                fix = f"近い `{posixpath.join(posixpath.dirname(image.uri), candidate)}` にパスを直すか、"
-            else:
-                fix = "パスを直すか、"
             yield Diagnostic(
                 document.file,
                 str(image.line) if image.line else "",
                 DriftKind.MISSING_IMAGE,
-                f"画像 `{image.uri}` のファイルが無いので、{fix}画像のファイルを置いてください。",
+                missing_image_message(image.uri, image_file),
                 image.line,
             )

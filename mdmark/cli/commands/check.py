@@ -1,4 +1,4 @@
-"""``mdmark check``: the drift list as text lines, the MCP JSON, or GitHub workflow annotations."""
+"""``mdmark check``: the drift list as text lines, the MCP JSON, GitHub workflow annotations or a SARIF log."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mdmark.check.collect import collect
 from mdmark.cli.commands.progress import progress_line
+from mdmark.cli.commands.sarif import sarif_failure, sarif_log
 from mdmark.diagnostics import Diagnostic
 from mdmark.errors import MdmarkError
 from mdmark.util.files import display
@@ -62,12 +63,16 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "github":
             # Without an annotation a CI run that could not check shows nothing in the pull request.
             print(github_error_line(exc, workspace))
+        elif args.format == "sarif":
+            print(json.dumps(sarif_failure(exc, workspace), ensure_ascii=False, indent=2))
         raise
     if args.format == "json":
         print(terminal_safe(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2), True))
     elif args.format == "github":
         for diag in diagnostics:
             print(github_line(diag, project.root, workspace))
+    elif args.format == "sarif":
+        print(json.dumps(sarif_log(diagnostics, project.root, workspace), ensure_ascii=False, indent=2))
     else:
         for diag in diagnostics:
             print(terminal_safe(diag.text_line()))

@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
         count_only=True if args.count_only else None,
         format=args.format,
         config=args.config,
+        for_cli=True,
     )
     print_result(result)
     return 0
