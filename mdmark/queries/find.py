@@ -293,15 +293,22 @@ def relation_text(relation: dict[str, Any], related_to: str) -> str:
     return f"{kind}（{way}）"
 
 
-def _render_cell(field: str, row: dict[str, Any], related_to: str | None = None) -> str:
+def _render_cell(field: str, row: dict[str, Any], related_to: str | None = None, for_cli: bool = False) -> str:
     value = row[field]
     if field == "tags":
         return "・".join(f"{t['name']}（主題）" if t["main"] else t["name"] for t in value)
     if field == "aliases":
         return "・".join(value)
+    # The tool's markdown is the customer's contract, word for word: ``{to}（{type}）`` and
+    # ``{direction} {type}`` with JSON's names (null included), as agents also read the JSON. The
+    # CLI speaks to a person: relations in Japanese, nothing shown for an untyped entry.
     if field == "related":
+        if not for_cli:
+            return "・".join(f"{r['to']}（{_null(r['type'])}）" for r in value)
         return "・".join(f"{r['to']}（{r['type']}）" if r["type"] else r["to"] for r in value)
     if field == "relations":
+        if not for_cli:
+            return "・".join(f"{r['direction']} {_null(r['type'])}" for r in value)
         return "・".join(relation_text(r, related_to or "") for r in value)
     if value is None:
         return ""
@@ -325,7 +332,7 @@ def render_find_markdown(
         lines.append("| " + " | ".join(_COLUMNS[c] for c in columns) + " |")
         lines.append("|" + "|".join(" --- " for _ in columns) + "|")
         for row in result["docs"]:
-            lines.append("| " + " | ".join(_cell(_render_cell(c, row, related_to)) for c in columns) + " |")
+            lines.append("| " + " | ".join(_cell(_render_cell(c, row, related_to, for_cli)) for c in columns) + " |")
     else:
         lines.append(f"総件数 {result['total']} 件・合計文字数 {result['total_chars']}")
     if result["tag_counts"]:

@@ -331,8 +331,8 @@ def _explain_doc(args: dict[str, str], tools: Tools) -> str:
     steps += [
         f"{n}. 説明する: 初めて読む人に向けて、次の順に書きます。",
         "   - この文書は何についての文書で、どんな節から成るか（見出しごとに 1 行）。",
-        f"   - 先に読む文書: relations が「（`{doc_id}` から）」（JSON では direction が outgoing）で、種類が `requires`（土台）と `part_of`（全体）の相手。",
-        "   - 合わせて読む文書: `references` と `referenced_by`、「本文の参照」（JSON では type が null）の関係（本文のリンクと名前の出現）。",
+        "   - 先に読む文書: relations の direction が outgoing で type が `requires`（土台）と `part_of`（全体）の相手。",
+        "   - 合わせて読む文書: `references` と `referenced_by`、type が null の関係（本文のリンクと名前の出現）。",
         "   - この文書に頼る文書: `required_by` と `has_part`。変えるときに一緒に直す文書: `change_together`。古い版と新しい版: `replaces` と `replaced_by`。",
         "   - 各相手には、題と、索引に書かれた when（その関係をたどる場面）を添えます。",
         f"{n + 1}. 最後に、次に読む文書を 3〜5 件、読む順に、理由を 1 行ずつ添えて勧めます。文書は書き換えません。",
