@@ -38,6 +38,10 @@ class Project:
     #: Warning types the host reports itself, so mdmark does not repeat them: inside a Sphinx
     #: build (the extension) Sphinx reports roles' and toctrees' broken references.
     host_reports: tuple[str, ...] = ()
+    #: The host already runs ``sphinx.conf``'s conf.py (``mdmark.sphinx_ext`` inside the user's own
+    #: ``sphinx-build``): it counts as trusted. Everywhere else the user's record decides.
+    host_runs_conf: bool = False
+    _trust: tuple[str | None] | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, start: Path, config: str | Path | None = None, texts: Mapping[Path, str] | None = None) -> Project:
@@ -79,8 +83,24 @@ class Project:
         return workspace_for(self.root)
 
     @property
+    def conf_trusted(self) -> str | None:
+        """The trust fingerprint of ``sphinx.conf``'s conf.py when it may run (the user trusts it as it
+        is now, see :mod:`mdmark.host.trust`), else None: it is only read. Decided once per Project."""
+        if self._trust is None:
+            conf = self.config.sphinx_conf
+            digest: str | None = None
+            if conf is not None:
+                from mdmark.host.trust import fingerprint, trusted_digest
+
+                digest = fingerprint(conf).digest if self.host_runs_conf else trusted_digest(conf)
+            self._trust = (digest,)
+        return self._trust[0]
+
+    @property
     def pipeline(self) -> Pipeline:
-        return self.workspace.pipeline(self.root, self.config.markdown, self.cache_dir, self.config.sphinx_conf)
+        return self.workspace.pipeline(
+            self.root, self.config.markdown, self.cache_dir, self.config.sphinx_conf, self.conf_trusted
+        )
 
     @property
     def source_dir(self) -> Path:

@@ -103,6 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--stdio", action="store_true", help="標準入出力で話す（既定。クライアントの設定に合わせて付けてもよい）")
 
+    p = sub.add_parser(
+        "trust",
+        help="プロジェクトの conf.py を動かしてよいと記録する（MCP には無い）",
+        description=(
+            "設定の sphinx.conf の conf.py と、それが読み込むプロジェクトの中のモジュールを、今の中身のまま信頼すると"
+            "利用者の設定のフォルダ（$XDG_CONFIG_HOME/mdmark/ か ~/.config/mdmark/）に記録する。"
+            "信頼するまで conf.py は動かさず、書かれた設定だけを読む。中身が変わると信頼は外れる。"
+        ),
+    )
+    _config_arg(p)
+    action = p.add_mutually_exclusive_group()
+    action.add_argument("--list", action="store_true", help="信頼しているプロジェクトと、その信頼が今も有効かを出す")
+    action.add_argument("--revoke", action="store_true", help="このプロジェクトの信頼を取り消す")
+
     p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
     tool_args(p, "read_guide")
 
