@@ -25,6 +25,20 @@ if TYPE_CHECKING:
     from mdmark.references import Model
     from mdmark.host.app import ConfInfo
 
+
+def require_config_inside(project_dir: Path, config: str) -> None:
+    """An MCP tool's ``config`` must lie inside ``project_dir`` (links resolved): a call must not
+    run or write another folder's project."""
+    from mdmark.util.files import is_inside
+
+    check_path(config, "config")
+    path = Path(config) if Path(config).is_absolute() else project_dir / config
+    if not is_inside(path, project_dir):
+        raise MdmarkError(
+            f"config の `{config}` は project_dir の外にあるので、project_dir の中の設定ファイルを指定してください。"
+        )
+
+
 def _check_config_arg(config: str | Path | None) -> None:
     if isinstance(config, str):
         check_path(config, "config")
@@ -60,10 +74,17 @@ class Project:
         return cls(load_config(start, config), start)
 
     @classmethod
-    def for_export(cls, start: Path, config: str | Path | None = None) -> Project:
-        """Like :meth:`open`, but a missing config (none given, none found) means the built-in defaults."""
+    def for_export(cls, start: Path, config: str | Path | None = None, document: str | None = None) -> Project:
+        """Like :meth:`open`, but a missing config (none given, none found) means the built-in defaults.
+
+        ``document`` (relative to ``start``): the file the command is about; the config is searched
+        from its folder, and the defaults are rooted at its git work tree, else its own folder."""
         _check_config_arg(config)
-        return cls(config_for_export(start, config), start)
+        path = None
+        if document is not None:
+            check_path(document, "パス")
+            path = Path(document) if Path(document).is_absolute() else start / document
+        return cls(config_for_export(start, config, path), start)
 
     @property
     def root(self) -> Path:

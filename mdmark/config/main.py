@@ -8,6 +8,7 @@ commands that need that key refuse with the same sentence (:meth:`Config.require
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -299,8 +300,21 @@ def default_config(root: Path) -> Config:
     return Config(root=root.resolve())
 
 
-def config_for_export(start: Path, explicit: str | Path | None) -> Config:
-    """An explicit config must exist; otherwise the nearest one, or the defaults rooted at ``start``."""
-    if explicit is not None or find_config(start) is not None:
+def config_for_export(start: Path, explicit: str | Path | None, document: Path | None = None) -> Config:
+    """An explicit config must exist; otherwise the nearest one, or the defaults.
+
+    With ``document`` (the file exported), the search starts from its folder and the defaults are
+    rooted at its git work tree, else its own folder — never at the folder mdmark was started from:
+    exporting ``Downloads/x/readme.md`` from the home folder must not make the home folder the project.
+    """
+    if explicit is not None:
         return load_config(start, explicit)
+    if document is not None:
+        from mdmark.host.confine import project_root
+
+        folder = Path(os.path.abspath(document)).parent
+        found = find_config(folder)
+        return load_config(folder, found) if found is not None else default_config(project_root(folder))
+    if find_config(start) is not None:
+        return load_config(start, None)
     return default_config(start)
