@@ -80,6 +80,16 @@ STATIC_EXTENSIONS: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
+#: Directives an untrusted ``sd_custom_directives`` entry may inherit from: sphinx-design's own and
+#: the admonitions. Inheriting ``include`` or ``raw`` would make a name that reads files.
+SD_INHERITABLE: frozenset[str] = frozenset(
+    {
+        "dropdown", "card", "card-carousel", "grid", "grid-item", "grid-item-card", "tab-set", "tab-item",
+        "tab-set-code", "article-info", "button-link", "button-ref", "div",
+        "admonition", "note", "warning", "tip", "important", "hint", "caution", "danger", "error", "attention", "seealso",
+    }
+)  # fmt: skip
+
 _AUTODOC = re.compile(
     rb"(?:\{|\.\.\s+)(?:py:)?auto(?:module|class|function|exception|data|method|attribute|property|decorator|summary)"
     rb"(?:\}|::)[ \t]*([A-Za-z_][\w.]*)"
@@ -141,6 +151,11 @@ def static_plan(conf: Path, root: Path, static: StaticConf | None = None) -> Sta
     """What mdmark uses of an untrusted ``conf`` (inside project ``root``)."""
     static = static if static is not None else read_conf(conf)
     values = {k: v for k, v in static.values.items() if static_setting(k)}
+    custom = values.get("sd_custom_directives")
+    if isinstance(custom, dict):
+        values["sd_custom_directives"] = {
+            k: v for k, v in custom.items() if isinstance(v, dict) and v.get("inherit") in SD_INHERITABLE
+        }
     language = values.get("language")
     if language is not None and not (isinstance(language, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,20}", language)):
         values.pop("language")
