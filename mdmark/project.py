@@ -111,9 +111,10 @@ class Project:
             conf = self.config.sphinx_conf
             digest: str | None = None
             if conf is not None:
+                from mdmark.host.confine import project_root
                 from mdmark.host.trust import fingerprint, trusted_digest
 
-                digest = fingerprint(conf).digest if self.host_runs_conf else trusted_digest(conf)
+                digest = fingerprint(conf, project_root(self.root)).digest if self.host_runs_conf else trusted_digest(conf)
             self._trust = (digest,)
         return self._trust[0]
 

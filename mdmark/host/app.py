@@ -219,18 +219,20 @@ def create_app(
     conf: Path | None,
     workdir: Path,
     trusted: bool = False,
+    root: Path | None = None,
 ) -> tuple[Sphinx, ConfInfo]:
     """A Sphinx application reading Markdown the way the project's own build does, and its :class:`ConfInfo`.
 
     ``trusted``: the user trusts ``conf`` (:mod:`mdmark.host.trust`), so it runs as ``sphinx-build``
-    would run it; otherwise it is only read (:func:`_create_static_app`), never executed.
+    would run it; otherwise it is only read (:func:`_create_static_app`), never executed, and no
+    extension is loaded from inside the project ``root`` (default: the git work tree of conf.py's folder).
 
     Creating an application sets up Sphinx's process-wide logging for it; that set-up is undone
     afterwards, so a ``sphinx-build`` that runs mdmark (``mdmark.sphinx_ext``) keeps its own output.
     """
     with SPHINX_LOCK, _logging_kept():
         if conf is not None and not trusted:
-            return _create_static_app(settings, conf, workdir)
+            return _create_static_app(settings, conf, workdir, root)
         return _create_app(srcdir, settings, conf, workdir)
 
 
@@ -353,7 +355,9 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
     return app, _info_of(app, dropped)
 
 
-def _create_static_app(settings: MarkdownSettings, conf: Path, workdir: Path) -> tuple[Sphinx, ConfInfo]:
+def _create_static_app(
+    settings: MarkdownSettings, conf: Path, workdir: Path, root: Path | None
+) -> tuple[Sphinx, ConfInfo]:
     """The application of an untrusted ``conf``: no conf.py (Sphinx is given none to run), its
     literal settings of :data:`~mdmark.host.trust.STATIC_SETTINGS` as overrides, and only the
     extensions of :data:`~mdmark.host.trust.STATIC_EXTENSIONS` installed outside the project."""
@@ -367,7 +371,7 @@ def _create_static_app(settings: MarkdownSettings, conf: Path, workdir: Path) ->
     console.nocolor()
     outdir, doctreedir = str(workdir / "out"), str(workdir / "doctrees")
     status, warning = io.StringIO(), io.StringIO()
-    plan = static_plan(conf, project_root(conf.parent))
+    plan = static_plan(conf, root if root is not None else project_root(conf.parent))
     extensions = list(plan.extensions)
     if "myst_parser" not in extensions:
         extensions.append("myst_parser")  # mdmark reads Markdown whatever the project says

@@ -154,10 +154,12 @@ class _Reader:
             raise _Unknown
         if _size(left) + _size(right) > MAX_VALUE_SIZE:
             raise _Unknown
-        for kind in (list, tuple, str):
-            if isinstance(left, kind) and isinstance(right, kind):
-                joined = left + right
-                return _PathValue(joined) if isinstance(left, _PathValue) else joined
+        if isinstance(left, list) and isinstance(right, list):
+            return left + right
+        if isinstance(left, tuple) and isinstance(right, tuple):
+            return left + right
+        if isinstance(left, str) and isinstance(right, str):
+            return _PathValue(left + right) if isinstance(left, _PathValue) else left + right
         if isinstance(left, (int, float)) and isinstance(right, (int, float)):
             return left + right
         raise _Unknown

@@ -255,12 +255,9 @@ def _autodoc_targets(srcdir: Path) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def local_modules(conf: Path, static: StaticConf | None = None) -> list[Path]:
+def local_modules(conf: Path, root: Path, static: StaticConf | None = None) -> list[Path]:
     """The project's own module files ``conf`` imports: its extensions and autodoc targets that
-    resolve to files under the project root (sorted, without conf.py itself)."""
-    from mdmark.host.confine import project_root
-
-    root = project_root(conf.parent)
+    resolve to files under the project ``root`` (sorted, without conf.py itself)."""
     static = static if static is not None else read_conf(conf)
     dirs = _search_dirs(conf, root, static)
     names = list(static.extensions or ())
@@ -282,14 +279,13 @@ class Fingerprint:
     files: tuple[Path, ...]
 
 
-def fingerprint(conf: Path) -> Fingerprint:
-    """The digest of ``conf`` and of every local module it imports (an unreadable file counts as
-    such, so it cannot match a digest made when it was readable)."""
-    from mdmark.host.confine import project_root
-
+def fingerprint(conf: Path, root: Path) -> Fingerprint:
+    """The digest of ``conf`` and of every local module it imports from the project ``root`` (the
+    project root of the config folder); an unreadable file counts as such, so it cannot match a
+    digest made when it was readable."""
     conf = conf.resolve()
-    root = project_root(conf.parent)
-    files = (conf, *local_modules(conf))
+    root = root.resolve()
+    files = (conf, *local_modules(conf, root))
     digest = hashlib.sha256(b"mdmark-trust-1\0")
     for path in files:
         try:
@@ -321,6 +317,8 @@ class TrustRecord:
 
     conf: str
     config: str
+    #: The project root the fingerprint was made in (module paths are relative to it).
+    root: str
     digest: str
     files: tuple[str, ...]
     trusted_at: str
@@ -329,6 +327,7 @@ class TrustRecord:
         return {
             "conf": self.conf,
             "config": self.config,
+            "root": self.root,
             "digest": self.digest,
             "files": list(self.files),
             "trusted_at": self.trusted_at,
@@ -342,6 +341,7 @@ class TrustRecord:
             return cls(
                 conf=str(data["conf"]),
                 config=str(data["config"]),
+                root=str(data["root"]),
                 digest=str(data["digest"]),
                 files=tuple(str(f) for f in data.get("files", [])),
                 trusted_at=str(data.get("trusted_at", "")),
@@ -422,6 +422,11 @@ def _locked() -> Iterator[None]:
         os.close(fd)
 
 
+def _current(record: TrustRecord) -> bool:
+    conf = Path(record.conf)
+    return secrets.compare_digest(fingerprint(conf, Path(record.root)).digest, record.digest)
+
+
 def is_trusted(conf: Path) -> bool:
     """Whether the user trusted ``conf`` as it is now (conf.py and its local modules unchanged)."""
     return trusted_digest(conf) is not None
@@ -434,15 +439,16 @@ def trusted_digest(conf: Path) -> str | None:
     except (OSError, RuntimeError):
         return None
     record = _read_records().get(str(real))
-    if record is None:
+    if record is None or not real.is_file():
         return None
-    current = fingerprint(real).digest
-    return current if secrets.compare_digest(current, record.digest) else None
+    return record.digest if _current(record) else None
 
 
-def _project_of(config_path: Path) -> tuple[Path, Path]:
-    """(config file, conf.py) of the config at ``config_path``; one sentence when it names no usable conf.py."""
+def _project_of(config_path: Path) -> tuple[Path, Path, Path]:
+    """(config file, conf.py, project root) of the config at ``config_path``; one sentence when it
+    names no usable conf.py."""
     from mdmark.config.main import load_config
+    from mdmark.host.confine import project_root
 
     config = load_config(Path.cwd(), config_path)
     config.require("sphinx")
@@ -452,16 +458,13 @@ def _project_of(config_path: Path) -> tuple[Path, Path]:
             f"設定 `{config_path}` は sphinx.conf で conf.py を指していないので信頼するものが無く、"
             "conf.py を使うなら sphinx.conf に書いてから `mdmark trust` を実行してください。"
         )
-    return config.path, config.sphinx_conf
+    return config.path, config.sphinx_conf, project_root(config.root)
 
 
 def trust(config_path: Path) -> TrustRecord:
     """Record that the user trusts the conf.py the config at ``config_path`` names, as it is now."""
-    from mdmark.host.confine import project_root
-
-    config, conf = _project_of(config_path)
-    found = fingerprint(conf)
-    root = project_root(conf.parent)
+    config, conf, root = _project_of(config_path)
+    found = fingerprint(conf, root)
     files = []
     for path in found.files:
         try:
@@ -469,7 +472,7 @@ def trust(config_path: Path) -> TrustRecord:
         except ValueError:
             files.append(str(path))
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    record = TrustRecord(str(conf), str(config), found.digest, tuple(files), now)
+    record = TrustRecord(str(conf), str(config), str(root), found.digest, tuple(files), now)
     with _locked():
         records = _read_records()
         records[record.conf] = record
@@ -482,7 +485,7 @@ def revoke(config_path: Path) -> TrustRecord | None:
     config file when it is gone); the record removed, None when there was none."""
     wanted = {str(Path(os.path.abspath(config_path)))}
     with contextlib.suppress(MdmarkError, OSError):
-        config, conf = _project_of(config_path)
+        config, conf, _ = _project_of(config_path)
         wanted |= {str(config), str(conf)}
     with _locked():
         records = _read_records()
@@ -507,10 +510,9 @@ def trusted_projects() -> list[TrustedProject]:
     out = []
     for key in sorted(records := _read_records()):
         record = records[key]
-        conf = Path(record.conf)
-        if not conf.is_file():
+        if not Path(record.conf).is_file():
             state = "missing"
         else:
-            state = "trusted" if fingerprint(conf).digest == record.digest else "changed"
+            state = "trusted" if _current(record) else "changed"
         out.append(TrustedProject(record, state))
     return out

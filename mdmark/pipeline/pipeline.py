@@ -65,7 +65,7 @@ class _App:
         self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
         # The scratch folder (Sphinx's doctree pickles) goes when the app goes or the process ends.
         weakref.finalize(self, shutil.rmtree, self.workdir, True)
-        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted)
+        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted, root)
         self.srcdir = srcdir
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).

@@ -50,10 +50,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     record = trust(path)
     modules = record.files[1:]
-    listed = f" と、それが読み込むこのプロジェクトのモジュール {len(modules)} 個（{'・'.join(f'`{m}`' for m in modules)}）" if modules else ""
+    listed = f"と、それが読み込むこのプロジェクトのモジュール {len(modules)} 個（{'・'.join(f'`{m}`' for m in modules)}）" if modules else ""
     print(
         terminal_safe(
-            f"conf.py `{record.files[0]}`{listed}を今の中身のまま信頼しました（どれかが変わると、もう一度 `mdmark trust` を実行するまで conf.py は動かしません）。"
+            f"conf.py `{record.files[0]}` {listed}を今の中身のまま信頼しました（どれかが変わると、もう一度 `mdmark trust` を実行するまで conf.py は動かしません）。"
         )
     )
     return 0
