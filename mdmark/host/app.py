@@ -389,10 +389,13 @@ def _create_static_app(
         )  # fmt: skip
     except Exception:  # a literal value Sphinx refuses: go on with the extensions alone
         overrides = {k: v for k, v in overrides.items() if not _static_value(k)}
-        app = Sphinx(
-            str(conf.parent), None, outdir, doctreedir, "html",
-            confoverrides=overrides, status=status, warning=warning, freshenv=True,
-        )  # fmt: skip
+        try:
+            app = Sphinx(
+                str(conf.parent), None, outdir, doctreedir, "html",
+                confoverrides=overrides, status=status, warning=warning, freshenv=True,
+            )  # fmt: skip
+        except Exception as exc:
+            raise _conf_problem(conf, exc) from None
     _fill_in(app, settings)
     _prepare(app)
     info = dataclasses.replace(_info_of(app, list(plan.missing)), static=True, held=plan.held)

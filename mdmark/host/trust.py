@@ -99,6 +99,37 @@ _AUTODOC = re.compile(
 # -- what is read of an untrusted conf.py -----------------------------------------------------------
 
 
+def _strings(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+
+
+def _str_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+
+
+#: The shape each setting must have to be used (anything else keeps Sphinx's default): a literal
+#: in an odd shape must not reach code that expects the real one.
+_SHAPES: dict[str, Any] = {
+    "root_doc": lambda v: isinstance(v, str),
+    "master_doc": lambda v: isinstance(v, str),
+    "numfig": lambda v: isinstance(v, bool),
+    "numfig_format": _str_map,
+    "numfig_secnum_depth": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "suppress_warnings": _strings,
+    "nitpicky": lambda v: isinstance(v, bool),
+    "nitpick_ignore": lambda v: isinstance(v, (list, tuple, set))
+    and all(isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in v),
+    "exclude_patterns": _strings,
+    "include_patterns": _strings,
+    "source_suffix": lambda v: isinstance(v, str) or _strings(v) or _str_map(v),
+    "extlinks": lambda v: isinstance(v, dict)
+    and all(isinstance(k, str) and isinstance(p, (list, tuple)) and len(p) == 2 for k, p in v.items()),
+    "myst_heading_anchors": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 6,
+    "myst_enable_extensions": _strings,
+    "todo_include_todos": lambda v: isinstance(v, bool),
+}
+
+
 def static_setting(name: str) -> bool:
     """Whether an untrusted conf.py's literal value of ``name`` is used."""
     if name in STATIC_EXCLUDED:
@@ -150,7 +181,9 @@ class StaticPlan:
 def static_plan(conf: Path, root: Path, static: StaticConf | None = None) -> StaticPlan:
     """What mdmark uses of an untrusted ``conf`` (inside project ``root``)."""
     static = static if static is not None else read_conf(conf)
-    values = {k: v for k, v in static.values.items() if static_setting(k)}
+    values = {
+        k: v for k, v in static.values.items() if static_setting(k) and (k not in _SHAPES or _SHAPES[k](v))
+    }
     custom = values.get("sd_custom_directives")
     if isinstance(custom, dict):
         values["sd_custom_directives"] = {
