@@ -244,7 +244,7 @@ def _inside_project(config: Config) -> None:
     work tree of the config folder, else the config folder), or a repository's config could make
     ``mdmark build`` or ``update_index`` overwrite a file anywhere. Outside is a ``config_value``
     drift, and the key is unusable (build and update_index refuse with the same sentence)."""
-    from mdmark.host.confine import inside, project_root
+    from mdmark.util.roots import inside, project_root
 
     root = project_root(config.root)
     checks: list[tuple[str, str | None, str]] = [
@@ -334,7 +334,7 @@ def config_for_export(start: Path, explicit: str | Path | None, document: Path |
     if explicit is not None:
         return load_config(start, explicit)
     if document is not None:
-        from mdmark.host.confine import project_root
+        from mdmark.util.roots import project_root
 
         folder = Path(os.path.abspath(document)).parent
         found = find_config(folder)
