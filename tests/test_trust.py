@@ -388,3 +388,20 @@ def test_base_with_a_planted_git_config_runs_nothing(tmp_path: Path) -> None:
     # The same repository does run them for plain git: the planted settings are live.
     subprocess.run(["git", "-C", str(root), "status"], capture_output=True, check=False)
     assert sorted(p.name for p in tmp_path.glob("PWNED*")) != []
+
+
+def test_fifos_in_the_project_never_block_trust(tmp_path: Path) -> None:
+    """A FIFO named like a document or a module: trusting and checking read around it."""
+    root = hostile(tmp_path)
+    conf = root / "docs" / "conf.py"
+    conf.write_text(CONF.replace('"sphinx.ext.ifconfig"', '"sphinx.ext.autodoc"'), encoding="utf-8")
+    os.mkfifo(root / "docs" / "pipe.md")
+    os.mkfifo(root / "docs" / "_ext" / "pipe.py")
+    home = tmp_path / "config-home"
+    env = {"XDG_CONFIG_HOME": str(home)}
+    assert run_mdmark("trust", cwd=root, env=env, timeout=60).returncode == 0
+    assert run_mdmark("trust", "--list", cwd=root, env=env, timeout=60).stdout.startswith("信頼している: ")
+    conf.unlink()
+    os.mkfifo(conf)
+    checked = run_mdmark("check", cwd=root, env=env, timeout=60)
+    assert "Traceback" not in checked.stderr and markers(root) == []

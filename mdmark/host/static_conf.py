@@ -355,13 +355,14 @@ def _assigned_names(node: ast.stmt) -> list[str]:
 def read_conf(conf: Path) -> StaticConf:
     """The literal settings of ``conf`` (never run). A file that cannot be read or parsed gives
     no values and says why in :attr:`StaticConf.problem`."""
+    from mdmark.util.files import FileTooBig, read_regular
+
     try:
-        with open(conf, "rb") as handle:  # noqa: PTH123 - bounded read of a regular file
-            data = handle.read(MAX_CONF_BYTES + 1)
-    except OSError as exc:
-        return StaticConf(problem=exc.strerror or type(exc).__name__)
-    if len(data) > MAX_CONF_BYTES:
+        data = read_regular(conf, MAX_CONF_BYTES)
+    except FileTooBig:
         return StaticConf(problem=f"{MAX_CONF_BYTES:,} バイトより大きい")
+    except OSError as exc:  # a FIFO is refused, not waited on
+        return StaticConf(problem=exc.strerror or type(exc).__name__)
     try:
         tree = ast.parse(data, filename=str(conf))
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:

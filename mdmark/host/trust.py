@@ -37,6 +37,7 @@ from typing import Any
 
 from mdmark.errors import MdmarkError
 from mdmark.host.static_conf import StaticConf, read_conf
+from mdmark.util.files import read_regular
 
 TRUST_FILE = "trusted.json"
 _LOCK_FILE = ".trusted.lock"
@@ -46,7 +47,7 @@ _MAX_TRUST_BYTES = 5 * 1024 * 1024
 _MAX_MODULE_FILES = 5000
 #: Documents scanned for autodoc targets at most, and bytes read of each.
 _MAX_SCANNED_DOCS = 5000
-_MAX_SCANNED_BYTES = 1024 * 1024
+_MAX_SCANNED_BYTES = 5 * 1024 * 1024
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", "_build", "build", "dist"}
 
 #: Settings an untrusted conf.py may give (statically read): data that shapes how documents read,
@@ -279,9 +280,8 @@ def _autodoc_targets(srcdir: Path) -> list[str]:
             if seen > _MAX_SCANNED_DOCS:
                 return names
             try:
-                with open(Path(current) / file, "rb") as handle:  # noqa: PTH123 - bounded read
-                    data = handle.read(_MAX_SCANNED_BYTES)
-            except OSError:
+                data = read_regular(Path(current) / file, _MAX_SCANNED_BYTES)
+            except OSError:  # not a regular file (a FIFO must not block), too big, unreadable
                 continue
             if b"auto" in data:
                 names.extend(m.group(1).decode("ascii", "replace") for m in _AUTODOC.finditer(data))
@@ -327,11 +327,20 @@ def fingerprint(conf: Path, root: Path) -> Fingerprint:
             rel = str(path)
         digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
         try:
-            with open(path, "rb") as handle:  # noqa: PTH123
-                digest.update(hashlib.sha256(handle.read()).digest())
+            digest.update(_file_digest(path))
         except OSError:
             digest.update(b"unreadable")
     return Fingerprint(digest.hexdigest(), files)
+
+
+def _file_digest(path: Path) -> bytes:
+    """SHA-256 of a regular file's whole content (any size: a large module must be pinned too);
+    opened without blocking, so a FIFO is refused instead of hanging."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return hashlib.file_digest(handle, "sha256").digest()
 
 
 # -- the user's record ----------------------------------------------------------------------------------
