@@ -103,6 +103,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--stdio", action="store_true", help="標準入出力で話す（既定。クライアントの設定に合わせて付けてもよい）")
 
+    p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
+    tool_args(p, "read_guide")
+
+    p = sub.add_parser("outline", help="文書の見出しの索引を見る（MCP の outline と同じ）", description="文書・索引の ID・フォルダの見出しの索引（アンカー・行・文字数・画像の数）を出す。引数と出力は MCP のツール outline と同じ。")
+    tool_args(p, "outline")
+
+    p = sub.add_parser("read", help="文書を節か行の範囲で読む（MCP の read_doc と同じ）", description="文書の Markdown を、全体・1 つの節・行の範囲で出す。MCP のツール read_doc と同じ範囲を読み、画像はデータの代わりに名前と行の 1 行を出す。何も書き出さない。")
+    tool_args(p, "read_doc")
+
     p = sub.add_parser(
         "trust",
         help="プロジェクトの conf.py を動かしてよいと記録する（MCP には無い）",
@@ -116,15 +125,6 @@ def build_parser() -> argparse.ArgumentParser:
     action = p.add_mutually_exclusive_group()
     action.add_argument("--list", action="store_true", help="信頼しているプロジェクトと、その信頼が今も有効かを出す")
     action.add_argument("--revoke", action="store_true", help="このプロジェクトの信頼を取り消す")
-
-    p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
-    tool_args(p, "read_guide")
-
-    p = sub.add_parser("outline", help="文書の見出しの索引を見る（MCP の outline と同じ）", description="文書・索引の ID・フォルダの見出しの索引（アンカー・行・文字数・画像の数）を出す。引数と出力は MCP のツール outline と同じ。")
-    tool_args(p, "outline")
-
-    p = sub.add_parser("read", help="文書を節か行の範囲で読む（MCP の read_doc と同じ）", description="文書の Markdown を、全体・1 つの節・行の範囲で出す。MCP のツール read_doc と同じ範囲を読み、画像はデータの代わりに名前と行の 1 行を出す。何も書き出さない。")
-    tool_args(p, "read_doc")
     return parser
 
 

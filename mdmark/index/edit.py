@@ -155,13 +155,15 @@ def update_index(start: Path, kind: Any, id: Any, item: Any, config: Any = None)
 
 
 def _require_inside(project: Project, written: str) -> None:
-    """An item's ``path`` is relative to the config folder and names a file inside the project
-    root: an index never points at ``/etc/passwd`` or ``../../x``."""
-    from mdmark.host.confine import inside, project_root
+    """An item's ``path`` is relative to the config folder and, as written, stays inside the project
+    root: an index never points at ``/etc/passwd`` or ``../../x``. (A link inside the project that
+    leads out is the readers' to refuse: they read only inside the root.)"""
+    from mdmark.util.roots import project_root
 
     check_path(written, "item の path")
-    if written.startswith(("/", "\\")) or Path(written).is_absolute() or not inside(
-        project.root / written, project_root(project.root)
+    lexical = Path(os.path.normpath(project.root / written))
+    if written.startswith(("/", "\\")) or Path(written).is_absolute() or not lexical.is_relative_to(
+        project_root(project.root)
     ):
         raise MdmarkError(
             f"item の path `{written}` はプロジェクトの外を指す（絶対パスか `..` で外へ出る）ので、"
