@@ -25,6 +25,20 @@ if TYPE_CHECKING:
     from mdmark.references import Model
     from mdmark.host.app import ConfInfo
 
+
+def require_config_inside(project_dir: Path, config: str) -> None:
+    """An MCP tool's ``config`` must lie inside ``project_dir`` (links resolved): a call must not
+    run or write another folder's project."""
+    from mdmark.util.files import is_inside
+
+    check_path(config, "config")
+    path = Path(config) if Path(config).is_absolute() else project_dir / config
+    if not is_inside(path, project_dir):
+        raise MdmarkError(
+            f"config の `{config}` は project_dir の外にあるので、project_dir の中の設定ファイルを指定してください。"
+        )
+
+
 def _check_config_arg(config: str | Path | None) -> None:
     if isinstance(config, str):
         check_path(config, "config")
@@ -38,6 +52,10 @@ class Project:
     #: Warning types the host reports itself, so mdmark does not repeat them: inside a Sphinx
     #: build (the extension) Sphinx reports roles' and toctrees' broken references.
     host_reports: tuple[str, ...] = ()
+    #: The host already runs ``sphinx.conf``'s conf.py (``mdmark.sphinx_ext`` inside the user's own
+    #: ``sphinx-build``): it counts as trusted. Everywhere else the user's record decides.
+    host_runs_conf: bool = False
+    _trust: tuple[str | None] | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, start: Path, config: str | Path | None = None, texts: Mapping[Path, str] | None = None) -> Project:
@@ -56,10 +74,17 @@ class Project:
         return cls(load_config(start, config), start)
 
     @classmethod
-    def for_export(cls, start: Path, config: str | Path | None = None) -> Project:
-        """Like :meth:`open`, but a missing config (none given, none found) means the built-in defaults."""
+    def for_export(cls, start: Path, config: str | Path | None = None, document: str | None = None) -> Project:
+        """Like :meth:`open`, but a missing config (none given, none found) means the built-in defaults.
+
+        ``document`` (relative to ``start``): the file the command is about; the config is searched
+        from its folder, and the defaults are rooted at its git work tree, else its own folder."""
         _check_config_arg(config)
-        return cls(config_for_export(start, config), start)
+        path = None
+        if document is not None:
+            check_path(document, "パス")
+            path = Path(document) if Path(document).is_absolute() else start / document
+        return cls(config_for_export(start, config, path), start)
 
     @property
     def root(self) -> Path:
@@ -79,8 +104,25 @@ class Project:
         return workspace_for(self.root)
 
     @property
+    def conf_trusted(self) -> str | None:
+        """The trust fingerprint of ``sphinx.conf``'s conf.py when it may run (the user trusts it as it
+        is now, see :mod:`mdmark.host.trust`), else None: it is only read. Decided once per Project."""
+        if self._trust is None:
+            conf = self.config.sphinx_conf
+            digest: str | None = None
+            if conf is not None:
+                from mdmark.host.confine import project_root
+                from mdmark.host.trust import fingerprint, trusted_digest
+
+                digest = fingerprint(conf, project_root(self.root)).digest if self.host_runs_conf else trusted_digest(conf)
+            self._trust = (digest,)
+        return self._trust[0]
+
+    @property
     def pipeline(self) -> Pipeline:
-        return self.workspace.pipeline(self.root, self.config.markdown, self.cache_dir, self.config.sphinx_conf)
+        return self.workspace.pipeline(
+            self.root, self.config.markdown, self.cache_dir, self.config.sphinx_conf, self.conf_trusted
+        )
 
     @property
     def source_dir(self) -> Path:

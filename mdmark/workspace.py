@@ -103,15 +103,21 @@ class Workspace:
     # -- pipelines ----------------------------------------------------------------------------
 
     def pipeline(
-        self, srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
+        self,
+        srcdir: Path,
+        settings: MarkdownSettings,
+        cache_dir: Path | None = None,
+        conf: Path | None = None,
+        trusted: str | None = None,
     ) -> Pipeline:
         """The pipeline for a source folder, settings and conf.py (an edited conf.py makes a new one)."""
         from mdmark.pipeline.pipeline import Pipeline
         from mdmark.host.app import conf_digest
 
-        key = (str(srcdir.resolve()), settings.key(), str(cache_dir), str(conf), conf_digest(conf))
+        # Trusted or not is part of the key: trusting (or editing) conf.py makes a new application.
+        key = (str(srcdir.resolve()), settings.key(), str(cache_dir), str(conf), conf_digest(conf, trusted))
         with _REGISTRY_LOCK:  # one Sphinx application per key, even when two threads ask at once
-            return self._pipelines.get_or_make(key, lambda: Pipeline(srcdir, settings, cache_dir, conf))
+            return self._pipelines.get_or_make(key, lambda: Pipeline(srcdir, settings, cache_dir, conf, trusted=trusted))
 
     def pipelines(self) -> list[Pipeline]:
         """The pipelines made so far."""
@@ -217,8 +223,12 @@ def workspace_for(root: Path) -> Workspace:
 
 
 def get_pipeline(
-    srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None = None, conf: Path | None = None
+    srcdir: Path,
+    settings: MarkdownSettings,
+    cache_dir: Path | None = None,
+    conf: Path | None = None,
+    trusted: str | None = None,
 ) -> Pipeline:
     """The pipeline for a source folder, settings and conf.py, kept by the folder's workspace
     (created once, then reused; an edited conf.py makes a new one)."""
-    return workspace_for(srcdir).pipeline(srcdir, settings, cache_dir, conf)
+    return workspace_for(srcdir).pipeline(srcdir, settings, cache_dir, conf, trusted)

@@ -84,7 +84,10 @@ def on_build_finished(app: Sphinx, exception: BaseException | None) -> None:
 
     logger = sphinx_logging.getLogger("mdmark.sphinx_ext")
     # Sphinx reports broken roles and toctree entries itself in this very build.
-    project = Project(state.config, state.confdir, host_reports=SPHINX_REPORTS)
+    # The conf.py this very build runs is the user's own build: the pipeline may run it too.
+    conf = state.config.sphinx_conf
+    runs = conf is not None and conf == (Path(app.confdir) / "conf.py").resolve()
+    project = Project(state.config, state.confdir, host_reports=SPHINX_REPORTS, host_runs_conf=runs)
     provider = _facts_provider(app, project)
     try:
         diagnostics = collect(project, facts=provider)

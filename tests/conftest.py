@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +15,12 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+#: Every test (and every command it runs) records trust in a folder of its own for the session,
+#: never in the real user's config folder (see mdmark.host.trust).
+TRUST_HOME = Path(tempfile.mkdtemp(prefix="mdmark-test-config-"))
+os.environ["XDG_CONFIG_HOME"] = str(TRUST_HOME)
+atexit.register(shutil.rmtree, TRUST_HOME, True)
 
 #: ``MDMARK_REGEN=1`` rewrites golden files from the actual output (check the diff by hand after).
 REGEN = bool(os.environ.get("MDMARK_REGEN"))
@@ -66,6 +74,15 @@ def run_mdmark(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout
         text=True,
         timeout=timeout,
     )
+
+
+def trust_project(config_path: Path | str) -> subprocess.CompletedProcess[str]:
+    """Trust the conf.py of the config at ``config_path`` as a user does: the real
+    ``mdmark trust --config``, recorded under the session's ``XDG_CONFIG_HOME`` (:data:`TRUST_HOME`)."""
+    path = Path(config_path).absolute()
+    result = run_mdmark("trust", "--config", str(path), cwd=path.parent, env={"XDG_CONFIG_HOME": str(TRUST_HOME)})
+    assert result.returncode == 0, result.stderr
+    return result
 
 
 #: Programs some tests drive: the names looked up on PATH, and what to install when none is there

@@ -34,6 +34,7 @@ SUBCOMMANDS = [
     ["guide"],
     ["outline"],
     ["read"],
+    ["trust"],
 ]
 
 
@@ -174,7 +175,7 @@ def test_find_limit_text_gets_the_tool_sentence() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["nosuch"], "mdmark: `nosuch` というコマンドは無い（`init`・`check`・`export`・`build`・`graph`・`find`・`tags`・`index`・`serve`・`lsp`・`preview`・`guide`・`outline`・`read` のどれか）ので、`mdmark --help` で使い方を確かめてください。"),
+        (["nosuch"], "mdmark: `nosuch` というコマンドは無い（`init`・`check`・`export`・`build`・`graph`・`find`・`tags`・`index`・`serve`・`lsp`・`preview`・`guide`・`outline`・`read`・`trust` のどれか）ので、`mdmark --help` で使い方を確かめてください。"),
         (["check", "--format", "xml"], "mdmark check: `--format` に `xml` は使えない（`text`・`json`・`github`・`sarif` のどれか）ので、`mdmark check --help` で使い方を確かめてください。"),
         (["serve", "--port", "abc"], "mdmark serve: `--port` の値 `abc` が整数ではないので、`mdmark serve --help` で使い方を確かめてください。"),
         (["export"], "mdmark export: 必須の引数 `FILE` が無いので、`mdmark export --help` で使い方を確かめてください。"),

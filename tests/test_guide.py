@@ -724,6 +724,10 @@ def _sphinx_project_example(folder: Path) -> Path:
 
 def test_sphinx_project_page_check_and_build_give_the_output_shown(tmp_path: Path) -> None:
     project = _sphinx_project_example(tmp_path / "proj")
+    (trust,) = [b for b in blocks("sphinx-project") if b.lang == "console" and "$ mdmark trust" in b.body]
+    done = run("trust", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout + done.stderr == _transcript(trust, "mdmark trust")
     (check,) = [b for b in blocks("sphinx-project") if b.lang == "console" and "$ mdmark check" in b.body]
     done = run("check", cwd=project)
     assert done.returncode == 1

@@ -1,11 +1,12 @@
-"""``sphinx.conf``: the pipeline's Sphinx application is created from a project's conf.py."""
+"""``sphinx.conf``: the pipeline's Sphinx application is created from a project's conf.py — run once
+the user trusts it (``mdmark trust``), read statically until then (test_trust.py)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from conftest import run_mdmark
+from conftest import run_mdmark, trust_project
 
 CONF = '''\
 import os, pathlib
@@ -41,8 +42,13 @@ def _project(tmp_path: Path, conf: str = CONF, config: str | None = None) -> Pat
     return root
 
 
+def _trusted(root: Path) -> Path:
+    trust_project(root / "mdmark.config.yaml")
+    return root
+
+
 def test_conf_settings_take_effect_and_markdown_only_fills_in(tmp_path: Path) -> None:
-    root = _project(tmp_path)
+    root = _trusted(_project(tmp_path))
     marker = tmp_path / "marker"
     result = run_mdmark("check", "--format", "json", cwd=root, env={"MARKER": str(marker)})
     assert marker.read_text() == "ran"
@@ -67,7 +73,7 @@ def test_conf_runs_only_when_the_config_names_it(tmp_path: Path) -> None:
 
 
 def test_an_extension_that_cannot_be_imported_is_one_drift(tmp_path: Path) -> None:
-    root = _project(tmp_path, conf='extensions = ["myst_parser", "no_such_extension_here", "sphinx.ext.todo"]\n')
+    root = _trusted(_project(tmp_path, conf='extensions = ["myst_parser", "no_such_extension_here", "sphinx.ext.todo"]\n'))
     for _ in range(2):  # the second run answers from the cache, the same
         result = run_mdmark("check", cwd=root)
         lines = result.stdout.splitlines()
@@ -80,7 +86,7 @@ def test_an_extension_that_cannot_be_imported_is_one_drift(tmp_path: Path) -> No
 
 
 def test_a_conf_that_fails_stops_with_one_sentence(tmp_path: Path) -> None:
-    root = _project(tmp_path, conf='raise RuntimeError("boom")\n')
+    root = _trusted(_project(tmp_path, conf='raise RuntimeError("boom")\n'))
     result = run_mdmark("check", cwd=root)
     assert result.returncode == 2
     assert result.stderr.strip() == (
@@ -99,7 +105,7 @@ def test_sphinx_conf_values_are_checked(tmp_path: Path) -> None:
 
 
 def test_an_html_theme_that_is_not_installed_does_not_matter(tmp_path: Path) -> None:
-    root = _project(tmp_path, conf='extensions = ["myst_parser"]\nhtml_theme = "no_such_theme_here"\nhtml_theme_options = {"x": 1}\n')
+    root = _trusted(_project(tmp_path, conf='extensions = ["myst_parser"]\nhtml_theme = "no_such_theme_here"\nhtml_theme_options = {"x": 1}\n'))
     result = run_mdmark("check", cwd=root)
     assert result.returncode in (0, 1), result.stderr
     assert "theme" not in result.stdout + result.stderr
@@ -128,6 +134,7 @@ def test_rst_documents_define_what_markdown_references(tmp_path: Path) -> None:
         'docs:\n  include: ["docs/**/*.md"]\nbuild:\n  include: ["docs/**/*.md"]\n  out: dist/d.html\nsphinx:\n  conf: docs/conf.py\n',
         encoding="utf-8",
     )
+    _trusted(root)
     result = run_mdmark("check", cwd=root)
     assert result.stdout.splitlines() == [
         "docs/guide.md:7: broken_anchor: リンク先 `no-such-label` に当たる見出し・ラベル・文書がどこにも無いので、近い `api-label` に直すか、リンクを直してください。"
@@ -136,3 +143,21 @@ def test_rst_documents_define_what_markdown_references(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stderr
     # References into .rst documents stay text (mdmark builds Markdown only), without a warning each.
     assert "include に加えて" not in built.stderr
+
+
+def test_untrusted_conf_is_read_not_run_with_the_same_result(tmp_path: Path) -> None:
+    """The same project, not trusted: conf.py never runs, its literal settings (extlinks, todo,
+    substitutions, the custom directive, heading anchors, numfig_format) still apply, and the check
+    says once how to trust it."""
+    root = _project(tmp_path)
+    marker = tmp_path / "marker"
+    result = run_mdmark("check", "--format", "json", cwd=root, env={"MARKER": str(marker)})
+    assert not marker.exists()
+    issues = json.loads(result.stdout)["issues"]
+    assert [(i["kind"], i["where"]) for i in issues] == [("config_value", "sphinx.conf"), ("broken_anchor", "15")]
+    assert f"mdmark trust --config {root / 'mdmark.config.yaml'}" in issues[0]["message"]
+    exported = run_mdmark("export", "docs/index.md", cwd=root, env={"MARKER": str(marker)})
+    assert exported.returncode == 0, exported.stderr
+    assert not marker.exists()
+    page = (root / "docs" / "index.html").read_text(encoding="utf-8")
+    assert 'href="https://example.com/pull/12"' in page and "見本" in page and "Figure 1" in page

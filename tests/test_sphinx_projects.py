@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_mdmark
+from conftest import REPO, run_mdmark, trust_project
 
 #: ``MDMARK_CORPORA`` names another folder (a worktree whose parent has no ``shared/``).
 CORPORA = Path(os.environ.get("MDMARK_CORPORA") or REPO.parent / "shared" / "corpora")
@@ -60,6 +60,8 @@ def _copy(name: str, tmp: Path) -> Path:
             path = Path(folder) / file
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
     (project / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
+    # sphinx-build runs the project's conf.py; for mdmark to read it the same way, the user trusts it.
+    trust_project(project / "mdmark.config.yaml")
     return project
 
 

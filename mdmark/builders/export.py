@@ -59,7 +59,7 @@ def export_html(
     from mdmark.graph.views import export_aside
     from mdmark.html.render import render_document
 
-    project = Project.for_export(start, config)
+    project = Project.for_export(start, config, file)
     project.config.require("markdown", "html")
     source = project.resolve_arg(file)
     shown_source = _shown(source, project)

@@ -124,6 +124,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("read", help="文書を節か行の範囲で読む（MCP の read_doc と同じ）", description="文書の Markdown を、全体・1 つの節・行の範囲で出す。MCP のツール read_doc と同じ範囲を読み、画像はデータの代わりに名前と行の 1 行を出す。何も書き出さない。")
     tool_args(p, "read_doc")
+
+    p = sub.add_parser(
+        "trust",
+        help="プロジェクトの conf.py を動かしてよいと記録する（MCP には無い）",
+        description=(
+            "設定の sphinx.conf の conf.py と、それが読み込むプロジェクトの中のモジュールを、今の中身のまま信頼すると"
+            "利用者の設定のフォルダ（$XDG_CONFIG_HOME/mdmark/ か ~/.config/mdmark/）に記録する。"
+            "信頼するまで conf.py は動かさず、書かれた設定だけを読む。中身が変わると信頼は外れる。"
+        ),
+    )
+    _config_arg(p)
+    action = p.add_mutually_exclusive_group()
+    action.add_argument("--list", action="store_true", help="信頼しているプロジェクトと、その信頼が今も有効かを出す")
+    action.add_argument("--revoke", action="store_true", help="このプロジェクトの信頼を取り消す")
     return parser
 
 

@@ -8,6 +8,7 @@ commands that need that key refuse with the same sentence (:meth:`Config.require
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -230,11 +231,35 @@ def build_config(doc: YamlDoc, path: Path) -> Config:
         css=_tuple(html.get("css"), ()) if ok("html.css") else (),
     )
     _sphinx_conf(config, _section(data, "sphinx"), ok("sphinx.conf"))
+    _inside_project(config)
     check = _section(data, "check")
     disable = check.get("disable")
     if isinstance(disable, list):
         config.disabled = frozenset(k for k in disable if isinstance(k, str) and k in DRIFT_KINDS)
     return config
+
+
+def _inside_project(config: Config) -> None:
+    """``build.out`` and ``index`` are written to: both must lie inside the project root (the git
+    work tree of the config folder, else the config folder), or a repository's config could make
+    ``mdmark build`` or ``update_index`` overwrite a file anywhere. Outside is a ``config_value``
+    drift, and the key is unusable (build and update_index refuse with the same sentence)."""
+    from mdmark.util.roots import inside, project_root
+
+    root = project_root(config.root)
+    checks: list[tuple[str, str | None, str]] = [
+        ("build.out", config.build.out if config.build is not None else None, "build.out の出力先"),
+        ("index", config.index, "index の索引のファイル"),
+    ]
+    for where, value, what in checks:
+        if value is None or inside(config.root / value, root):
+            continue
+        message = f"{what} `{value}` はプロジェクトのルートの外を指しているので、プロジェクトの中のパスにしてください。"
+        line = config.yaml.line_of(where) if config.yaml is not None else None
+        config.diagnostics.append(Diagnostic(config.shown, where, DriftKind.CONFIG_VALUE, message, line))
+        if where == "index":
+            config.index = None
+    config.diagnostics.sort(key=lambda d: d.line or 0)
 
 
 def _sphinx_conf(config: Config, section: dict[str, Any], valid: bool) -> None:
@@ -299,8 +324,21 @@ def default_config(root: Path) -> Config:
     return Config(root=root.resolve())
 
 
-def config_for_export(start: Path, explicit: str | Path | None) -> Config:
-    """An explicit config must exist; otherwise the nearest one, or the defaults rooted at ``start``."""
-    if explicit is not None or find_config(start) is not None:
+def config_for_export(start: Path, explicit: str | Path | None, document: Path | None = None) -> Config:
+    """An explicit config must exist; otherwise the nearest one, or the defaults.
+
+    With ``document`` (the file exported), the search starts from its folder and the defaults are
+    rooted at its git work tree, else its own folder — never at the folder mdmark was started from:
+    exporting ``Downloads/x/readme.md`` from the home folder must not make the home folder the project.
+    """
+    if explicit is not None:
         return load_config(start, explicit)
+    if document is not None:
+        from mdmark.util.roots import project_root
+
+        folder = Path(os.path.abspath(document)).parent
+        found = find_config(folder)
+        return load_config(folder, found) if found is not None else default_config(project_root(folder))
+    if find_config(start) is not None:
+        return load_config(start, None)
     return default_config(start)

@@ -7,9 +7,11 @@ module uses them, so a Sphinx upgrade is checked here).
 Without ``sphinx.conf`` the application is mdmark's own: MyST and sphinx-design with the config's
 ``markdown`` settings, the config folder as the source folder. With it, the application is created
 from that ``conf.py`` as ``sphinx-build`` would (its folder is the source folder; its extensions,
-``myst_*``, ``sd_*``, ``numfig``, ``root_doc``, ``suppress_warnings``…), and the ``markdown`` keys
-only fill in the MyST options conf.py leaves unset. An extension that cannot be imported is left
-out (and reported as a ``config_value`` drift) instead of stopping everything.
+``myst_*``, ``sd_*``, ``numfig``, ``root_doc``, ``suppress_warnings``…) — when the user trusts it
+(:mod:`mdmark.host.trust`); until then its literal settings are read with the AST and it never runs
+(:func:`_create_static_app`). Either way the ``markdown`` keys only fill in the MyST options conf.py
+leaves unset. An extension that cannot be imported is left out (and reported as a ``config_value``
+drift) instead of stopping everything.
 
 What the rest of mdmark needs to know of the Sphinx configuration is kept as :class:`ConfInfo`, plain
 data cached by the digest of ``conf.py``, so a warm run never executes ``conf.py`` again.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import functools
 import hashlib
 import io
@@ -92,14 +95,17 @@ def fill_in_myst(config: SphinxConfig, settings: MarkdownSettings) -> bool:
     return changed
 
 
-def conf_digest(conf: Path | None) -> str:
-    """What identifies a conf.py's contents in cache keys ("" without one)."""
+def conf_digest(conf: Path | None, trusted: str | None = None) -> str:
+    """What identifies a conf.py in cache keys ("" without one): ``trusted`` (the trust fingerprint,
+    conf.py and its local modules) when it runs, else ``static:`` and the digest of the file read."""
     if conf is None:
         return ""
+    if trusted is not None:
+        return f"trusted:{trusted}"
     try:
-        return hashlib.sha256(conf.read_bytes()).hexdigest()
+        return "static:" + hashlib.sha256(conf.read_bytes()).hexdigest()
     except OSError:
-        return "unreadable"
+        return "static:unreadable"
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,10 @@ class ConfInfo:
     heading_anchors: int = 3
     #: Extensions of conf.py that could not be loaded: (name, reason).
     dropped: tuple[tuple[str, str], ...] = ()
+    #: conf.py was read statically, not run (the user has not trusted it; see :mod:`mdmark.host.trust`).
+    static: bool = False
+    #: With :attr:`static`: the extensions left out until the user trusts the project.
+    held: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -134,6 +144,8 @@ class ConfInfo:
             source_suffixes=tuple(data["source_suffixes"]),
             heading_anchors=int(data["heading_anchors"]),
             dropped=tuple((str(a), str(b)) for a, b in data["dropped"]),
+            static=bool(data.get("static", False)),
+            held=tuple(str(h) for h in data.get("held", ())),
         )
 
     def suppressed(self, type_: str) -> bool:
@@ -206,13 +218,21 @@ def create_app(
     settings: MarkdownSettings,
     conf: Path | None,
     workdir: Path,
+    trusted: bool = False,
+    root: Path | None = None,
 ) -> tuple[Sphinx, ConfInfo]:
     """A Sphinx application reading Markdown the way the project's own build does, and its :class:`ConfInfo`.
+
+    ``trusted``: the user trusts ``conf`` (:mod:`mdmark.host.trust`), so it runs as ``sphinx-build``
+    would run it; otherwise it is only read (:func:`_create_static_app`), never executed, and no
+    extension is loaded from inside the project ``root`` (default: the git work tree of conf.py's folder).
 
     Creating an application sets up Sphinx's process-wide logging for it; that set-up is undone
     afterwards, so a ``sphinx-build`` that runs mdmark (``mdmark.sphinx_ext``) keeps its own output.
     """
     with SPHINX_LOCK, _logging_kept():
+        if conf is not None and not trusted:
+            return _create_static_app(settings, conf, workdir, root)
         return _create_app(srcdir, settings, conf, workdir)
 
 
@@ -332,8 +352,63 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
         break
     _fill_in(app, settings)
     _prepare(app)
+    return app, _info_of(app, dropped)
+
+
+def _create_static_app(
+    settings: MarkdownSettings, conf: Path, workdir: Path, root: Path | None
+) -> tuple[Sphinx, ConfInfo]:
+    """The application of an untrusted ``conf``: no conf.py (Sphinx is given none to run), its
+    literal settings of :data:`~mdmark.host.trust.STATIC_SETTINGS` as overrides, and only the
+    extensions of :data:`~mdmark.host.trust.STATIC_EXTENSIONS` installed outside the project."""
+    from sphinx.application import Sphinx
+    from sphinx.util import console
+
+    from mdmark.host.confine import project_root
+    from mdmark.host.trust import static_plan
+
+    share_docutils_settings()
+    console.nocolor()
+    outdir, doctreedir = str(workdir / "out"), str(workdir / "doctrees")
+    status, warning = io.StringIO(), io.StringIO()
+    plan = static_plan(conf, root if root is not None else project_root(conf.parent))
+    extensions = list(plan.extensions)
+    if "myst_parser" not in extensions:
+        extensions.append("myst_parser")  # mdmark reads Markdown whatever the project says
+    overrides: dict[str, Any] = {
+        **plan.values,
+        "extensions": extensions,
+        "smartquotes": False,
+        "html_theme": "basic",
+        "html_theme_options": {},
+    }
+    try:
+        app = Sphinx(
+            str(conf.parent), None, outdir, doctreedir, "html",
+            confoverrides=overrides, status=status, warning=warning, freshenv=True,
+        )  # fmt: skip
+    except Exception:  # a literal value Sphinx refuses: go on with the extensions alone
+        overrides = {k: v for k, v in overrides.items() if not _static_value(k)}
+        try:
+            app = Sphinx(
+                str(conf.parent), None, outdir, doctreedir, "html",
+                confoverrides=overrides, status=status, warning=warning, freshenv=True,
+            )  # fmt: skip
+        except Exception as exc:
+            raise _conf_problem(conf, exc) from None
+    _fill_in(app, settings)
+    _prepare(app)
+    info = dataclasses.replace(_info_of(app, list(plan.missing)), static=True, held=plan.held)
+    return app, info
+
+
+def _static_value(name: str) -> bool:
+    return name not in ("extensions", "smartquotes", "html_theme", "html_theme_options")
+
+
+def _info_of(app: Sphinx, dropped: list[tuple[str, str]]) -> ConfInfo:
     cfg = app.config
-    info = ConfInfo(
+    return ConfInfo(
         root_doc=str(cfg.root_doc),
         numfig=bool(cfg.numfig),
         numfig_format={**DEFAULT_NUMFIG_FORMAT, **{str(k): str(v) for k, v in dict(cfg.numfig_format).items()}},
@@ -345,7 +420,6 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
         heading_anchors=int(cfg.myst_heading_anchors or 0),
         dropped=tuple(dropped),
     )
-    return app, info
 
 
 def _fill_in(app: Sphinx, settings: MarkdownSettings) -> None:

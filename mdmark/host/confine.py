@@ -15,37 +15,19 @@ directive's line, which ``check`` reports as a ``broken_link``.
 from __future__ import annotations
 
 import functools
-import os
 import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+# The root questions live in the util layer (the config asks them too); named here as before.
+from mdmark.util.roots import inside as inside
+from mdmark.util.roots import project_root as project_root
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: The Sphinx warning type (``type.subtype``) of an embedding refused for being outside the root.
 OUTSIDE_WARNING = "mdmark.outside_root"
-
-
-def project_root(folder: Path) -> Path:
-    """The git work tree holding ``folder`` (links resolved), else ``folder`` itself.
-
-    Not memoised: a folder can become a work tree (``git init``) while a server runs, and the
-    look-up is a few ``lstat`` calls per command."""
-    real = folder.resolve()
-    for probe in (real, *real.parents):
-        if os.path.lexists(probe / ".git"):
-            return probe
-    return real
-
-
-def inside(path: Path, root: Path) -> bool:
-    """Whether ``path``, links and ``..`` resolved, lies in ``root`` (already resolved)."""
-    try:
-        path.resolve().relative_to(root)
-    except (ValueError, OSError, RuntimeError):  # RuntimeError: a link loop on older Pythons
-        return False
-    return True
 
 
 def outside_message(what: str, written: str) -> str:

@@ -22,7 +22,6 @@ import functools
 import hashlib
 import html as htmllib
 import json
-import mimetypes
 import posixpath
 import re
 import urllib.parse
@@ -310,11 +309,19 @@ def _create_translator(app: Sphinx, tree: nodes.document) -> Any:
 # -- the doctree pass ------------------------------------------------------------------------------
 
 
+class NotAnImage(Exception):
+    """The file's content is not a PNG, JPEG, GIF, WebP or SVG image (see :mod:`mdmark.util.imagekind`)."""
+
+
 def _data_uri(path: Path) -> str:
-    mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    if path.suffix.lower() == ".svg":
-        mime = "image/svg+xml"
-    return f"data:{mime};base64,{base64.b64encode(read_regular(path, MAX_IMAGE_BYTES)).decode('ascii')}"
+    """The image at ``path`` as a ``data:`` URI typed by its content; :class:`NotAnImage` when it is none."""
+    from mdmark.util.imagekind import image_mime
+
+    data = read_regular(path, MAX_IMAGE_BYTES)
+    mime = image_mime(data)
+    if mime is None:
+        raise NotAnImage(str(path))
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def clean_raw_html(html: str, local: Callable[[str, str], str | None] | None = None) -> tuple[str, list[str]]:
@@ -441,6 +448,11 @@ class _Pass:
             if file.is_file() and file.stat().st_size <= MAX_IMAGE_BYTES:
                 try:
                     return _data_uri(file)
+                except NotAnImage:
+                    from mdmark.util.imagekind import not_an_image_message
+
+                    self.note(node, not_an_image_message("HTML の中の", value))
+                    return None
                 except OSError:
                     pass
             if tag_name == "img":  # an image check reports too: the same sentence
@@ -526,6 +538,12 @@ class _Pass:
                 node.setdefault("height", str(dims[1]))
         try:
             data_uri = _data_uri(file)
+        except NotAnImage:
+            from mdmark.util.imagekind import not_an_image_message
+
+            self.note(node, not_an_image_message("画像", written))
+            self._drop_image(node, alt or written)
+            return
         except OSError as exc:
             self.note(node, f"画像 `{written}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。")
             self._drop_image(node, alt or written)

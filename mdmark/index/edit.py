@@ -45,7 +45,7 @@ from mdmark.index.model import (
 from mdmark.project import Project
 from mdmark.tools import params
 from mdmark.tools.spec import checked
-from mdmark.util.bounds import check_value
+from mdmark.util.bounds import check_path, check_value
 from mdmark.util.files import atomic_write_text, display, read_text
 from mdmark.util.text import close_names, quote_list
 
@@ -129,6 +129,8 @@ def update_index(start: Path, kind: Any, id: Any, item: Any, config: Any = None)
     project = Project.open(start, config)
     path = project.config.require_index()
     project.ensure_writable_target(path)
+    if isinstance(item, dict) and isinstance(item.get("path"), str):
+        _require_inside(project, item["path"])
     shown = display(path, project.root)
     if not path.is_file():
         try:
@@ -150,6 +152,23 @@ def update_index(start: Path, kind: Any, id: Any, item: Any, config: Any = None)
                     f"索引 `{shown}` を書き換えられない（{exc.strerror}）ので、ファイルとフォルダの権限を確かめてください。"
                 ) from None
     return {"action": action, "index": shown}
+
+
+def _require_inside(project: Project, written: str) -> None:
+    """An item's ``path`` is relative to the config folder and, as written, stays inside the project
+    root: an index never points at ``/etc/passwd`` or ``../../x``. (A link inside the project that
+    leads out is the readers' to refuse: they read only inside the root.)"""
+    from mdmark.util.roots import project_root
+
+    check_path(written, "item の path")
+    lexical = Path(os.path.normpath(project.root / written))
+    if written.startswith(("/", "\\")) or Path(written).is_absolute() or not lexical.is_relative_to(
+        project_root(project.root)
+    ):
+        raise MdmarkError(
+            f"item の path `{written}` はプロジェクトの外を指す（絶対パスか `..` で外へ出る）ので、"
+            "設定のフォルダからの相対パスでプロジェクトの中のファイルを指定してください。"
+        )
 
 
 # -- the edit (pure: text in, text out) ----------------------------------------------------------------

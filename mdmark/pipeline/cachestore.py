@@ -39,6 +39,25 @@ def project_cache_dir(project_root: Path) -> Path:
     return user_cache_root() / hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
+def private_dirs(folder: Path) -> None:
+    """Create ``folder`` and every missing folder between it and :func:`user_cache_root` with mode
+    0700, the root too (``mkdir(parents=True)`` would give the folders above the last one the
+    umask's 0755). A root of ours left group- or world-readable is closed."""
+    root = user_cache_root()
+    chain = [folder, *folder.parents]
+    below = chain[: chain.index(root) + 1] if root in chain else [folder]
+    root.parent.mkdir(parents=True, exist_ok=True)
+    for part in reversed(below):
+        try:
+            os.mkdir(part, 0o700)
+        except FileExistsError:
+            pass
+    with contextlib.suppress(OSError):
+        info = os.lstat(root)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077:
+            os.chmod(root, 0o700)
+
+
 def _read_key(path: Path) -> bytes | None:
     """The key at ``path`` when it is this user's private regular file of the right size."""
     try:
@@ -62,7 +81,7 @@ def secret_key() -> bytes:
         return cached
     key = _read_key(path)
     if key is None:
-        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dirs(root)
         # A key file that is not ours, not private or damaged is replaced, never trusted.
         with contextlib.suppress(FileNotFoundError):
             if os.path.lexists(path):
@@ -107,7 +126,7 @@ def write_entry(path: Path, data: bytes) -> None:
     try:
         fd = os.open(tmp, flags, 0o600)
     except FileNotFoundError:  # the entry's folder is new
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dirs(path.parent)
         fd = os.open(tmp, flags, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:

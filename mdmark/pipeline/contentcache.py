@@ -27,7 +27,9 @@ def ensure_cache_dir(cache_dir: Path) -> None:
     """Create the project's cache folder with a ``.gitignore`` and a ``CACHEDIR.TAG``, so neither
     git nor backup tools pick it up."""
     if not cache_dir.is_dir():
-        cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        from mdmark.pipeline.cachestore import private_dirs
+
+        private_dirs(cache_dir)
         (cache_dir / ".gitignore").write_text("# created by mdmark; safe to delete\n*\n", encoding="utf-8")
         (cache_dir / "CACHEDIR.TAG").write_text(
             "Signature: 8a477f597d28d172789f06886806bc55\n# mdmark parse cache; safe to delete\n", encoding="utf-8"

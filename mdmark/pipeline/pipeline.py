@@ -14,6 +14,7 @@ results are read without it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import pickle
@@ -55,6 +56,7 @@ class _App:
         workdir_base: Path | None = None,
         conf: Path | None = None,
         root: Path | None = None,
+        trusted: bool = False,
     ) -> None:
         from mdmark.host.confine import install
         from mdmark.host.linebreaks import enable
@@ -63,7 +65,7 @@ class _App:
         self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
         # The scratch folder (Sphinx's doctree pickles) goes when the app goes or the process ends.
         weakref.finalize(self, shutil.rmtree, self.workdir, True)
-        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir)
+        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted, root)
         self.srcdir = srcdir
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
@@ -185,9 +187,12 @@ class Pipeline:
         cache_dir: Path | None = None,
         conf: Path | None = None,
         scratch: Path | None = None,
+        trusted: str | None = None,
     ) -> None:
         """``scratch``: where the Sphinx application's scratch folder goes (a worker's, which its
-        parent removes), else a temporary folder removed with the pipeline."""
+        parent removes), else a temporary folder removed with the pipeline. ``trusted``: the trust
+        fingerprint of ``conf`` when the user trusts it (:mod:`mdmark.host.trust`) — only then does
+        conf.py run; otherwise it is read statically."""
         from mdmark.host.confine import project_root
         from mdmark.host.app import conf_digest
 
@@ -201,7 +206,9 @@ class Pipeline:
         self.srcdir = self.conf.parent if self.conf is not None else srcdir.resolve()
         self.settings = settings
         self.cache_dir = cache_dir
-        self.conf_key = conf_digest(self.conf)
+        #: The trust fingerprint conf.py runs under; None: read statically, never run.
+        self.trusted = trusted if self.conf is not None else None
+        self.conf_key = conf_digest(self.conf, self.trusted)
         self._scratch = scratch
         #: The doctree object of the last parse, by its key, until doctree() takes it.
         self._fresh: tuple[str, nodes.document] | None = None
@@ -236,7 +243,10 @@ class Pipeline:
     def _get_app(self) -> _App:
         with SPHINX_LOCK:
             if self._app is None:
-                self._app = _App(self.srcdir, self.settings, self._scratch, conf=self.conf, root=self.project_root)
+                self._app = _App(
+                    self.srcdir, self.settings, self._scratch, conf=self.conf, root=self.project_root,
+                    trusted=self.trusted is not None,
+                )  # fmt: skip
                 self._info = self._app.info
                 self._store_info(self._app.info)
             return self._app
@@ -434,8 +444,9 @@ class Pipeline:
             yield found
 
     def worker_spec(self) -> tuple[Callable[..., Pipeline], tuple[object, ...]]:
-        """How a worker process makes its own pipeline for the same project and settings."""
-        return Pipeline, (self.config_root, self.settings, self.cache_dir, self.conf)
+        """How a worker process makes its own pipeline for the same project and settings (and the
+        same trust: a worker runs conf.py only when this pipeline does)."""
+        return functools.partial(Pipeline, trusted=self.trusted), (self.config_root, self.settings, self.cache_dir, self.conf)
 
     def _parse_parallel(self, todo: list[tuple[int, str, str, str]], keep_trees: bool) -> list[tuple[int, DocFacts]]:
         from mdmark.pipeline.workers import run_in_workers

@@ -1,9 +1,10 @@
 """A document's local image as a ``read_doc`` content block: image data, SVG text, or why not.
 
 PNG, JPEG, GIF and WebP go as they are while they fit what a model takes in one image (1568 px on
-the long side, 3.75 MB); larger ones are scaled down with Pillow (imported only then). Other
-bitmap formats Pillow reads go as PNG. SVG goes as its text. Nothing is fetched from a network,
-and a file outside the project root is not read (the guide page ``untrusted``).
+the long side, 3.75 MB); larger ones are scaled down with Pillow (imported only then). SVG goes
+as its text. What a file is comes from its content (:mod:`mdmark.util.imagekind`), never its name:
+anything else is not read as an image. Nothing is fetched from a network, and a file outside the
+project root is not read (the guide page ``untrusted``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,12 @@ def load_image(file: Path, shown: str, line: int, root: Path) -> ImageBlock:
         return ImageBlock(f"{where}は {exc.size:,} バイトあり大きすぎるので、読みません。")
     except OSError as exc:
         return ImageBlock(f"{where}を読めない（{exc.strerror}）ので、読みません。")
-    if file.suffix.lower() == ".svg":
+    from mdmark.util.imagekind import image_mime
+
+    kind = image_mime(data)
+    if kind is None:
+        return ImageBlock(f"{where}は PNG・JPEG・GIF・WebP・SVG の画像ではないので、読みません。")
+    if kind == "image/svg+xml":
         try:
             svg = data.decode("utf-8")
         except UnicodeDecodeError:

@@ -105,6 +105,10 @@ def parse_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> tupl
         )
     project_dir = _project_dir(spec.name, given) if spec.takes_project_dir else None
     given.pop(PROJECT_DIR, None)
+    if project_dir is not None and isinstance(given.get("config"), str):
+        from mdmark.project import require_config_inside
+
+        require_config_inside(project_dir, given["config"])
     missing = [name for name in spec.required if name not in given]
     if missing:
         whats = "・".join(spec.required_what.get(name, name) for name in missing)

@@ -38,10 +38,16 @@ def missing_index_file(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """conf.py not run until the user trusts it (once), and its extensions that cannot be loaded."""
     config = ctx.config
     if config.sphinx_conf is None:
         return
-    for name, reason in ctx.project.conf_info().dropped:
+    info = ctx.project.conf_info()
+    if info.static:
+        from mdmark.host.trust import untrusted_sentence
+
+        yield _value_drift(ctx, "sphinx.conf", untrusted_sentence(display(config.sphinx_conf, config.root), config.path, info.held))
+    for name, reason in info.dropped:
         yield _value_drift(
             ctx,
             "sphinx.conf",

@@ -1,0 +1,378 @@
+"""A ``conf.py`` read without running it: the settings it writes as literals, found with Python's AST.
+
+Until the user trusts a project (:mod:`mdmark.host.trust`), its ``conf.py`` is data, never code.
+What a plain ``conf.py`` says is mostly literal (``extensions = [...]``, ``myst_enable_extensions``,
+``exclude_patterns``…), so reading the assignments at its top level gives mdmark what it needs to
+read the documents the way the project's build does. Only simple forms are followed: assignments of
+literals, ``+``/``+=`` of lists, tuples and strings, ``.append``/``.extend``/``.insert``/``.update``,
+``x[key] = value``, ``dict(...)``, and names already known. Anything else (a call, an ``if``, a
+loop) is skipped: the setting keeps Sphinx's default.
+
+The folders ``conf.py`` adds to ``sys.path`` are followed the same way (``os.path.abspath("..")``,
+``Path(__file__).parent / "_ext"``…), so the trust digest can cover the local modules it imports.
+
+Every value is bounded in size: ``x = x + x`` repeated cannot build a huge list.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: A value larger than this (items plus characters) is not read.
+MAX_VALUE_SIZE = 200_000
+#: conf.py files larger than this are not read at all.
+MAX_CONF_BYTES = 1024 * 1024
+
+
+class _Unknown(Exception):
+    """The expression is not one the static reading follows."""
+
+
+@dataclass(frozen=True)
+class StaticConf:
+    """What a ``conf.py`` says as literals."""
+
+    #: Every top-level name given a literal value, in its final state.
+    values: dict[str, Any] = field(default_factory=dict)
+    #: Folders added to ``sys.path`` (resolved, in the order added).
+    sys_path: tuple[Path, ...] = ()
+    #: Why the file could not be read at all (None when it could).
+    problem: str | None = None
+
+    @property
+    def extensions(self) -> tuple[str, ...] | None:
+        """The ``extensions`` list, or None when conf.py does not give it as literal strings."""
+        value = self.values.get("extensions")
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        return None
+
+
+def _size(value: Any, budget: int = MAX_VALUE_SIZE) -> int:
+    """Items and characters in ``value`` (stops counting past ``budget``)."""
+    total = 0
+    stack = [value]
+    while stack and total <= budget:
+        item = stack.pop()
+        total += 1
+        if isinstance(item, (str, bytes)):
+            total += len(item)
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+    return total
+
+
+def _bounded(value: Any) -> Any:
+    if _size(value) > MAX_VALUE_SIZE:
+        raise _Unknown
+    return value
+
+
+class _PathValue(str):
+    """A string known to be a file system path (``__file__`` and what is derived from it)."""
+
+
+class _Reader:
+    def __init__(self, conf: Path) -> None:
+        self.conf = conf
+        self.env: dict[str, Any] = {}
+        self.sys_path: list[Path] = []
+
+    # -- expressions -------------------------------------------------------------------------
+
+    def value(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (str, int, float, bool, type(None))):
+                return node.value
+            raise _Unknown
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            items: list[Any] = []
+            for elt in node.elts:
+                if isinstance(elt, ast.Starred):
+                    inner = self.value(elt.value)
+                    if not isinstance(inner, (list, tuple)):
+                        raise _Unknown
+                    items.extend(inner)
+                else:
+                    items.append(self.value(elt))
+                _bounded(items)
+            if isinstance(node, ast.Tuple):
+                return tuple(items)
+            return items if isinstance(node, ast.List) else list(dict.fromkeys(items))
+        if isinstance(node, ast.Dict):
+            out: dict[Any, Any] = {}
+            for key, val in zip(node.keys, node.values, strict=True):
+                if key is None:
+                    spread = self.value(val)
+                    if not isinstance(spread, dict):
+                        raise _Unknown
+                    out.update(spread)
+                else:
+                    k = self.value(key)
+                    try:
+                        hash(k)
+                    except TypeError:
+                        raise _Unknown from None
+                    out[k] = self.value(val)
+                _bounded(out)
+            return out
+        if isinstance(node, ast.Name):
+            if node.id == "__file__":
+                return _PathValue(str(self.conf))
+            if node.id in self.env:
+                return copy.deepcopy(self.env[node.id])
+            raise _Unknown
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            operand = self.value(node.operand)
+            if isinstance(operand, (int, float)) and not isinstance(operand, bool):
+                return -operand
+            raise _Unknown
+        if isinstance(node, ast.BinOp):
+            return self.binop(node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Attribute):
+            base = self.value(node.value)
+            if isinstance(base, _PathValue) and node.attr == "parent":
+                return _PathValue(os.path.dirname(base))
+            raise _Unknown
+        raise _Unknown
+
+    def binop(self, node: ast.BinOp) -> Any:
+        left, right = self.value(node.left), self.value(node.right)
+        if isinstance(node.op, ast.Div) and isinstance(left, _PathValue) and isinstance(right, str):
+            return _PathValue(os.path.join(left, right))
+        if not isinstance(node.op, ast.Add):
+            raise _Unknown
+        if _size(left) + _size(right) > MAX_VALUE_SIZE:
+            raise _Unknown
+        if isinstance(left, list) and isinstance(right, list):
+            return left + right
+        if isinstance(left, tuple) and isinstance(right, tuple):
+            return left + right
+        if isinstance(left, str) and isinstance(right, str):
+            return _PathValue(left + right) if isinstance(left, _PathValue) else left + right
+        if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+            return left + right
+        raise _Unknown
+
+    def call(self, node: ast.Call) -> Any:
+        name = _dotted(node.func)
+        if name == "dict" and not node.args:
+            return _bounded({kw.arg: self.value(kw.value) for kw in node.keywords if kw.arg is not None})
+        if name in ("list", "tuple") and len(node.args) == 1 and not node.keywords:
+            inner = self.value(node.args[0])
+            if not isinstance(inner, (list, tuple)):
+                raise _Unknown
+            return list(inner) if name == "list" else tuple(inner)
+        # Path expressions, for the folders added to sys.path.
+        args = [self.value(a) for a in node.args] if not node.keywords else None
+        if args is None or not all(isinstance(a, str) for a in args):
+            if name.endswith((".resolve", ".absolute")) and isinstance(node.func, ast.Attribute):
+                base = self.value(node.func.value)
+                if isinstance(base, _PathValue):
+                    return _PathValue(os.path.abspath(base))
+            raise _Unknown
+        if name in ("os.getcwd", "Path.cwd", "pathlib.Path.cwd") and not args:
+            return _PathValue(str(self.conf.parent))  # Sphinx runs conf.py from its folder
+        if name in ("os.path.abspath", "os.path.realpath", "os.path.normpath", "str", "os.fspath") and len(args) == 1:
+            return _PathValue(self.absolute(args[0])) if name != "str" else args[0]
+        if name == "os.path.dirname" and len(args) == 1:
+            return _PathValue(os.path.dirname(args[0]))
+        if name == "os.path.join" and args:
+            return _PathValue(os.path.join(*args))
+        if name in ("Path", "pathlib.Path") and args:
+            return _PathValue(os.path.join(*args))
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("resolve", "absolute") and not args:
+            base = self.value(node.func.value)
+            if isinstance(base, _PathValue):
+                return _PathValue(self.absolute(base))
+        raise _Unknown
+
+    def absolute(self, path: str) -> str:
+        return os.path.normpath(os.path.join(self.conf.parent, path))
+
+    # -- statements --------------------------------------------------------------------------
+
+    def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Assign):
+            self.assign(node.targets, node.value)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self.assign([node.target], node.value)
+        elif isinstance(node, ast.AugAssign):
+            self.augment(node)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            self.method(node.value)
+        else:
+            for target in _assigned_names(node):
+                self.env.pop(target, None)  # set in a way not followed: unknown from here on
+
+    def assign(self, targets: list[ast.expr], value_node: ast.expr) -> None:
+        try:
+            value = self.value(value_node)
+        except (_Unknown, ValueError, TypeError, RecursionError):
+            value = _Unknown
+        for target in targets:
+            if isinstance(target, ast.Name):
+                if value is _Unknown:
+                    self.env.pop(target.id, None)
+                else:
+                    self.env[target.id] = copy.deepcopy(value)
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                container = self.env.get(target.value.id)
+                try:
+                    key = self.value(target.slice)
+                    if value is _Unknown:
+                        raise _Unknown
+                    if isinstance(container, dict):
+                        container[key] = copy.deepcopy(value)
+                        _bounded(container)
+                        continue
+                except (_Unknown, TypeError):
+                    pass
+                self.env.pop(target.value.id, None)
+            elif isinstance(target, ast.Subscript) and _dotted(target.value) == "sys.path":
+                if value is not _Unknown and isinstance(value, (list, tuple)):
+                    self.add_paths(list(value))
+            else:
+                for name in _target_names(target):
+                    self.env.pop(name, None)
+
+    def augment(self, node: ast.AugAssign) -> None:
+        target = node.target
+        if not isinstance(target, ast.Name):
+            for name in _target_names(target):
+                self.env.pop(name, None)
+            return
+        if target.id not in self.env:
+            return
+        current = self.env[target.id]
+        try:
+            if not isinstance(node.op, ast.Add):
+                raise _Unknown
+            right = self.value(node.value)
+            if _size(current) + _size(right) > MAX_VALUE_SIZE:
+                raise _Unknown
+            if isinstance(current, list) and isinstance(right, (list, tuple)):
+                self.env[target.id] = current + list(right)
+            elif type(current) is type(right) and isinstance(current, (tuple, str, int, float)):
+                self.env[target.id] = current + right
+            else:
+                raise _Unknown
+        except (_Unknown, TypeError, ValueError, RecursionError):
+            self.env.pop(target.id, None)
+
+    def method(self, call: ast.Call) -> None:
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return
+        owner = _dotted(func.value)
+        if owner == "sys.path":
+            try:
+                args = [self.value(a) for a in call.args]
+            except (_Unknown, TypeError, ValueError):
+                return
+            if func.attr == "insert" and len(args) == 2:
+                self.add_paths([args[1]])
+            elif func.attr == "append" and len(args) == 1:
+                self.add_paths([args[0]])
+            elif func.attr == "extend" and len(args) == 1 and isinstance(args[0], (list, tuple)):
+                self.add_paths(list(args[0]))
+            return
+        if not isinstance(func.value, ast.Name) or func.value.id not in self.env:
+            return
+        name = func.value.id
+        current = self.env[name]
+        try:
+            args = [self.value(a) for a in call.args]
+            if call.keywords:
+                raise _Unknown
+            if isinstance(current, list) and func.attr == "append" and len(args) == 1:
+                current.append(args[0])
+            elif isinstance(current, list) and func.attr == "extend" and len(args) == 1 and isinstance(args[0], (list, tuple)):
+                current.extend(args[0])
+            elif isinstance(current, list) and func.attr == "insert" and len(args) == 2 and isinstance(args[0], int):
+                current.insert(args[0], args[1])
+            elif isinstance(current, list) and func.attr == "remove" and len(args) == 1:
+                if args[0] in current:
+                    current.remove(args[0])
+            elif isinstance(current, dict) and func.attr == "update" and len(args) == 1 and isinstance(args[0], dict):
+                current.update(args[0])
+            else:
+                raise _Unknown
+            _bounded(current)
+        except (_Unknown, TypeError, ValueError):
+            self.env.pop(name, None)
+
+    def add_paths(self, values: list[Any]) -> None:
+        for value in values:
+            if isinstance(value, str) and value:
+                self.sys_path.append(Path(self.absolute(value)))
+
+
+def _dotted(node: ast.expr) -> str:
+    """``os.path.join`` for the attribute chain of a call; "" for anything else."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if isinstance(node, ast.Call):
+        inner = _dotted(node.func)
+        return ".".join([inner + "()", *reversed(parts)]) if inner else ""
+    return ""
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _assigned_names(node: ast.stmt) -> list[str]:
+    """Names a statement not followed may set (its own and those of nested statements)."""
+    names: list[str] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            names.append(sub.id)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(sub.name)
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+            names.extend((alias.asname or alias.name).split(".")[0] for alias in sub.names)
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name):
+            names.append(sub.func.value.id)  # x.append(...) inside a loop or an if
+    return names
+
+
+def read_conf(conf: Path) -> StaticConf:
+    """The literal settings of ``conf`` (never run). A file that cannot be read or parsed gives
+    no values and says why in :attr:`StaticConf.problem`."""
+    from mdmark.util.files import FileTooBig, read_regular
+
+    try:
+        data = read_regular(conf, MAX_CONF_BYTES)
+    except FileTooBig:
+        return StaticConf(problem=f"{MAX_CONF_BYTES:,} バイトより大きい")
+    except OSError as exc:  # a FIFO is refused, not waited on
+        return StaticConf(problem=exc.strerror or type(exc).__name__)
+    try:
+        tree = ast.parse(data, filename=str(conf))
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return StaticConf(problem=f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}")
+    reader = _Reader(conf)
+    for node in tree.body:
+        try:
+            reader.statement(node)
+        except RecursionError:
+            for name in _assigned_names(node):
+                reader.env.pop(name, None)
+    values = {k: v for k, v in reader.env.items() if not isinstance(v, _PathValue)}
+    return StaticConf(values=values, sys_path=tuple(dict.fromkeys(reader.sys_path)))
