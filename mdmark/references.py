@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mdmark.host.confine import OUTSIDE_WARNING
+from mdmark.host.confine import OUTSIDE_WARNING, REFUSED_WARNING
 from mdmark.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
 from mdmark.util.text import close_file, close_names
 from mdmark.util.globs import glob_match
@@ -556,6 +556,8 @@ def warning_problem(warning: Warning) -> Problem:
             warning.type,
             f"インベントリ（intersphinx）の参照 `{target}` に当たるものが無いので、conf.py の intersphinx_mapping か参照の名前を直してください。",
         )
+    if warning.type == REFUSED_WARNING:  # mdmark's own refusal: its message is the sentence
+        return Problem("syntax", warning.type, warning.message)
     from mdmark.host.warnings_ja import warning_sentence
 
     return Problem("syntax", warning.type, warning_sentence(warning.message, warning.type))

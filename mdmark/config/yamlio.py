@@ -269,3 +269,26 @@ def load_yaml(path: Path, shown: str, memo: YamlMemo | None = None) -> YamlDoc:
         return parse_yaml(read_text(path, shown), shown, memo)
     except MdmarkError as exc:
         raise MdmarkError(exc.message, exit_code=2, file=str(path.absolute()), line=exc.line, column=exc.column) from None
+
+
+def bounds_problem(text: str, shown: str) -> str | None:
+    """The sentence for YAML whose aliases or nesting pass the caps of :func:`guard_node`, else None
+    (a document's front matter: MyST loads it itself, and says so when it is malformed).
+
+    Composes nodes only, never the data: the check costs the size of the text.
+    """
+    loader_class = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+    except RecursionError:
+        return f"`{shown}` の入れ子が {MAX_DEPTH} 段より深いので、入れ子を浅くしてください。"
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    try:
+        guard_node(node, shown)
+    except MdmarkError as exc:
+        return exc.message
+    return None

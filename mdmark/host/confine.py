@@ -19,6 +19,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mdmark.util import door
 # The root questions live in the util layer (the config asks them too); named here as before.
 from mdmark.util.roots import inside as inside
 from mdmark.util.roots import project_root as project_root
@@ -28,14 +29,46 @@ if TYPE_CHECKING:
 
 #: The Sphinx warning type (``type.subtype``) of an embedding refused for being outside the root.
 OUTSIDE_WARNING = "mdmark.outside_root"
+#: The Sphinx warning type of any other read or markup mdmark refuses (a FIFO, a file over the cap,
+#: a parser it does not name, a template that reaches into Python): its message is the sentence.
+REFUSED_WARNING = "mdmark.refused"
+
+#: What ``:parser:`` of ``{include}`` may name: the parsers mdmark reads with, by their docutils
+#: names. docutils would import any module named there, while parsing, before any check.
+PARSERS: dict[str, tuple[str, str]] = {
+    "rst": ("docutils.parsers.rst", "Parser"),
+    "restructuredtext": ("docutils.parsers.rst", "Parser"),
+    "myst": ("myst_parser.parsers.sphinx_", "MystParser"),
+    "myst_parser.sphinx_": ("myst_parser.parsers.sphinx_", "MystParser"),
+    "myst_parser.docutils_": ("myst_parser.parsers.sphinx_", "MystParser"),
+}
 
 
-def outside_message(what: str, written: str) -> str:
-    """The one sentence for an embedding refused (export, build and check say the same)."""
-    return (
-        f"{what} `{written}` はプロジェクトのルートの外のファイルを指すので埋め込まず、"
-        "プロジェクトの中に置いたファイルを指してください。"
-    )
+class UnknownParser(str):
+    """A ``:parser:`` value outside :data:`PARSERS`: kept as text (never imported), refused when the
+    directive runs, with a sentence of its own."""
+
+
+def parser_option(argument: str | None) -> Any:
+    """The ``:parser:`` option of ``{include}``: one of :data:`PARSERS`, never an import by name."""
+    import importlib
+
+    if not argument:
+        return None
+    entry = PARSERS.get(argument.strip().lower())
+    if entry is None:
+        return UnknownParser(argument.strip())
+    module, name = entry
+    return getattr(importlib.import_module(module), name)
+
+
+def unknown_parser_message(name: str) -> str:
+    shown = name if len(name) <= 60 else name[:57] + "…"
+    return f"{{include}} の `:parser:` の `{shown}` は mdmark の読む形式ではないので、`myst` か `rst` にしてください。"
+
+
+# The door's sentence, importable from here as before.
+outside_message = door.outside_message
 
 
 # -- directives that read files while parsing --------------------------------------------------------
@@ -62,17 +95,33 @@ def install(app: Sphinx, root: Path | None = None) -> None:
         app.add_directive(name, cls, override=True)
 
 
-def _refuse(directive: Any, what: str, written: str) -> list[Any]:
+def _warn(directive: Any, message: str, subtype: str) -> list[Any]:
     from sphinx.util import logging as sphinx_logging
 
-    env = directive.state.document.settings.env
+    env = getattr(directive.state.document.settings, "env", None)
+    if env is None:  # docutils without Sphinx: its own reporter
+        return [directive.state_machine.reporter.warning(message, line=directive.lineno)]
     sphinx_logging.getLogger("mdmark").warning(
-        outside_message(what, written),
-        location=(env.docname, directive.lineno),
-        type="mdmark",
-        subtype="outside_root",
+        message, location=(env.docname, directive.lineno), type="mdmark", subtype=subtype
     )
     return []
+
+
+def _refuse(directive: Any, what: str, written: str) -> list[Any]:
+    return _warn(directive, outside_message(what, written), "outside_root")
+
+
+def _through_door(directive: Any, path: Path, root: Path, what: str, written: str) -> list[Any] | None:
+    """None when the door lets ``path`` through (or it is missing: the directive itself says so),
+    else the refusal, reported at the directive's line."""
+    try:
+        door.admit(path, root, what, written)
+    except door.Refused as refused:
+        if refused.reason == "missing":
+            return None
+        subtype = "outside_root" if refused.reason == "outside" else "refused"
+        return _warn(directive, refused.message, subtype)
+    return None
 
 
 def _env_of(directive: Any) -> Any:
@@ -100,6 +149,7 @@ def _directive_classes() -> dict[str, type[Any]]:
         has_content = False
         option_spec = {
             **(Include.option_spec or {}),
+            "parser": parser_option,
             "relative-images": directives.flag,
             "relative-docs": directives.path,
             "heading-offset": directives.nonnegative_int,
@@ -109,10 +159,20 @@ def _directive_classes() -> dict[str, type[Any]]:
             renderer = getattr(self.state, "_renderer", None)
             env = _env_of(self)
             argument = "".join(s.strip() for s in self.arguments[0].splitlines())
-            if env is not None and not (argument.startswith("<") and argument.endswith(">")):
-                _, absolute = env.relfn2path(argument, env.docname)
-                if not inside(Path(absolute), confined_root(env)):
-                    return _refuse(self, "{include} のファイル", argument)
+            what = "{include} のファイル"
+            parser = self.options.get("parser")
+            if isinstance(parser, UnknownParser):
+                return _warn(self, unknown_parser_message(parser), "refused")
+            if env is not None:
+                if argument.startswith("<") and argument.endswith(">"):
+                    # docutils' standard includes: its own files, and nothing beside them.
+                    standard = Path(Include.standard_include_path).resolve()
+                    refused = _through_door(self, standard / argument[1:-1], standard, what, argument)
+                else:
+                    _, absolute = env.relfn2path(argument, env.docname)
+                    refused = _through_door(self, Path(absolute), confined_root(env), what, argument)
+                if refused is not None:
+                    return refused
             if renderer is None:  # reStructuredText: docutils' own include
                 return list(
                     Include(
@@ -139,8 +199,11 @@ def _directive_classes() -> dict[str, type[Any]]:
             if env is not None:
                 root = confined_root(env)
                 for written in (self.arguments[0], self.options.get("diff")):
-                    if written and not inside(Path(env.relfn2path(written, env.docname)[1]), root):
-                        return _refuse(self, "{literalinclude} のファイル", written)
+                    if written:
+                        path = Path(env.relfn2path(written, env.docname)[1])
+                        refused = _through_door(self, path, root, "{literalinclude} のファイル", written)
+                        if refused is not None:
+                            return refused
             return list(super().run())
 
     def file_option(base: type[Any], what: str) -> type[Any]:
@@ -160,8 +223,9 @@ def _directive_classes() -> dict[str, type[Any]]:
                         target = Path(adapt_path(written, source, getattr(settings, "root_prefix", "")))
                         if issubclass(base, CSVTable) and written.startswith("/") and not Path(written).exists():
                             target = Path(env.srcdir) / written[1:]  # Sphinx reads it from the source folder
-                        if not inside(target, confined_root(env)):
-                            return _refuse(self, what, str(written))
+                        refused = _through_door(self, target, confined_root(env), what, str(written))
+                        if refused is not None:
+                            return refused
                 return list(super().run())
 
         ConfinedFileOption.__name__ = f"Confined{base.__name__}"

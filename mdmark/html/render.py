@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import html as htmllib
 import json
 import posixpath
 import re
@@ -31,12 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.host.confine import inside, outside_message
 from mdmark.diagnostics import missing_image_message
 from mdmark.facts import DocFacts, Link
-from mdmark.util.files import read_regular
+from mdmark.util import door
 from mdmark.pipeline.pipeline import Pipeline, docname_of, file_stamp
-from mdmark.html.rawhtml import drop_navigating, dropped_message
+from mdmark.html.rawhtml import dropped_message, handler_message, sanitize
 from mdmark.host.app import SPHINX_LOCK, prepare_writing, reading_as
 
 if TYPE_CHECKING:
@@ -58,16 +56,6 @@ TEXT_MARK_CLOSE = "\ue001"
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-
-#: Tags whose URL attributes make a browser fetch something.
-_LOADING_TAG = re.compile(
-    r"<(img|script|link|iframe|frame|source|video|audio|embed|object|track|input|image|use|style)\b[^>]*>",
-    re.IGNORECASE,
-)
-_URL_ATTR = re.compile(
-    r"""(\s(?:src|href|srcset|data|poster|xlink:href|background)\s*=\s*)("[^"]*"|'[^']*'|[^\s>]+)""",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -313,40 +301,29 @@ class NotAnImage(Exception):
     """The file's content is not a PNG, JPEG, GIF, WebP or SVG image (see :mod:`mdmark.util.imagekind`)."""
 
 
-def _data_uri(path: Path) -> str:
-    """The image at ``path`` as a ``data:`` URI typed by its content; :class:`NotAnImage` when it is none."""
+def _data_uri(path: Path, data: bytes) -> str:
+    """An image's bytes (read through the door) as a ``data:`` URI typed by its content;
+    :class:`NotAnImage` when they are none."""
     from mdmark.util.imagekind import image_mime
 
-    data = read_regular(path, MAX_IMAGE_BYTES)
     mime = image_mime(data)
     if mime is None:
         raise NotAnImage(str(path))
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def clean_raw_html(html: str, local: Callable[[str, str], str | None] | None = None) -> tuple[str, list[str]]:
-    """Rewrite the URL attributes of loading tags in raw HTML so the page loads nothing.
+def _image_size(data: bytes) -> tuple[int, int] | None:
+    """An image's size from its header (the bytes were read through the door)."""
+    import io
 
-    A remote URL is emptied (and returned, for a warning); a local one goes through ``local``
-    (with the tag's name), which returns a ``data:`` URI, or None to empty it too.
-    """
-    removed: list[str] = []
+    from PIL import Image
 
-    def attr(match: re.Match[str], tag_name: str) -> str:
-        value = htmllib.unescape(match.group(2).strip("\"'"))
-        lowered = value.lower()
-        if not value or lowered.startswith(("data:", "#")):
-            return match.group(0)
-        if _SCHEME.match(value) or value.startswith("//"):
-            removed.append(value)
-            return f'{match.group(1)}""'
-        inlined = local(value, tag_name) if local is not None else None
-        return f'{match.group(1)}"{inlined}"' if inlined else f'{match.group(1)}""'
-
-    def tag(match: re.Match[str]) -> str:
-        return _URL_ATTR.sub(lambda m: attr(m, match.group(1).lower()), match.group(0))
-
-    return _LOADING_TAG.sub(tag, html), removed
+    try:
+        with Image.open(io.BytesIO(data)) as picture:
+            width, height = picture.size
+    except Exception:  # not an image Pillow knows, or a header it refuses: no size, as Sphinx gives none
+        return None
+    return int(width), int(height)
 
 
 class _Pass:
@@ -437,37 +414,32 @@ class _Pass:
     def _raw(self, node: nodes.Element) -> None:
         from docutils import nodes
 
-        def local(value: str, tag_name: str) -> str | None:
+        def image(value: str) -> str | None:
+            if _SCHEME.match(value) or value.startswith("//"):
+                self.note(node, f"HTML の中の `{value}` は外へ読みに行くため外したので、ファイルを保存して文書からの相対パスで指してください。")
+                return None
             path = value.split("#", 1)[0].split("?", 1)[0]
             rel = self._resolve(urllib.parse.unquote(path))
             file = self.srcdir / rel
             self.deps[rel] = file_stamp(file)
-            if file.exists() and not inside(file, self.root):
-                self.note(node, outside_message("HTML の中の", value))
+            try:
+                return _data_uri(file, door.read(file, self.root, "HTML の中の", value, MAX_IMAGE_BYTES))
+            except door.Refused as refused:
+                # A missing image: the sentence check gives too (with a close name as the fix).
+                self.note(node, missing_image_message(value, file) if refused.reason == "missing" else refused.message)
                 return None
-            if file.is_file() and file.stat().st_size <= MAX_IMAGE_BYTES:
-                try:
-                    return _data_uri(file)
-                except NotAnImage:
-                    from mdmark.util.imagekind import not_an_image_message
+            except NotAnImage:
+                from mdmark.util.imagekind import not_an_image_message
 
-                    self.note(node, not_an_image_message("HTML の中の", value))
-                    return None
-                except OSError:
-                    pass
-            if tag_name == "img":  # an image check reports too: the same sentence
-                self.note(node, missing_image_message(value, file))
-            else:
-                self.note(node, f"HTML の中の `{value}` が見つからないので、パスを直すかファイルを置いてください。")
-            return None
+                self.note(node, not_an_image_message("HTML の中の", value))
+                return None
 
         text = node.astext()
-        kept, dropped = drop_navigating(text)
+        cleaned, dropped, handlers = sanitize(text, image)
         for tag in dropped:
             self.note(node, dropped_message(tag))
-        cleaned, removed = clean_raw_html(kept, local)
-        for url in removed:
-            self.note(node, f"HTML の中の `{url}` は外へ読みに行くため外したので、ファイルを保存して文書からの相対パスで指してください。")
+        for attribute in handlers:
+            self.note(node, handler_message(attribute))
         if cleaned != text:
             node.children = [nodes.Text(cleaned)]
 
@@ -513,39 +485,27 @@ class _Pass:
             return
         file = self.srcdir / uri
         self.deps[uri] = file_stamp(file)
-        if file.exists() and not inside(file, self.root):
-            self.note(node, outside_message("画像", written))
-            self._drop_image(node, alt or written)
-            return
         try:
-            size = file.stat().st_size if file.is_file() else -1
-        except OSError:
-            size = -1
-        if size < 0:
-            self.note(node, missing_image_message(written, file))
-            self._drop_image(node, alt or written)
-            return
-        if size > MAX_IMAGE_BYTES:
-            self.note(node, f"画像 `{written}` は {size:,} バイトあり大きすぎるので、小さくしてください。")
+            data = door.read(file, self.root, "画像", written, MAX_IMAGE_BYTES)
+        except door.Refused as refused:
+            if refused.reason == "missing":
+                message = missing_image_message(written, file)
+            else:
+                message = refused.message
+            self.note(node, message)
             self._drop_image(node, alt or written)
             return
         if "scale" in node and not ("width" in node and "height" in node):
-            from sphinx.util.images import get_image_size
-
-            dims = get_image_size(file)
+            dims = _image_size(data)
             if dims is not None:
                 node.setdefault("width", str(dims[0]))
                 node.setdefault("height", str(dims[1]))
         try:
-            data_uri = _data_uri(file)
+            data_uri = _data_uri(file, data)
         except NotAnImage:
             from mdmark.util.imagekind import not_an_image_message
 
             self.note(node, not_an_image_message("画像", written))
-            self._drop_image(node, alt or written)
-            return
-        except OSError as exc:
-            self.note(node, f"画像 `{written}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。")
             self._drop_image(node, alt or written)
             return
         # The translator falls back to the uri for a missing alt text: not a data: URI.

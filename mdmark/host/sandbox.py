@@ -1,0 +1,170 @@
+"""MyST substitutions (``{{ name }}``) rendered in a sandbox, and front matter read within bounds.
+
+MyST renders ``{{ … }}`` with a plain Jinja2 environment: ``{{ cycler.__init__.__globals__.os }}``
+reaches Python's modules and runs commands. Here the template language keeps what substitutions
+are for (variables, filters, simple arithmetic) in Jinja2's :class:`ImmutableSandboxedEnvironment`:
+no underscore attributes, no mutation, no statement blocks (a ``}} {% for %}`` smuggled into the
+expression), and every value it makes bounded, so ``{{ "x" * 10**10 }}`` is refused instead of
+taking the memory. The context holds plain data only: the substitutions, and ``env`` as the
+document's name and front matter (MyST hands in Sphinx's build environment, whose methods write files).
+
+:mod:`mdmark.host.app` puts :func:`render` in MyST's place; this module knows nothing of MyST.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jinja2
+from jinja2 import nodes as jnodes
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+#: Characters of a substitution as written, of a value made on the way, and of the result.
+MAX_EXPRESSION_CHARS = 10_000
+MAX_VALUE_CHARS = 100_000
+#: Largest number an argument of a filter or function, or an exponent, may be.
+MAX_NUMBER = 100_000
+#: A width in a format string (``%99999999d``, ``{:>99999999}``) pads to that many characters.
+_WIDE = re.compile(r"\d{6,}")
+
+
+class Refusal(Exception):
+    """A substitution mdmark does not render: ``str(self)`` is the clause saying why (ending in ので)."""
+
+
+class _TooLarge(SecurityError):
+    pass
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, str | bytes | list | tuple | dict | set | frozenset) else 0
+
+
+def _check_value(value: Any) -> Any:
+    if _size(value) > MAX_VALUE_CHARS:
+        raise _TooLarge("too large")
+    return value
+
+
+def _check_arguments(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
+    for arg in (*args, *kwargs.values()):
+        if isinstance(arg, int | float) and not isinstance(arg, bool) and abs(arg) > MAX_NUMBER:
+            raise _TooLarge("number too large")
+        if isinstance(arg, str) and len(arg) > MAX_VALUE_CHARS:
+            raise _TooLarge("argument too large")
+
+
+def _bounded(function: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        # The first argument of a filter is the value filtered (or the context/environment): its
+        # size is bounded where it was made; the others are what the document chose.
+        _check_arguments(args[1:], kwargs)
+        return _check_value(function(*args, **kwargs))
+
+    for name in ("jinja_pass_arg",):
+        if hasattr(function, name):
+            setattr(call, name, getattr(function, name))
+    return call
+
+
+#: Filters that make a value grow by an argument the document sets and are not worth their risk.
+_DROPPED_FILTERS = ("format", "indent", "center", "wordwrap", "filesizeformat", "pprint", "urlize")
+
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    intercepted_binops = frozenset({"*", "**", "%", "+", "//", "/"})
+    intercepted_unops = frozenset({"-", "+"})
+
+    def __init__(self) -> None:
+        super().__init__(undefined=jinja2.StrictUndefined, autoescape=False)
+        self.globals.pop("lipsum", None)  # paragraphs by the thousand on demand
+        for name in _DROPPED_FILTERS:
+            self.filters.pop(name, None)
+        self.filters = {name: _bounded(f) for name, f in self.filters.items()}
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and isinstance(right, int | float) and abs(right) > 64:
+            raise _TooLarge("exponent")
+        if operator == "*":
+            count = right if isinstance(right, int) else left if isinstance(left, int) else None
+            other = left if count is right else right
+            if count is not None and _size(other) * abs(count) > MAX_VALUE_CHARS:
+                raise _TooLarge("repeat")
+        if operator == "%" and isinstance(left, str) and _WIDE.search(left):
+            raise _TooLarge("width")
+        if isinstance(left, int) and isinstance(right, int) and max(abs(left), abs(right)).bit_length() > 4096:
+            raise _TooLarge("number")
+        return _check_value(super().call_binop(context, operator, left, right))
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's signature
+        _check_arguments(args, kwargs)
+        return _check_value(super().call(__context, __obj, *args, **kwargs))
+
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        owner = getattr(value, "__self__", None)
+        if isinstance(owner, str) and _WIDE.search(owner):
+            raise _TooLarge("width")
+        return super().wrap_str_format(value)
+
+
+_SANDBOX: _Sandbox | None = None
+
+
+def sandbox() -> _Sandbox:
+    global _SANDBOX
+    if _SANDBOX is None:
+        _SANDBOX = _Sandbox()
+    return _SANDBOX
+
+
+def names_in(expression: str) -> set[str]:
+    """The variables an expression reads (for MyST's circular-reference check)."""
+    try:
+        tree = sandbox().parse(f"{{{{{expression}}}}}")
+    except (jinja2.TemplateSyntaxError, RecursionError):
+        return set()
+    return {n.name for n in tree.find_all(jnodes.Name) if n.name != "env"}
+
+
+def render(expression: str, context: Mapping[str, Any]) -> str:
+    """``{{ expression }}`` rendered with ``context`` in the sandbox.
+
+    Raises :class:`Refusal` for what the sandbox refuses; other Jinja2 errors (an undefined name, a
+    syntax error) pass through as MyST reports them.
+    """
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        raise Refusal(f"{len(expression):,} 文字あって上限（{MAX_EXPRESSION_CHARS:,} 文字）を超えるので")
+    env = sandbox()
+    source = f"{{{{{expression}}}}}"
+    try:
+        tree = env.parse(source)
+    except RecursionError:
+        raise Refusal("入れ子が深すぎて読めないので") from None
+    # One expression: a ``}}`` inside it must not open statements (loops) between two outputs.
+    if not all(isinstance(node, jnodes.Output) for node in tree.body):
+        raise Refusal("式ではなく `{%` の文を含むので")
+    try:
+        rendered = env.from_string(tree).render(dict(context))
+    except _TooLarge:
+        raise Refusal(f"作る値が大きすぎる（{MAX_VALUE_CHARS:,} 文字・数 {MAX_NUMBER:,} まで）ので") from None
+    except SecurityError:
+        raise Refusal(" Python の内部（`_` で始まる属性や値を書き換えるメソッド）に触れるので") from None
+    except RecursionError:
+        raise Refusal("入れ子が深すぎて読めないので") from None
+    if len(rendered) > MAX_VALUE_CHARS:
+        raise Refusal(f"作る値が大きすぎる（{MAX_VALUE_CHARS:,} 文字まで）ので")
+    return rendered
+
+
+def refusal_message(expression: str, reason: str) -> str:
+    """The one sentence for a refused substitution."""
+    shown = " ".join(expression.split())
+    if len(shown) > 60:
+        shown = shown[:57] + "…"
+    return (
+        f"置き換え `{{{{ {shown} }}}}` は{reason}置き換えず、"
+        "置き換えの名前とフィルターだけで書いてください。"
+    )
