@@ -30,7 +30,7 @@ TAGS: frozenset[str] = frozenset(
     {
         "a", "abbr", "b", "bdi", "bdo", "blockquote", "br", "caption", "cite", "code", "col",
         "colgroup", "dd", "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure",
-        "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p",
+        "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "input", "ins", "kbd", "li", "mark", "ol", "p",
         "pre", "q", "rp", "rt", "ruby", "s", "samp", "small", "span", "strong", "sub", "summary",
         "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "wbr",
     }
@@ -47,7 +47,13 @@ ATTRIBUTES: dict[str, set[str]] = {
     "time": {"datetime"},
     "col": {"span"},
     "colgroup": {"span"},
+    # MyST's task lists: a checkbox that cannot be changed (there is no form to send it with anyway).
+    "input": {"class", "checked", "disabled"},
 }
+#: Attributes kept only with one of these values.
+ATTRIBUTE_VALUES: dict[str, dict[str, set[str]]] = {"input": {"type": {"checkbox"}}}
+#: Attributes every kept element of that name gets.
+FORCED_ATTRIBUTES: dict[str, dict[str, str]] = {"input": {"disabled": "disabled"}}
 #: URL schemes kept in ``href``/``src`` (``data:`` only for an image's ``src``: see :func:`sanitize`).
 URL_SCHEMES: frozenset[str] = frozenset({"http", "https", "mailto", "data"})
 #: Elements whose content goes with them (their text would show as text otherwise).
@@ -129,6 +135,8 @@ def sanitize(
         tags=set(TAGS),
         clean_content_tags=set(CONTENT_DROPPED),
         attributes={tag: set(names) for tag, names in ATTRIBUTES.items()},
+        tag_attribute_values={tag: {k: set(v) for k, v in values.items()} for tag, values in ATTRIBUTE_VALUES.items()},
+        set_tag_attribute_values={tag: dict(values) for tag, values in FORCED_ATTRIBUTES.items()},
         attribute_filter=attribute_filter,
         url_schemes=set(URL_SCHEMES),
         strip_comments=True,

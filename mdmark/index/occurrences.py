@@ -26,7 +26,17 @@ class Occurrence:
     line: int
 
 
+#: Groups a trie pattern may nest: the regular expression compiler recurses once per level.
+MAX_PATTERN_NESTING = 200
+
+
 def _trie_pattern(words: list[str]) -> str:
+    """One regular expression for all ``words`` (a trie of alternations: fast for thousands).
+
+    Built without recursion (a name may be any length), and when the trie nests too deep for the
+    regular expression compiler (names that are prefixes of one another, by the hundred), a flat
+    alternation, longest first, which finds the same names.
+    """
     trie: dict[str, dict] = {}  # type: ignore[type-arg]
     for word in words:
         node = trie
@@ -34,16 +44,36 @@ def _trie_pattern(words: list[str]) -> str:
             node = node.setdefault(ch, {})
         node[""] = {}
 
-    def build(node: dict) -> str:  # type: ignore[type-arg]
-        end = "" in node
-        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    # Post-order over an explicit stack: (node, children done); each node's (pattern, nesting).
+    built: dict[int, tuple[str, int]] = {}
+    stack: list[tuple[dict, bool]] = [(trie, False)]  # type: ignore[type-arg]
+    while stack:
+        node, done = stack.pop()
+        children = [(ch, child) for ch, child in sorted(node.items()) if ch]
+        if not done:
+            stack.append((node, True))
+            stack.extend((child, False) for _, child in children)
+            continue
+        parts = [(re.escape(ch) + built[id(child)][0], built[id(child)][1]) for ch, child in children]
+        for _, child in children:
+            del built[id(child)]
+        if not parts:
+            built[id(node)] = ("", 0)
+            continue
+        depth = max(d for _, d in parts)
+        if len(parts) == 1:
+            body = parts[0][0]
+        else:
+            body = "(?:" + "|".join(p for p, _ in parts) + ")"
+            depth += 1
         # Greedy optional: the longer name wins when one name is a prefix of another.
-        return f"(?:{body})?" if end else body
-
-    return build(trie)
+        if "" in node:
+            body, depth = f"(?:{body})?", depth + 1
+        built[id(node)] = (body, depth)
+    pattern, nesting = built[id(trie)]
+    if nesting > MAX_PATTERN_NESTING:
+        return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+    return pattern
 
 
 class NameMatcher:
