@@ -175,6 +175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.parse_args(["index", "--help"])
     from mdmark.errors import MdmarkError
 
+    from mdmark.util.text import SafeWriter
+
+    # Every output of every command goes through one escape (control characters from a repository).
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeWriter(sys.stdout), SafeWriter(sys.stderr)
     try:
         module = importlib.import_module(f"mdmark.cli.commands.{args.command}")
         code: int = module.run(args)
@@ -200,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark import __version__
 from mdmark.errors import MdmarkError
 from mdmark.util.bounds import value_problem
+from mdmark.util.text import terminal_safe
 from mdmark.server.limits import Job, call_seconds, stop_all, stopping_message, timeout_message
 from mdmark.server.prompts import register_prompts
 from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, unknown_tool_message
@@ -105,7 +106,8 @@ def create_server() -> Server[Any]:
         outcome = await run_bounded(params.name, params.arguments, seconds)
         return mcp_types.CallToolResult(
             content=[
-                mcp_types.TextContent(text=part)
+                # Text from a repository (titles, a document's lines) reaches a client's screen too.
+                mcp_types.TextContent(text=terminal_safe(part, keep_newlines=True))
                 if isinstance(part, str)
                 else mcp_types.ImageContent(data=part.data, mime_type=part.mime)
                 for part in outcome.content()

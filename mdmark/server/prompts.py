@@ -30,7 +30,7 @@ from mdmark.diagnostics import DRIFT_KINDS, DriftKind
 from mdmark.guide.reader import guide_entries
 from mdmark.tools.registry import TOOLS_BY_NAME, internal_error_message
 from mdmark.tools.spec import ToolSpec
-from mdmark.util.text import quote_list, suggestion
+from mdmark.util.text import quote_list, suggestion, terminal_safe
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -413,12 +413,60 @@ def parse_prompt_arguments(spec: PromptSpec, arguments: Mapping[str, str] | None
     return values
 
 
+#: Characters of a prompt's name and of an argument's name; of an argument's value; arguments per call.
+MAX_PROMPT_NAME_CHARS = 100
+MAX_PROMPT_VALUE_CHARS = 4_000
+MAX_PROMPT_ARGUMENTS = 16
+
+
+def _shown(text: str) -> str:
+    text = terminal_safe(text)
+    return text if len(text) <= 40 else f"{text[:37]}…"
+
+
+def bounded_request(name: Any, arguments: Any) -> tuple[str, dict[str, str] | None]:
+    """A ``prompts/get`` request's name and arguments as text of bounded length, control characters
+    written as escapes; raises PromptError with one sentence for what is not (a client sends any JSON)."""
+    if not isinstance(name, str):
+        raise PromptError("プロンプトの名前が文字列ではないので、`write_doc` のように名前を文字列で渡してください。")
+    if len(name) > MAX_PROMPT_NAME_CHARS:
+        raise PromptError(
+            f"プロンプトの名前が {len(name):,} 文字あって上限（{MAX_PROMPT_NAME_CHARS} 文字）を超えるので、"
+            f"{quote_list(PROMPTS_BY_NAME)} のどれかを渡してください。"
+        )
+    if arguments is None:
+        return name, None
+    if not isinstance(arguments, Mapping):
+        raise PromptError('プロンプトの引数が名前と値の組ではないので、{"id": "…"} のように渡してください。')
+    if len(arguments) > MAX_PROMPT_ARGUMENTS:
+        raise PromptError(
+            f"プロンプトの引数が {len(arguments):,} 個あって上限（{MAX_PROMPT_ARGUMENTS} 個）を超えるので、要る引数だけを渡してください。"
+        )
+    out: dict[str, str] = {}
+    for key, value in arguments.items():
+        if not isinstance(key, str) or len(key) > MAX_PROMPT_NAME_CHARS:
+            raise PromptError(
+                f"プロンプトの引数の名前 `{_shown(str(key))}` が長すぎるか文字列ではないので、プロンプトの引数の名前を渡してください。"
+            )
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise PromptError(f"プロンプトの引数 `{_shown(key)}` の値が文字列ではないので、文字列で渡してください。")
+        if len(value) > MAX_PROMPT_VALUE_CHARS:
+            raise PromptError(
+                f"プロンプトの引数 `{_shown(key)}` の値が {len(value):,} 文字あって上限（{MAX_PROMPT_VALUE_CHARS:,} 文字）を超えるので、短くしてください。"
+            )
+        out[key] = terminal_safe(value, keep_newlines=True)
+    return name, out
+
+
 def render_prompt(name: str, arguments: Mapping[str, str] | None, tools: Tools | None = None) -> tuple[PromptSpec, str]:
     """The prompt and its text for these arguments; raises PromptError for a name or argument it cannot take."""
+    name, arguments = bounded_request(name, arguments)
     spec = PROMPTS_BY_NAME.get(name)
     if spec is None:
         raise PromptError(
-            f"プロンプト `{name}` は mdmark に無いので、{quote_list(PROMPTS_BY_NAME)} のどれかを指定してください"
+            f"プロンプト `{_shown(name)}` は mdmark に無いので、{quote_list(PROMPTS_BY_NAME)} のどれかを指定してください"
             f"{suggestion(name, PROMPTS_BY_NAME)}。"
         )
     values = parse_prompt_arguments(spec, arguments)
@@ -470,4 +518,11 @@ def register_prompts(server: Server[Any]) -> None:
         )
 
     server.add_request_handler("prompts/list", mcp_types.PaginatedRequestParams, list_prompts)
-    server.add_request_handler("prompts/get", mcp_types.GetPromptRequestParams, get_prompt)
+    class LooseGetPromptParams(mcp_types.GetPromptRequestParams):
+        """Any JSON for the name and arguments: :func:`bounded_request` refuses what is wrong in
+        Japanese (the SDK's own validation answers in English)."""
+
+        name: Any
+        arguments: Any = None
+
+    server.add_request_handler("prompts/get", LooseGetPromptParams, get_prompt)

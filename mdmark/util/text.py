@@ -7,6 +7,7 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Iterable
+from typing import Any
 
 
 def normalize(text: str) -> str:
@@ -27,6 +28,30 @@ def terminal_safe(text: str, keep_newlines: bool = False) -> str:
     """
     pattern = _CONTROL_KEEP_NEWLINE if keep_newlines else _CONTROL
     return pattern.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+class SafeWriter:
+    """A text stream that writes what it is given through :func:`terminal_safe` (newlines and tabs
+    kept): the CLI's stdout and stderr while a command runs, so no output of any command (a title,
+    a document's text, a file name) can drive the terminal, whichever function printed it.
+
+    ``unescaped`` is the stream itself, for the one writer that means its control characters (the
+    progress line's ``\\r`` and erase-line).
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self.unescaped = stream
+
+    def write(self, text: str) -> int:
+        self.unescaped.write(terminal_safe(text, keep_newlines=True))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding, buffer…
+        return getattr(self.unescaped, name)
 
 
 def close_names(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:

@@ -16,13 +16,15 @@ def progress_line(label: str, enabled: bool = True) -> Iterator[Progress | None]
     if not enabled or not sys.stderr.isatty():
         yield None
         return
+    # The line is redrawn with control characters of its own: past the CLI's escaping writer.
+    stream = getattr(sys.stderr, "unescaped", sys.stderr)
 
     def show(done: int, total: int) -> None:
-        sys.stderr.write(f"\r{label} {done}/{total}\x1b[K")
-        sys.stderr.flush()
+        stream.write(f"\r{label} {done}/{total}\x1b[K")
+        stream.flush()
 
     try:
         yield show
     finally:
-        sys.stderr.write("\r\x1b[K")
-        sys.stderr.flush()
+        stream.write("\r\x1b[K")
+        stream.flush()
