@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.errors import MdmarkError
-from mdmark.util.files import display, read_text
+from mdmark.util import door
+from mdmark.util.files import display
 from mdmark.pipeline.pipeline import docname_of
 from mdmark.project import Project
 
@@ -69,10 +70,7 @@ def export_html(
         raise MdmarkError(f"`{shown_source}` はファイルではないので、Markdown のファイルを指定してください。")
     if source.suffix.lower() != ".md":
         raise MdmarkError(f"`{shown_source}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
-    try:
-        read_text(source, shown_source)
-    except OSError as exc:
-        raise MdmarkError(f"`{shown_source}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。") from None
+    door.read_text(source, project.pipeline.project_root, "文書", shown_source)
 
     target = project.resolve_arg(out) if out is not None else source.with_suffix(".html")
     target = target.absolute()

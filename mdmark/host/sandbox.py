@@ -58,16 +58,44 @@ def _check_arguments(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
 
 
 def _bounded(function: Callable[..., Any]) -> Callable[..., Any]:
+    # A filter that is passed the context or the environment gets the value second.
+    first = 1 if hasattr(function, "jinja_pass_arg") else 0
+
     def call(*args: Any, **kwargs: Any) -> Any:
-        # The first argument of a filter is the value filtered (or the context/environment): its
-        # size is bounded where it was made; the others are what the document chose.
-        _check_arguments(args[1:], kwargs)
+        value, rest = (args[first] if len(args) > first else None), args[first + 1 :]
+        _check_arguments(rest, kwargs)
+        # What a filter makes grows with its value times its arguments (``join`` a separator
+        # between every item, ``replace`` a text for every match): refuse before it is made.
+        count = _size(value) if not isinstance(value, range) else len(value)
+        for arg in (*rest, *kwargs.values()):
+            if count * max(_size(arg), 1) > MAX_VALUE_CHARS * 4:
+                raise _TooLarge("product")
         return _check_value(function(*args, **kwargs))
 
-    for name in ("jinja_pass_arg",):
-        if hasattr(function, name):
-            setattr(call, name, getattr(function, name))
+    if hasattr(function, "jinja_pass_arg"):
+        call.jinja_pass_arg = function.jinja_pass_arg  # type: ignore[attr-defined]
     return call
+
+
+def _fits(value: Any, budget: int = MAX_VALUE_CHARS) -> bool:
+    """Whether a context value holds at most ``budget`` characters and items (walked without
+    recursion, stopping at the budget)."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        budget -= 1 + (len(current) if isinstance(current, str | bytes) else 0)
+        if budget < 0:
+            return False
+        if isinstance(current, dict):
+            stack.extend(current.keys())
+            stack.extend(current.values())
+        elif isinstance(current, list | tuple | set | frozenset):
+            stack.extend(current)
+    return True
+
+
+#: Nodes of one substitution's expression: each may stand for a value of the full size.
+MAX_EXPRESSION_NODES = 300
 
 
 #: Filters that make a value grow by an argument the document sets and are not worth their risk.
@@ -98,6 +126,11 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         if isinstance(left, int) and isinstance(right, int) and max(abs(left), abs(right)).bit_length() > 4096:
             raise _TooLarge("number")
         return _check_value(super().call_binop(context, operator, left, right))
+
+    def is_safe_callable(self, obj: Any) -> bool:
+        # Only the template functions (``range``, ``dict``, ``cycler``…): no method of a value
+        # (``str.join``, ``str.expandtabs``…), which could make any amount of text.
+        return any(obj is allowed for allowed in self.globals.values()) and super().is_safe_callable(obj)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's signature
         _check_arguments(args, kwargs)
@@ -146,8 +179,12 @@ def render(expression: str, context: Mapping[str, Any]) -> str:
     # One expression: a ``}}`` inside it must not open statements (loops) between two outputs.
     if not all(isinstance(node, jnodes.Output) for node in tree.body):
         raise Refusal("式ではなく `{%` の文を含むので")
+    if sum(1 for _ in tree.find_all(jnodes.Node)) > MAX_EXPRESSION_NODES:
+        raise Refusal(f"式の要素が {MAX_EXPRESSION_NODES} を超えるので")
+    # A value too big to render is left out (it is then undefined, which says so).
+    usable = {name: value for name, value in context.items() if _fits(value)}
     try:
-        rendered = env.from_string(tree).render(dict(context))
+        rendered = env.from_string(tree).render(usable)
     except _TooLarge:
         raise Refusal(f"作る値が大きすぎる（{MAX_VALUE_CHARS:,} 文字・数 {MAX_NUMBER:,} まで）ので") from None
     except SecurityError:

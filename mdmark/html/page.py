@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from mdmark import __version__
 from mdmark.errors import MdmarkError
-from mdmark.util.files import display, read_text
+from mdmark.util import door
+from mdmark.util.files import display
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -134,7 +135,10 @@ def extra_css(config: Config) -> str:
             raise MdmarkError(
                 f"設定の html.css の `{name}` が見つからないので、パスを直すか設定から外してください。"
             )
-        parts.append(f"/* {display(path, config.root)} */\n" + read_text(path, name))
+        from mdmark.host.confine import project_root
+
+        text = door.read_text(path, project_root(config.root), "設定の html.css の", name)
+        parts.append(f"/* {display(path, config.root)} */\n" + text)
     return "\n".join(parts)
 
 

@@ -13,16 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mdmark.errors import MdmarkError
-from mdmark.util.files import (
-    MAX_FILE_BYTES,
-    FileTooBig,
-    NotRegularFile,
-    Stamp,
-    decode_text,
-    read_regular_stat,
-    settled,
-    stat_stamp,
-)
+from mdmark.util import door
+from mdmark.util.files import Stamp, decode_text, settled, stat_stamp
 
 
 class Sources:
@@ -111,17 +103,10 @@ class Sources:
     def read(self, path: Path, rel: str) -> tuple[bytes, str, os.stat_result]:
         """The bytes, text and stat of the document at ``path``; one sentence for what cannot be read."""
         try:
-            if not path.exists():
-                raise MdmarkError(f"`{rel}` が見つからないので、パスを確かめてください。")
-            data, info = read_regular_stat(path)
-        except NotRegularFile:
-            raise MdmarkError(
-                f"`{rel}` はふつうのファイルではない（FIFO・デバイスなど）ので、文書にはふつうのファイルを置いてください。"
-            ) from None
-        except FileTooBig:
-            raise MdmarkError(
-                f"`{rel}` は読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えているので、文書を分けてください。"
-            ) from None
-        except OSError as exc:
-            raise MdmarkError(f"`{rel}` を読めない（{exc.strerror}）ので、ファイルの権限やリンクを確かめてください。") from None
+            # Through the door: inside the source folder, a regular file, within the size cap.
+            data, info = door.read_stat(path, self.srcdir, "文書", rel)
+        except door.Refused as refused:
+            if refused.reason == "missing":
+                raise MdmarkError(f"`{rel}` が見つからないので、パスを確かめてください。") from None
+            raise
         return data, decode_text(data, rel), info

@@ -19,6 +19,7 @@ from typing import Any
 from mdmark.answers import answer
 from mdmark.errors import MdmarkError
 from mdmark.host.confine import inside, project_root
+from mdmark.util import door
 from mdmark.index.model import Doc, Index, Tag
 from mdmark.index.relations import RelationGraph, RelationView, build_graph, doc_file
 from mdmark.project import Project
@@ -28,7 +29,6 @@ from mdmark.tools.spec import (
     FIELDS,
     checked,
 )
-from mdmark.util.files import read_text
 from mdmark.util.text import close_names, normalize, quote_list
 from mdmark.workspace import Workspace
 
@@ -66,12 +66,12 @@ def _open_index(start: Path, config: str | None) -> tuple[Project, Index]:
 def file_chars(workspace: Workspace, path: Path, root: Path | None = None) -> int | None:
     """Code points in a document's file, None when it is missing, unreadable or (links resolved)
     outside ``root`` (kept by the workspace while the file's stat is unchanged)."""
-    if root is not None and not inside(path, root):
+    if root is None or not inside(path, root):
         return None
 
     def count() -> int | None:
         try:
-            return len(read_text(path))
+            return len(door.read_text(path, root, "文書", path.name))
         except MdmarkError:
             return None
 

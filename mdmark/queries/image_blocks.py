@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mdmark.host.confine import inside
+from mdmark.util import door
 from mdmark.html.render import MAX_IMAGE_BYTES
-from mdmark.util.files import FileTooBig, read_regular
 
 #: What a model takes in one image block without scaling it itself.
 MAX_SIDE = 1568
@@ -44,13 +44,11 @@ def load_image(file: Path, shown: str, line: int, root: Path) -> ImageBlock:
     if not inside(file, root):
         return ImageBlock(f"{where}はプロジェクトのフォルダ（{root}）の外にあるので、読みません。")
     try:
-        if not file.is_file():
+        data = door.read(file, root, "画像", shown, MAX_IMAGE_BYTES)
+    except door.Refused as refused:
+        if refused.reason == "missing":
             return ImageBlock(f"{where}のファイルが無いので、読みません。")
-        data = read_regular(file, MAX_IMAGE_BYTES)
-    except FileTooBig as exc:
-        return ImageBlock(f"{where}は {exc.size:,} バイトあり大きすぎるので、読みません。")
-    except OSError as exc:
-        return ImageBlock(f"{where}を読めない（{exc.strerror}）ので、読みません。")
+        return ImageBlock(f"{refused.message.removesuffix('。')}（{line} 行目）。")
     from mdmark.util.imagekind import image_mime
 
     kind = image_mime(data)

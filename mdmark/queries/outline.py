@@ -19,6 +19,8 @@ from typing import Any
 from mdmark.answers import answer
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts, Heading
+from mdmark.util import door
+from mdmark.util.files import display
 from mdmark.index.model import Index
 from mdmark.index.relations import doc_file
 from mdmark.project import Project
@@ -28,7 +30,6 @@ from mdmark.tools import params
 from mdmark.tools.spec import (
     checked,
 )
-from mdmark.util.files import display, read_text
 from mdmark.util.globs import match_files
 from mdmark.util.text import close_names, quote_list
 
@@ -163,7 +164,7 @@ def span_chars(lines: list[str], first: int, last: int) -> int:
 
 
 def _doc_row(project: Project, path: Path, facts: DocFacts, ids: dict[Path, str]) -> dict[str, Any]:
-    text = read_text(path)
+    text = door.read_text(path, project.pipeline.project_root, "文書", display(path, project.root))
     lines = text.splitlines(keepends=True)
     rows = []
     for section in sections(facts, lines):

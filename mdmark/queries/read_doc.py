@@ -17,6 +17,7 @@ from typing import Any
 
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
+from mdmark.util import door
 from mdmark.host.confine import project_root
 from mdmark.queries.image_blocks import ImageBlock, load_image
 from mdmark.queries.outline import (
@@ -28,7 +29,6 @@ from mdmark.queries.outline import (
 )
 from mdmark.tools import params
 from mdmark.tools.spec import checked
-from mdmark.util.files import read_text
 from mdmark.util.text import close_names, normalize, quote_list
 
 #: More text than this in one answer crowds out the conversation: read a section instead.
@@ -102,7 +102,7 @@ def read_doc(
     (path,) = found.files
     pipeline = project.pipeline
     facts = pipeline.facts(path)
-    text = read_text(path, found.shown)
+    text = door.read_text(path, project_root(project.root), "文書", found.shown)
     source = text.splitlines(keepends=True)
     first, last = 1, len(source)
     if section_arg is not None:

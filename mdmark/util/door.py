@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from mdmark.errors import MdmarkError
-from mdmark.util.files import MAX_FILE_BYTES
+from mdmark.util.files import MAX_FILE_BYTES, decode_text
 
 #: Why the door refused: the file lies outside the root, is no regular file, is over the cap,
 #: does not exist, or the system would not open it.
@@ -130,3 +130,9 @@ def admit(path: Path, root: Path, what: str, written: str, limit: int = MAX_FILE
     fd, _ = _open_checked(path, root, what, written, limit)
     os.close(fd)
     return path.resolve()
+
+
+def read_text(path: Path, root: Path, what: str, written: str) -> str:
+    """A repository text file (a document) through the door, decoded as UTF-8 (one sentence for
+    binary or undecodable bytes)."""
+    return decode_text(read(path, root, what, written), written)
