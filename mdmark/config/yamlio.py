@@ -277,16 +277,22 @@ def bounds_problem(text: str, shown: str) -> str | None:
 
     Composes nodes only, never the data: the check costs the size of the text.
     """
-    loader_class = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
-    loader = loader_class(text)
-    try:
-        node = loader.get_single_node()
-    except RecursionError:
-        return f"`{shown}` の入れ子が {MAX_DEPTH} 段より深いので、入れ子を浅くしてください。"
-    except yaml.YAMLError:
-        return None
-    finally:
-        loader.dispose()
+    node = None
+    for loader_class in (getattr(yaml, "CSafeLoader", None), yaml.SafeLoader):
+        if loader_class is None:
+            continue
+        loader = loader_class(text)
+        try:
+            node = loader.get_single_node()
+            break
+        except RecursionError:
+            return f"`{shown}` の入れ子が {MAX_DEPTH} 段より深いので、入れ子を浅くしてください。"
+        except yaml.YAMLError:
+            # libyaml refuses deep nesting as an error: the pure-Python parser tells which it is.
+            if loader_class is yaml.SafeLoader:
+                return None
+        finally:
+            loader.dispose()
     try:
         guard_node(node, shown)
     except MdmarkError as exc:
