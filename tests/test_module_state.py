@@ -44,6 +44,8 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/graph/svg.py", "_n"): "number formatting: pure",
     ("mdmark/graph/svg.py", "_esc"): "XML escaping: pure",
     ("mdmark/host/app.py", "share_docutils_settings"): "installs a patch once per process: idempotent",
+    ("mdmark/host/app.py", "harden_parsing"): "installs the sandbox of docutils and MyST once per process: idempotent",
+    ("mdmark/host/sandbox.py", "sandbox"): "the sandboxed Jinja2 environment: holds no document's data",
     ("mdmark/host/app.py", "parser_defaults"): "docutils defaults per set of component classes: pure",
     ("mdmark/host/confine.py", "_directive_classes"): "directive classes of installed packages: fixed for the process",
     ("mdmark/html/page.py", "template"): "a file shipped in the package",

@@ -13,6 +13,7 @@ document's name and front matter (MyST hands in Sphinx's build environment, whos
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -143,14 +144,10 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         return super().wrap_str_format(value)
 
 
-_SANDBOX: _Sandbox | None = None
-
-
+@functools.cache
 def sandbox() -> _Sandbox:
-    global _SANDBOX
-    if _SANDBOX is None:
-        _SANDBOX = _Sandbox()
-    return _SANDBOX
+    """The one sandboxed environment (made once: it holds no document's data)."""
+    return _Sandbox()
 
 
 def names_in(expression: str) -> set[str]:
