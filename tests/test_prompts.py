@@ -441,3 +441,22 @@ def test_every_example_call_fits_the_tools_input_schema(name: str, arguments: di
 
 def test_every_prompt_is_covered_by_the_schema_test() -> None:
     assert {name for name, _ in PROMPT_ARGUMENTS} == {p.name for p in PROMPTS}
+
+
+async def test_prompt_arguments_are_bounded_over_mcp(server: Served) -> None:
+    """A client may send any JSON: a long value, a number, a list, too many arguments — each is one
+    Japanese sentence as invalid params, never the SDK's English validation error."""
+    from test_mcp import _rpc_result, raw_post
+
+    async with connect(server) as client:
+        error = await _error(client, "explain_doc", {"id": "x" * 5000})
+    assert error.code == -32602 and "上限" in error.message and error.message.endswith("。")
+    status, headers, _ = raw_post(server.port, {})
+    session = {"mcp-session-id": headers["mcp-session-id"]} if "mcp-session-id" in headers else {}
+    for arguments in ({"id": 5}, ["id"], {f"k{i}": "v" for i in range(40)}, {"id": ["a"]}):
+        body = {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "explain_doc", "arguments": arguments}}
+        status, _, raw = raw_post(server.port, session, body)
+        message = _rpc_result(raw)
+        assert message["error"]["code"] == -32602, message
+        text = message["error"]["message"]
+        assert text.endswith("。") and re.search(r"[ぁ-んァ-ン]", text), text

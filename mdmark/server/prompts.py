@@ -518,11 +518,15 @@ def register_prompts(server: Server[Any]) -> None:
         )
 
     server.add_request_handler("prompts/list", mcp_types.PaginatedRequestParams, list_prompts)
-    class LooseGetPromptParams(mcp_types.GetPromptRequestParams):
-        """Any JSON for the name and arguments: :func:`bounded_request` refuses what is wrong in
-        Japanese (the SDK's own validation answers in English)."""
+    async def bounded_prompts(ctx: Any, call_next: Any) -> Any:
+        # Before the SDK's own validation of the request, which answers a wrong type in English.
+        if ctx.method == "prompts/get":
+            params = ctx.params if isinstance(ctx.params, Mapping) else {}
+            try:
+                bounded_request(params.get("name"), params.get("arguments"))
+            except PromptError as exc:
+                raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
+        return await call_next(ctx)
 
-        name: Any
-        arguments: Any = None
-
-    server.add_request_handler("prompts/get", LooseGetPromptParams, get_prompt)
+    server.middleware.append(bounded_prompts)
+    server.add_request_handler("prompts/get", mcp_types.GetPromptRequestParams, get_prompt)
