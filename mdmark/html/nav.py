@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from mdmark.html.links import doc_id
 from mdmark.html.page import NavEntry
 from mdmark.html.render import TEXT_MARK_OPEN
-from mdmark.html.rawhtml import drop_navigating
+from mdmark.html.rawhtml import sanitize
 
 if TYPE_CHECKING:
     from mdmark.facts import DocFacts, Heading, Toctree
@@ -59,7 +59,7 @@ def heading_markup(fragment_html: str) -> dict[str, str]:
         if TEXT_MARK_OPEN in inner:
             continue
         inner = _ID_ATTR.sub("", _LINK_TAG.sub("", inner))
-        cleaned, _dropped = drop_navigating(inner)
+        cleaned, _dropped, _handlers = sanitize(inner)
         out[htmllib.unescape(match.group(2))] = cleaned.strip()
     return out
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mdmark.errors import MdmarkError
 from mdmark.util import door
-from mdmark.util.files import Stamp, decode_text, settled, stat_stamp
+from mdmark.util.files import MAX_FILE_BYTES, Stamp, decode_text, settled, stat_stamp
 
 
 class Sources:
