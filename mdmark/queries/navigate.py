@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts, Heading, Link, TocEntry
-from mdmark.util.files import read_text
+from mdmark.util import door
 from mdmark.util.text import normalize
 
 if TYPE_CHECKING:
@@ -139,7 +139,8 @@ class Navigator:
             text = self.texts.get(path)
             if text is None:
                 try:
-                    text = read_text(path)
+                    # A repository's file: through the door (inside the project, regular, capped).
+                    text = door.read_text(path, self.project.pipeline.project_root, "文書", path.name)
                 except MdmarkError:
                     text = ""
             found = self._lines[path] = text.splitlines()
