@@ -80,7 +80,8 @@ _CONFINED: weakref.WeakKeyDictionary[Any, Path] = weakref.WeakKeyDictionary()
 
 def confined_root(env: Any) -> Path:
     """The project root files read while parsing in ``env`` must lie in."""
-    return _CONFINED.get(env) or confined_root(env)
+    found = _CONFINED.get(env)
+    return found if found is not None else project_root(Path(env.srcdir))
 
 
 def install(app: Sphinx, root: Path | None = None) -> None:

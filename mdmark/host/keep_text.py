@@ -42,7 +42,7 @@ def transform_class() -> type[Any]:
                 source = str(message.get("source") or self.document.get("source") or "")
                 lines = sources.get(source)
                 if lines is None:
-                    lines = sources[source] = _read_lines(source)
+                    lines = sources[source] = _read_lines(source, self.env)
                 if not 0 < line <= len(lines):
                     continue
                 name = found.group("name")
@@ -58,8 +58,13 @@ def transform_class() -> type[Any]:
     return KeepUnknownRoleText
 
 
-def _read_lines(source: str) -> list[str]:
+def _read_lines(source: str, env: Any) -> list[str]:
+    """The lines of the document (or included file) a message names, through the door."""
+    from mdmark.errors import MdmarkError
+    from mdmark.host.confine import confined_root
+    from mdmark.util import door
+
     try:
-        return Path(source).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError, ValueError):
+        return door.read_text(Path(source), confined_root(env), "文書", source).splitlines()
+    except (MdmarkError, ValueError):
         return []
