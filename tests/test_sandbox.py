@@ -89,6 +89,12 @@ ALLOWED_READS: dict[tuple[str, str], str] = {
     ("mdmark/host/app.py", "conf_digest"): "conf.py's digest (whether it runs is the trust's decision)",
     ("mdmark/cli/main.py", "main"): "os.devnull, when the reader of stdout went away",
     ("mdmark/cli/scaffold.py", "init_project"): "mdmark init writing its own new files (O_EXCL)",
+    ("mdmark/host/static_conf.py", "read_conf"): "conf.py read as text for its literal settings (never run), regular and size-capped",
+    ("mdmark/host/trust.py", "_autodoc_targets"): "the project's local modules scanned for the trust digest (regular, size-capped), never embedded",
+    ("mdmark/host/trust.py", "_file_digest"): "the digest of conf.py and its local modules for `mdmark trust`",
+    ("mdmark/host/trust.py", "_read_records"): "the user's trust records (config folder, 0600)",
+    ("mdmark/host/trust.py", "_write_records"): "the user's trust records (config folder, 0600)",
+    ("mdmark/host/trust.py", "_locked"): "the lock file of the user's trust records",
     ("sphinx_ext/facts.py", "on_doctree_read"): "inside sphinx-build: the user's own build reads its own documents",
 }
 
