@@ -571,6 +571,7 @@ def _create_static_app(
     from mdmark.host.trust import static_plan
 
     share_docutils_settings()
+    harden_parsing()
     console.nocolor()
     outdir, doctreedir = str(workdir / "out"), str(workdir / "doctrees")
     status, warning = io.StringIO(), io.StringIO()

@@ -1,0 +1,3 @@
+extensions = ["myst_parser"]
+myst_enable_extensions = ["substitution"]
+myst_substitutions = {"name": "mdmark"}
