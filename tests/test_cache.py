@@ -136,18 +136,18 @@ def test_parallel_path_gives_the_same_facts_as_the_serial_path(tmp_path: Path, m
     count = PARALLEL_THRESHOLD + 2
     paths = make_tree(tmp_path, count)
     monkeypatch.setattr(workers_module, "worker_count", lambda: 2)  # a one-core machine too
-    used: list[int] = []
-    original = Pipeline._parse_parallel
+    used: list[tuple[int, int]] = []
+    original = workers_module.Pool.run
 
-    def spy(self: Pipeline, todo: list[tuple[int, str, str, str]], keep_trees: bool) -> list[tuple[int, object]]:
-        used.append(len(todo))
-        return original(self, todo, keep_trees)  # type: ignore[return-value]
+    def spy(self: workers_module.Pool, pipeline: Pipeline, task: object, jobs: list[object], width: int = 1, *rest: object) -> object:
+        used.append((len(jobs), width))
+        return original(self, pipeline, task, jobs, width, *rest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Pipeline, "_parse_parallel", spy)
+    monkeypatch.setattr(workers_module.Pool, "run", spy)
     progress: list[tuple[int, int]] = []
     parallel = Pipeline(tmp_path, MarkdownSettings(), tmp_path / CACHE_DIR_NAME)
     facts_parallel = parallel.facts_many(paths, progress=lambda done, total: progress.append((done, total)))
-    assert used == [count]
+    assert used == [(count, 2)]
     assert parallel.parse_count == count
     assert progress[0] == (0, count) and progress[-1] == (count, count)
     serial = Pipeline(tmp_path, MarkdownSettings())
@@ -177,9 +177,26 @@ def test_memory_keeps_one_version_per_document(tmp_path: Path) -> None:
         assert pipe.facts(doc).title == f"版 {i}"
     assert pipe.parse_count == 20
     assert len(pipe._facts) == 1 and len(pipe._trees) == 1
-    env = pipe.app.env
-    assert list(env.all_docs) == ["a"]
-    assert env._write_doc_doctree_cache == {} and env._pickled_doctree_cache == {}
+    # The parses ran in a worker process: this process made no Sphinx application at all.
+    assert pipe._app is None
+
+
+def test_a_worker_keeps_one_version_per_document(tmp_path: Path) -> None:
+    """The worker's own Sphinx environment keeps no old versions either."""
+    from mdmark.workers import run_bounded
+
+    doc = tmp_path / "a.md"
+    pipe = Pipeline(tmp_path, MarkdownSettings())
+    for i in range(5):
+        doc.write_text(f"# 版 {i}\n\n本文 {i}。\n", encoding="utf-8")
+        assert pipe.facts(doc).title == f"版 {i}"
+    state = run_bounded(pipe, _worker_env_state, [None])[0]
+    assert state == (["a"], 0, 0)
+
+
+def _worker_env_state(pipeline: Pipeline, _job: None) -> tuple[list[str], int, int]:
+    env = pipeline.app.env
+    return list(env.all_docs), len(env._write_doc_doctree_cache), len(env._pickled_doctree_cache)
 
 
 def test_unchanged_files_are_known_by_their_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/pipeline/cachestore.py", "_KEYS"): "this user's secret cache key, the same for every project",
     ("mdmark/host/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
     ("sphinx_ext/state.py", "_BY_ENV"): "the extension's state per Sphinx build environment (weak keys)",
-    ("mdmark/pipeline/workers.py", "_WORKER"): "a worker process's own pipeline, set once by its initializer",
+    ("mdmark/pipeline/workers.py", "_IN_WORKER"): "whether this process is a pool worker, set once when it starts",
     ("mdmark/host/app.py", "_PREPARED"): "which live Sphinx applications have prepared their writer (weak)",
     ("mdmark/host/app.py", "_COLLECTOR"): "the one logging handler on Sphinx's process-wide logger",
     ("mdmark/host/app.py", "SPHINX_LOCK"): "Sphinx's logging and docutils' settings are process-wide: one lock",

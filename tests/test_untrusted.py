@@ -471,7 +471,8 @@ def test_fifo_document_is_a_drift_not_a_hang(tmp_path: Path) -> None:
 
 
 def worker_children(pid: int) -> list[int]:
-    found: list[int] = []
+    """The processes below ``pid`` (workers forked by a fork server are its grandchildren)."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -479,8 +480,14 @@ def worker_children(pid: int) -> list[int]:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == pid:
-            found.append(int(entry.name))
+        parents[int(entry.name)] = int(fields[1])
+    found: list[int] = []
+    below = {pid}
+    for _ in range(4):
+        for child, parent in parents.items():
+            if parent in below and child not in below:
+                below.add(child)
+                found.append(child)
     return found
 
 

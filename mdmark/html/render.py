@@ -31,11 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark.pipeline.contentcache import ContentCache
 from mdmark.diagnostics import missing_image_message
+from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts, Link
 from mdmark.util import door
 from mdmark.pipeline.pipeline import Pipeline, docname_of, file_stamp
 from mdmark.html.rawhtml import dropped_message, handler_message, sanitize
 from mdmark.host.app import SPHINX_LOCK, prepare_writing, reading_as
+from mdmark.pipeline.workers import in_worker
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -561,6 +563,19 @@ def render_document(pipeline: Pipeline, path: Path, facts: DocFacts, lang: str) 
     hit = cache.get(key)
     if hit is not None and hit.fresh(pipeline.srcdir):
         return hit
+    if not in_worker():
+        # Rendered in a bounded worker process (mdmark.pipeline.workers), which caches it on disk too.
+        from mdmark.pipeline.workers import Failed, limit_message, run_bounded
+
+        outcome = run_bounded(pipeline, _render_task, [(str(path), lang)])[0]
+        if isinstance(outcome, Failed):
+            raise MdmarkError(limit_message(pipeline.relpath(path), outcome))
+        done, fragment_or_none = outcome
+        if fragment_or_none is None:
+            raise MdmarkError(done.error or limit_message(pipeline.relpath(path), Failed("error")))
+        pipeline.adopt(done)
+        cache.remember(render_key(done.sha, lang), fragment_or_none)
+        return fragment_or_none
     fragment = _render(pipeline, path, lang)
     # The files the document pulled in make the fragment stale too.
     fragment.deps = sorted({*fragment.deps, *facts.deps})
@@ -626,21 +641,25 @@ def render_parallel(
 ) -> None:
     """Parse and render many documents in worker processes (one per core), filling the parse and
     fragment caches, and keeping their facts and fragments in this process's memory. ``meanwhile``:
-    see :func:`mdmark.pipeline.workers.run_in_workers`.
+    see :meth:`mdmark.pipeline.workers.Pool.run`.
 
     Each worker reads and renders with its own Sphinx application, so a cold build uses every core
     for the whole of the work, not only for the parse.
     """
-    from mdmark.pipeline.workers import run_in_workers
+    from mdmark.pipeline.workers import Failed, run_bounded
 
     cache = fragment_cache(pipeline)
     jobs = [(str(p), lang) for p in paths]
-    for facts, fragment in run_in_workers(pipeline, _render_task, jobs, meanwhile):
-        if fragment is not None:
-            pipeline.adopt(facts)  # the build's reference model needs every document's facts next
-            cache.remember(render_key(facts.sha, lang), fragment)
+
+    def rendered(_n: int, outcome: tuple[DocFacts, Fragment | None] | Failed) -> None:
+        # A document that failed is parsed again by the build's next step, which says why.
+        if not isinstance(outcome, Failed) and outcome[1] is not None:
+            pipeline.adopt(outcome[0])  # the build's reference model needs every document's facts next
+            cache.remember(render_key(outcome[0].sha, lang), outcome[1])
         if done:
             done(1)
+
+    run_bounded(pipeline, _render_task, jobs, meanwhile, rendered)
 
 
 def _post_transforms(app: Sphinx, tree: nodes.document, docname: str) -> None:

@@ -1,15 +1,18 @@
 """The one way through: Markdown → MyST (+ sphinx-design) → docutils doctree → facts.
 
-One Sphinx application per (source folder, MyST settings) is created once per process and reused
-for every document (creating it costs far more than reading a document). Results are cached by
-content hash: in memory for the life of the process (the MCP server), and on disk in the user's
-cache folder (:mod:`mdmark.pipeline.cachestore`, entries authenticated) for the CLI, so an unchanged
-document is never parsed twice.
+Documents are untrusted input, so they are parsed and rendered only in the bounded worker
+processes of :mod:`mdmark.pipeline.workers` (memory, CPU and wall-clock limits; a worker that passes one
+is killed and the document gets one sentence). The process that answers (the CLI, the MCP
+server) keeps the results: in memory for the life of the process (the server), and on disk in
+the user's cache folder (:mod:`mdmark.pipeline.cachestore`, entries authenticated, written by the
+workers), so an unchanged document is never parsed twice and a warm call needs no worker.
 
-Sphinx and docutils keep global state (directive registries, the logging set-up), so every use of
-an application happens in a :func:`mdmark.host.app.session` (under :data:`SPHINX_LOCK`). Cached
-results are read without it.
-"""
+In a worker, one Sphinx application per (source folder, MyST settings) is created once and reused
+for every document (creating it costs far more than reading a document). Sphinx and docutils keep
+global state (directive registries, the logging set-up), so every use of an application happens
+in a :func:`mdmark.host.app.session` (under :data:`SPHINX_LOCK`), which a worker holds only
+for its own parse. Cached results are read without it."""
+
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import posixpath
 import shutil
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -37,13 +41,18 @@ from mdmark.util.files import resolve_many
 from mdmark.host.app import SPHINX_LOCK as SPHINX_LOCK
 from mdmark.pipeline.sources import Sources
 from mdmark.host.app import ConfInfo, session
-from mdmark.pipeline.workers import parallel
+from mdmark.pipeline.workers import in_worker
 
 if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
 
 C = TypeVar("C", bound=ContentCache[Any])
+
+#: Seconds a document that passed a worker's bound is answered with the same sentence without
+#: parsing it again (while its bytes are unchanged).
+FAILED_SECONDS = 60.0
+MAX_FAILED = 1000
 
 
 class _App:
@@ -128,12 +137,16 @@ def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str =
 
 
 def _parse_task(pipeline: Pipeline, job: tuple[str, str, str, bool]) -> tuple[str, dict[str, Any], bytes]:
-    """One document parsed in a worker process: its key, facts (as JSON data) and pickled doctree
-    (``b""`` when the job says the tree is not kept)."""
+    """One document parsed in a worker process (and cached there, on disk too): its key, facts
+    (as JSON data) and pickled doctree (``b""`` when the job says the tree is not kept)."""
     key, relpath, text, keep_tree = job
-    with SPHINX_LOCK:
-        facts, tree, _ = _parse_guarded(pipeline._get_app(), relpath, key, text, keep_tree)
+    facts, tree = pipeline._parse_full(key, relpath, text, keep_tree)
     return key, facts.to_json(), tree
+
+
+def _conf_info_task(pipeline: Pipeline, _job: None) -> dict[str, Any]:
+    """The worker's Sphinx configuration (conf.py runs there, under the worker's limits)."""
+    return pipeline.conf_info().to_json()
 
 
 def _parse_guarded(
@@ -143,6 +156,8 @@ def _parse_guarded(
     ``error`` set (and no doctree), so one document never stops the others."""
     try:
         return _parse_with(app, relpath, key, text, pickled)
+    except MemoryError:
+        raise  # the worker reports it as its memory bound
     except Exception as exc:  # any parser/extension failure: report it for this document only
         from mdmark.host.app import forget_document
 
@@ -232,6 +247,9 @@ class Pipeline:
         )
         #: How many documents this pipeline actually parsed (cache misses) — for tests and benchmarks.
         self.parse_count = 0
+        #: Documents whose worker passed a bound, by content key: (when, facts with the sentence).
+        #: Parsing the same bytes again soon would only pass it again (and wait for it again).
+        self._failed: dict[str, tuple[float, DocFacts]] = {}
 
     # -- the application -------------------------------------------------------------------
 
@@ -271,7 +289,17 @@ class Pipeline:
         if cached is not None:
             self._info = cached
             return cached
-        return self._get_app().info
+        if in_worker():
+            return self._get_app().info
+        # conf.py runs in a worker, under its limits, never in the process that answers.
+        from mdmark.pipeline.workers import Failed, limit_message, run_bounded
+
+        outcome = run_bounded(self, _conf_info_task, [None])[0]
+        if isinstance(outcome, Failed):
+            raise MdmarkError(limit_message(self.conf.name, outcome), exit_code=2)
+        self._info = ConfInfo.from_json(outcome)
+        self._store_info(self._info)
+        return self._info
 
     def _info_key(self) -> str:
         return hashlib.sha256(f"conf\0{__version__}\0{self.conf_key}\0{self.settings.key()}".encode()).hexdigest()
@@ -387,6 +415,10 @@ class Pipeline:
                 repeats.append((i, first_of[key]))
                 continue
             first_of[key] = i
+            failed = self._failed.get(key)
+            if failed is not None and time.monotonic() - failed[0] < FAILED_SECONDS:
+                results[i] = failed[1]
+                continue
             hit = self._load_cached(key, want_trees)
             if hit is not None and self._deps_fresh(hit[0]):
                 results[i] = hit[0]
@@ -402,12 +434,20 @@ class Pipeline:
         done = len(paths) - len(todo) - len(repeats)
         if progress:
             progress(done, len(paths))
-        if parallel(len(todo)):
-            for i, facts in self._parse_parallel(todo, keep_trees):
-                results[i] = facts
+        if todo and not in_worker():
+            from mdmark.pipeline.workers import run_bounded
+
+            def parsed(n: int, outcome: Any) -> None:
+                nonlocal done
+                i, key, rel, text = todo[n]
+                results[i] = self._adopt_parsed(key, rel, text, outcome, keep_trees)[0]
                 done += 1
                 if progress:
                     progress(done, len(paths))
+
+            # In the bounded worker processes: this process holds no lock meanwhile, and a document
+            # that passes a bound gets its sentence as ``error``.
+            run_bounded(self, _parse_task, [(key, rel, text, keep_trees) for _, key, rel, text in todo], done=parsed)
         else:
             for i, key, rel, text in todo:
                 results[i] = self._parse_full(key, rel, text, keep_trees)[0]
@@ -422,6 +462,9 @@ class Pipeline:
         return [r for r in results if r is not None]
 
     def _parse_full(self, key: str, rel: str, text: str, keep_tree: bool = True) -> tuple[DocFacts, bytes]:
+        if not in_worker():
+            facts, tree = self._parse_in_worker(key, rel, text, keep_tree)
+            return facts, tree
         with SPHINX_LOCK:
             facts, tree, doctree = _parse_guarded(self._get_app(), rel, key, text, keep_tree)
             self.parse_count += 1
@@ -448,19 +491,32 @@ class Pipeline:
         same trust: a worker runs conf.py only when this pipeline does)."""
         return functools.partial(Pipeline, trusted=self.trusted), (self.config_root, self.settings, self.cache_dir, self.conf)
 
-    def _parse_parallel(self, todo: list[tuple[int, str, str, str]], keep_trees: bool) -> list[tuple[int, DocFacts]]:
-        from mdmark.pipeline.workers import run_in_workers
+    def _parse_in_worker(self, key: str, rel: str, text: str, keep_tree: bool) -> tuple[DocFacts, bytes]:
+        from mdmark.pipeline.workers import run_bounded
 
-        jobs = [(key, rel, text, keep_trees) for _, key, rel, text in todo]
-        index_of = {key: i for i, key, _, _ in todo}
-        out: list[tuple[int, DocFacts]] = []
-        for key, facts_json, tree in run_in_workers(self, _parse_task, jobs):
-            facts = DocFacts.from_json(facts_json)
-            self.parse_count += 1
-            if facts.error is None:
-                self._store(key, facts, tree if keep_trees else None)
-            out.append((index_of[key], facts))
-        return out
+        outcome = run_bounded(self, _parse_task, [(key, rel, text, keep_tree)])[0]
+        return self._adopt_parsed(key, rel, text, outcome, keep_tree)
+
+    def _adopt_parsed(self, key: str, rel: str, text: str, outcome: Any, keep_tree: bool) -> tuple[DocFacts, bytes]:
+        """Facts and tree a worker parsed (and wrote to the disk cache), kept in memory here; a
+        :class:`~mdmark.pipeline.workers.Failed` becomes facts with its sentence as ``error``."""
+        from mdmark.pipeline.workers import Failed, limit_message
+
+        self.parse_count += 1
+        if isinstance(outcome, Failed):
+            facts = DocFacts(path=rel, sha=key, chars=len(text), error=limit_message(rel, outcome))
+            if outcome.reason != "error":
+                while len(self._failed) >= MAX_FAILED:
+                    self._failed.pop(next(iter(self._failed)))
+                self._failed[key] = (time.monotonic(), facts)
+            return facts, b""
+        _, facts_json, tree = outcome
+        facts = DocFacts.from_json(facts_json)
+        if facts.error is None:  # a failure is not cached: a fixed extension may read it next time
+            self._facts.remember(key, facts)
+            if keep_tree and tree:
+                self._trees.remember(key, tree, facts.path)
+        return facts, tree
 
     def doctree(self, path: Path) -> nodes.document:
         """A fresh copy of the document's doctree (before post-transforms), attached to the app's env.

@@ -31,6 +31,7 @@ from mdmark.server.limits import Job, call_seconds, stop_all, stopping_message, 
 from mdmark.server.prompts import register_prompts
 from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, unknown_tool_message
 from mdmark.tools.spec import ToolOutcome, error
+from mdmark.pipeline.workers import prestart
 
 if TYPE_CHECKING:
     import mcp_types
@@ -369,6 +370,7 @@ def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
     sock = bind(host, port)
     actual_port = sock.getsockname()[1]
     _setup_logging()
+    prestart()
     config = uvicorn.Config(
         build_http_app(host, allow_origins, actual_port),
         log_level="warning",
@@ -424,6 +426,7 @@ def serve_stdio() -> int:
     from mcp.server.stdio import stdio_server
 
     _setup_logging()
+    prestart()
     server = create_server()
 
     async def main() -> None:

@@ -20,8 +20,21 @@ def die_with_parent() -> None:
     """Start the watcher in this (worker) process."""
     import multiprocessing
 
-    # The pid the pool recorded, not getppid(): a spawned worker may start after its parent died.
     process = multiprocessing.parent_process()
+    sentinel = getattr(process, "sentinel", None) if process is not None else None
+    if isinstance(sentinel, int):
+        # The pipe end the parent holds open: it closes when the parent ends, however it ends.
+        # (A worker forked from a fork server has the server, not the parent, as its OS parent.)
+        from multiprocessing.connection import wait
+
+        def watch_sentinel() -> None:
+            wait([sentinel])
+            os._exit(1)
+
+        threading.Thread(target=watch_sentinel, name="mdmark-lifeline", daemon=True).start()
+        return
+
+    # The pid the pool recorded, not getppid(): a spawned worker may start after its parent died.
     parent = process.pid if process is not None and process.pid is not None else os.getppid()
 
     def watch() -> None:
