@@ -183,7 +183,7 @@ def test_memory_keeps_one_version_per_document(tmp_path: Path) -> None:
 
 def test_a_worker_keeps_one_version_per_document(tmp_path: Path) -> None:
     """The worker's own Sphinx environment keeps no old versions either."""
-    from mdmark.workers import run_bounded
+    from mdmark.pipeline.workers import run_bounded
 
     doc = tmp_path / "a.md"
     pipe = Pipeline(tmp_path, MarkdownSettings())

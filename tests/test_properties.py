@@ -2,7 +2,7 @@
 ``mdmark serve``: never a traceback, never an internal-error sentence, never a hang, refusals in
 Japanese, and nothing in the server's log for inputs it refused.
 
-The arguments are drawn from the declarations in :mod:`mdmark.server.tools` (every declared
+The arguments are drawn from the declarations in :mod:`mdmark.tools.registry` (every declared
 parameter of every tool gets any JSON value, or a value its schema allows); the documents from
 MyST's building blocks (directives, roles, front matter, substitutions, includes). The example
 counts are bounded so the module takes about a minute or two.
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_mcp import Served, make_project, start_server, stop_server
 
-from mdmark.server.tools import TOOLS, ToolSpec
+from mdmark.tools.registry import TOOLS, ToolSpec
 
 #: Seconds one call may take before it counts as a hang (cold parses in a fresh worker included).
 HANG_SECONDS = 60

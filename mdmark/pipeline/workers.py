@@ -173,10 +173,6 @@ def _worker_main(conn: Connection, scratch: str, memory: int) -> None:
     # On top of what the worker has mapped already: a worker forked from a large parent (the CLI)
     # starts with the parent's mappings, which are not the document's doing.
     _lower(resource.RLIMIT_AS, _mapped() + memory)
-    # The parser's modules load now, while the worker waits for its first task (a worker forked
-    # from the fork server has them already).
-    import mdmark.pipeline.pipeline  # noqa: F401
-
     made: collections.OrderedDict[tuple[Any, ...], Any] = collections.OrderedDict()
     while True:
         try:
@@ -384,7 +380,7 @@ class Pool:
                 while pending and len(busy) < width:
                     i = pending[0]
                     key = _key(place, jobs[i])
-                    if key is not None:
+                    if key is not None and i not in leading:  # leading it already: waiting for a worker
                         with self._lock:
                             other = self._shared.get(key)
                             if other is None:
