@@ -6,9 +6,10 @@ result with one Japanese sentence, never a JSON-RPC error) and the exact result 
 
 Each tool call runs in a thread of its own (:mod:`mdmark.server.limits`), so a long
 ``build_site`` does not hold up a ``find_docs`` of another session, and a call that outlives its
-time bound is answered with an error and stopped; the pipeline serialises the Sphinx work itself
-(``SPHINX_LOCK``) and keeps its parse results in the process-wide registry, so every call after
-the first is warm.
+time bound is answered with an error and stopped. Documents are parsed and rendered only in the
+bounded worker processes of :mod:`mdmark.pipeline.workers` (started with the server, killed and
+replaced when a call is stopped or a document passes a bound), so no lock is held here across a
+parse; the parse results stay in the process-wide registry, so every call after the first is warm.
 """
 
 from __future__ import annotations
