@@ -250,6 +250,7 @@ class Pipeline:
         #: Documents whose worker passed a bound, by content key: (when, facts with the sentence).
         #: Parsing the same bytes again soon would only pass it again (and wait for it again).
         self._failed: dict[str, tuple[float, DocFacts]] = {}
+        self._cache_ready = False
 
     # -- the application -------------------------------------------------------------------
 
@@ -447,6 +448,7 @@ class Pipeline:
 
             # In the bounded worker processes: this process holds no lock meanwhile, and a document
             # that passes a bound gets its sentence as ``error``.
+            self._prepare_cache()
             run_bounded(self, _parse_task, [(key, rel, text, keep_trees) for _, key, rel, text in todo], done=parsed)
         else:
             for i, key, rel, text in todo:
@@ -491,9 +493,22 @@ class Pipeline:
         same trust: a worker runs conf.py only when this pipeline does)."""
         return functools.partial(Pipeline, trusted=self.trusted), (self.config_root, self.settings, self.cache_dir, self.conf)
 
+    def _prepare_cache(self) -> None:
+        """Make the cache folder (with its .gitignore) here, once, before workers write into it."""
+        if self.cache_dir is None or self._cache_ready:
+            return
+        from mdmark.pipeline.contentcache import ensure_cache_dir
+
+        try:
+            ensure_cache_dir(self.cache_dir)
+        except OSError:
+            return  # the cache is an optimisation: the workers' writes fail quietly too
+        self._cache_ready = True
+
     def _parse_in_worker(self, key: str, rel: str, text: str, keep_tree: bool) -> tuple[DocFacts, bytes]:
         from mdmark.pipeline.workers import run_bounded
 
+        self._prepare_cache()
         outcome = run_bounded(self, _parse_task, [(key, rel, text, keep_tree)])[0]
         return self._adopt_parsed(key, rel, text, outcome, keep_tree)
 
