@@ -215,13 +215,13 @@ def test_unchanged_files_are_known_by_their_stat(tmp_path: Path, monkeypatch: py
     pipe = Pipeline(tmp_path, MarkdownSettings())
     first = pipe.facts_many(paths)
     reads: list[str] = []
-    real_read = sources_module.read_regular_stat
+    real_read = sources_module.door.read_stat
 
     def counting(path: Path, *args: object) -> object:
         reads.append(Path(path).name)
         return real_read(path, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sources_module, "read_regular_stat", counting)
+    monkeypatch.setattr(sources_module.door, "read_stat", counting)
     assert pipe.facts_many(paths) == first
     assert reads == []
     paths[1].write_text("# 直した\n", encoding="utf-8")
