@@ -255,3 +255,12 @@ def test_a_document_that_breaks_the_parser_does_not_stop_the_others(tmp_path: Pa
     workers_module._POOL.close()
     # the failure was not cached: once the cause is gone, the document reads
     assert pipe.facts(docs[1]).title == "題 1"
+
+
+def test_worker_spec_is_the_same_after_pickling(tmp_path: Path) -> None:
+    """A worker keeps its pipelines by the spec it is sent: a spec that is never equal to itself
+    after pickling (a functools.partial) made every document build a new Sphinx application."""
+    import pickle
+
+    spec = Pipeline(tmp_path, MarkdownSettings()).worker_spec()
+    assert pickle.loads(pickle.dumps(spec)) == pickle.loads(pickle.dumps(spec))

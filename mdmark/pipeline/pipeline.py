@@ -17,7 +17,6 @@ for its own parse. Cached results are read without it."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import pickle
@@ -491,7 +490,9 @@ class Pipeline:
     def worker_spec(self) -> tuple[Callable[..., Pipeline], tuple[object, ...]]:
         """How a worker process makes its own pipeline for the same project and settings (and the
         same trust: a worker runs conf.py only when this pipeline does)."""
-        return functools.partial(Pipeline, trusted=self.trusted), (self.config_root, self.settings, self.cache_dir, self.conf)
+        # A module-level function, not a functools.partial: the worker keeps its pipelines by this
+        # spec, and a partial is a new object (never equal) every time it is unpickled.
+        return _worker_pipeline, (self.config_root, self.settings, self.cache_dir, self.conf, self.trusted)
 
     def _prepare_cache(self) -> None:
         """Make the cache folder (with its .gitignore) here, once, before workers write into it."""
@@ -591,3 +592,10 @@ def _encode_info(info: ConfInfo) -> bytes:
 
 def _decode_info(data: bytes) -> ConfInfo:
     return ConfInfo.from_json(json.loads(data.decode("utf-8")))
+
+
+def _worker_pipeline(
+    srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None, conf: Path | None, trusted: str | None, *, scratch: Path
+) -> Pipeline:
+    """A worker's own pipeline for :meth:`Pipeline.worker_spec`."""
+    return Pipeline(srcdir, settings, cache_dir, conf, scratch=scratch, trusted=trusted)
