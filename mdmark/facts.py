@@ -85,6 +85,12 @@ class Link:
     #: An id of this very page that MyST fell back on (``[t](#x)`` with ``x`` a heading too deep
     #: for ``heading_anchors`` but present as an id).
     local_id: str | None = None
+    #: A domain role's context where it stands (``py:module``, ``py:class``…: the module and class
+    #: directives before it) and whether it was written "specific" (``.Thing``): how the domain
+    #: looks its name up (``PythonDomain.find_obj``'s search modes).
+    module: str | None = None
+    scope: str | None = None
+    specific: bool = False
 
 
 @dataclass(frozen=True)

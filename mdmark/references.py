@@ -11,6 +11,7 @@ same line. Hints never name the document the reference is in.
 from __future__ import annotations
 
 import posixpath
+import re
 import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -52,6 +53,11 @@ class Resolved:
     url: str | None = None
     text: str | None = None
     problem: Problem | None = None
+    #: Lands nowhere and needs no warning in a page either (Sphinx's generated index pages).
+    silent: bool = False
+    #: Lands nowhere that mdmark knows, but only code conf.py would run could define it (autodoc
+    #: while conf.py is not trusted): not a drift, and the page shows it as text.
+    unverified: bool = False
 
 
 def _unquote(anchor: str) -> str:
@@ -108,6 +114,8 @@ class Model:
         self.labels: dict[str, tuple[str, Label]] = {}
         self.targets: dict[tuple[str, str], tuple[str, str, str | None]] = {}
         self.terms: dict[str, tuple[str, str, str]] = {}
+        #: Domain objects: domain → full name → [(object type, document, id)], as the domains hold them.
+        self.objects: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
         # Sphinx reads documents in sorted order and a later label replaces an earlier one.
         for docname in sorted(self.found):
             doc_facts = self._facts(docname)
@@ -120,6 +128,10 @@ class Model:
                     self.terms.setdefault(target.name.lower(), (docname, target.id, target.name))
                 else:
                     self.targets.setdefault((target.domain, target.name), (docname, target.id, target.number))
+                if target.domain not in ("math",) and target.type != "term":
+                    self.objects.setdefault(target.domain, {}).setdefault(target.name, []).append(
+                        (target.type, docname, target.id)
+                    )
         self._order = list(order)
         self._numbers: dict[tuple[str, str], str] | None = None
 
@@ -253,6 +265,8 @@ class Model:
             found = self._any(link, docname)
             if found is not None:
                 return found
+            if self._unverified(None, link.target):
+                return Resolved(unverified=True)
             return self._missing_label(link, "ref.any")
         return self._domain(link)
 
@@ -299,7 +313,7 @@ class Model:
         target = _written_name(link)
         if target.lower() in BUILTIN_LABELS:
             # Sphinx's generated pages: a single file has none to link to, and nothing is broken.
-            return Resolved(text=link.text or BUILTIN_LABELS[target.lower()])
+            return Resolved(text=link.text or BUILTIN_LABELS[target.lower()], silent=True)
         entry = self._label_entry(target, link.explicit)
         if entry is not None:
             owner, label = entry
@@ -312,10 +326,82 @@ class Model:
         term = self.terms.get(target.lower())
         if term is not None:
             return Resolved(doc=term[0], anchor=term[1], text=term[2])
-        for (_domain, name), (owner, ident, number) in self.targets.items():
-            if name == target:
-                return Resolved(doc=owner, anchor=ident, text=f"({number})" if number else name)
+        equation = self.targets.get(("math", target))
+        if equation is not None:
+            owner, ident, number = equation
+            return Resolved(doc=owner, anchor=ident, text=f"({number})" if number else target)
+        found = self.find_object(None, target, None, None, None, True)
+        if found is not None:
+            return Resolved(doc=found[0], anchor=found[1], text=target)
         return None
+
+    def find_object(
+        self,
+        domain: str | None,
+        name: str,
+        objtypes: frozenset[str] | None,
+        module: str | None,
+        scope: str | None,
+        specific: bool,
+    ) -> tuple[str, str] | None:
+        """(document, id) of the domain object ``name`` names, looked up as the domains do.
+
+        ``domain`` None asks every domain as MyST's ``myst_refs`` and the ``{any}`` role do: the
+        std domain by exact name, the others in their "specific" search mode (``resolve_any_xref``).
+        A role's own domain searches as ``PythonDomain.find_obj``: written plainly (search mode 0),
+        the name itself, then within the class and the module it stands in, whatever the object
+        type; written ``.name`` (mode 1), objects of the role's types: module.class.name,
+        module.name, name, then any object whose full name ends with ``.name``. Domains whose
+        names nest with ``::`` (C, C++) match the same way on that separator.
+        """
+        domains = [domain] if domain is not None else sorted(self.objects, key=lambda d: d != "std")
+        for dom in domains:
+            objects = self.objects.get(dom)
+            if not objects:
+                continue
+            if dom == "std":
+                entry = (objects.get(f"{module} {name}") if module else None) or objects.get(name)
+                if entry and (objtypes is None or any(t in objtypes for t, _o, _i in entry)):
+                    kept = [e for e in entry if objtypes is None or e[0] in objtypes]
+                    return kept[0][1], kept[0][2]
+                continue
+            sep = "::" if dom in ("c", "cpp") else "."
+            bare = name.lstrip("~").lstrip(".") if dom not in ("c", "cpp") else name.lstrip("~")
+            if domain is None or specific:
+                wanted = objtypes
+                candidates = [sep.join(p for p in (module, scope, bare) if p), sep.join(p for p in (module, bare) if p), bare]
+            else:
+                wanted = None
+                candidates = [bare, sep.join(p for p in (scope, bare) if p), sep.join(p for p in (module, bare) if p),
+                              sep.join(p for p in (module, scope, bare) if p)]  # fmt: skip
+            for candidate in candidates:
+                hit = self._object_of(objects.get(candidate), wanted)
+                if hit is not None:
+                    return hit
+            if domain is None or specific:
+                suffix = sep + bare
+                for full in sorted(objects):
+                    if full.endswith(suffix):
+                        hit = self._object_of(objects[full], wanted)
+                        if hit is not None:
+                            return hit
+        return None
+
+    @staticmethod
+    def _object_of(entries: list[tuple[str, str, str]] | None, objtypes: frozenset[str] | None) -> tuple[str, str] | None:
+        for objtype, owner, ident in entries or ():
+            if objtypes is None or objtype in objtypes:
+                return owner, ident
+        return None
+
+    def _unverified(self, domain: str | None, name: str) -> bool:
+        """Whether only code mdmark did not run (autodoc while conf.py is untrusted) could define ``name``."""
+        if not self.info.unverified:
+            return False
+        if domain is not None:
+            return domain in self.info.unverified
+        # A Markdown link or {any}: a name shaped like a Python object's, when the py domain is unverified.
+        return "py" in self.info.unverified and _PY_NAME.fullmatch(name.lstrip("~.")) is not None
 
     def _myst(self, link: Link, docname: str) -> Resolved:
         found = self._any(link, docname)
@@ -323,6 +409,8 @@ class Model:
             return found
         if link.local_id:
             return Resolved(doc=docname, anchor=link.local_id)
+        if self._unverified(None, _written_name(link)):
+            return Resolved(unverified=True)
         written = link.target.split("#", 1)[0]
         # A bare name (no folder, no suffix) is a label; anything else names a file.
         if link.path is not None and ("/" in written or "." in written):
@@ -379,7 +467,7 @@ class Model:
     def _label(self, link: Link, docname: str) -> Resolved:
         name = link.target.lower()
         if name in BUILTIN_LABELS and link.role == "ref":
-            return Resolved(text=BUILTIN_LABELS[name])
+            return Resolved(text=BUILTIN_LABELS[name], silent=True)
         if link.role == "numref":
             entry = self.labels.get(name)
         else:
@@ -445,22 +533,31 @@ class Model:
         return Resolved(doc=found[0], anchor=found[1], text=f"({found[2]})" if found[2] else link.target)
 
     def _domain(self, link: Link) -> Resolved:
-        domain, _, _role = link.role.partition(":")
-        if link.role in ("keyword", "option", "confval", "envvar", "token", "std:keyword"):
-            domain = "std"
-        for (dom, name), (owner, ident, _number) in self.targets.items():
-            if dom == domain and name == link.target:
-                return Resolved(doc=owner, anchor=ident, text=None)
-        # Sphinx warns about other roles' missing targets only when `nitpicky` is on.
-        if (domain == "std" or self.info.nitpicky) and (link.role, link.target) not in self.info.nitpick_ignore:
+        domain, _, role = link.role.rpartition(":")
+        if not domain or link.role == "std:keyword":
+            domain, role = "std", role
+        objtypes = self.info.objtypes_for(domain, role)
+        found = self.find_object(domain, link.target, objtypes, link.module, link.scope, link.specific)
+        if found is not None:
+            return Resolved(doc=found[0], anchor=found[1], text=None)
+        if self._unverified(domain, link.target):
+            return Resolved(unverified=True)
+        # Sphinx warns about a missing target only for roles made with ``warn_dangling`` (std's
+        # option, confval, keyword), or for any role under `nitpicky`.
+        warns = domain == "std" and role in _STD_WARNING_ROLES
+        if (warns or self.info.nitpicky) and not self._nitpick_ignored(link.role, domain, link.target):
             return Resolved(
                 problem=Problem(
                     "broken_anchor",
-                    f"ref.{link.role.rpartition(':')[2]}",
+                    f"ref.{role}",
                     f"{{{link.role}}} の参照先 `{link.target}` がどの文書にも無いので、名前を直すか参照先を書いてください。",
                 )
             )
         return Resolved()
+
+    def _nitpick_ignored(self, role: str, domain: str, target: str) -> bool:
+        full = role if ":" in role else f"{domain}:{role}"
+        return any((kind, name) in self.info.nitpick_ignore for kind in (role, full) for name in (target,))
 
     # -- toctrees ---------------------------------------------------------------------------------
 
@@ -518,6 +615,14 @@ class Model:
                     )
                 )
         return problems
+
+
+#: std roles Sphinx makes with ``warn_dangling`` (``sphinx.domains.std.StandardDomain.roles``), other
+#: than the ones resolved elsewhere here (ref, numref, doc, term).
+_STD_WARNING_ROLES = frozenset({"option", "confval", "keyword"})
+
+#: A Python object's dotted name (what autodoc could define).
+_PY_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
 
 
 def _written_name(link: Link) -> str:

@@ -127,6 +127,18 @@ class ConfInfo:
     static: bool = False
     #: With :attr:`static`: the extensions left out until the user trusts the project.
     held: tuple[str, ...] = ()
+    #: The object types each role of a domain an extension adds looks up (``domain:role`` →
+    #: object types); Sphinx's own domains' come from :func:`builtin_role_objtypes`.
+    role_objtypes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Domains whose objects code mdmark did not run would define (autodoc while conf.py is not
+    #: trusted, or could not be loaded): a missing target there is not a drift.
+    unverified: tuple[str, ...] = ()
+
+    def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
+        """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
+        key = f"{domain}:{role}"
+        found = self.role_objtypes.get(key) or builtin_role_objtypes().get(key)
+        return frozenset(found) if found else None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,6 +158,8 @@ class ConfInfo:
             dropped=tuple((str(a), str(b)) for a, b in data["dropped"]),
             static=bool(data.get("static", False)),
             held=tuple(str(h) for h in data.get("held", ())),
+            role_objtypes={str(k): tuple(str(t) for t in v) for k, v in data.get("role_objtypes", {}).items()},
+            unverified=tuple(str(d) for d in data.get("unverified", ())),
         )
 
     def suppressed(self, type_: str) -> bool:
@@ -156,6 +170,53 @@ class ConfInfo:
             if target == kind and (not target_sub or target_sub in ("*", sub)):
                 return True
         return False
+
+
+def _role_objtypes(domains: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """``domain:role`` → the object types the role looks up, from each domain's ``object_types``
+    (the table ``Domain.objtypes_for_role`` reads)."""
+    found: dict[str, list[str]] = {}
+    for domain in domains:
+        for objtype, spec in dict(getattr(domain, "object_types", {}) or {}).items():
+            for role in getattr(spec, "roles", ()):
+                found.setdefault(f"{domain.name}:{role}", []).append(str(objtype))
+    return {key: tuple(types) for key, types in found.items()}
+
+
+@functools.cache
+def builtin_role_objtypes() -> dict[str, tuple[str, ...]]:
+    """:func:`_role_objtypes` of the domains Sphinx itself has (no application needed)."""
+    from sphinx.domains.c import CDomain
+    from sphinx.domains.cpp import CPPDomain
+    from sphinx.domains.javascript import JavaScriptDomain
+    from sphinx.domains.python import PythonDomain
+    from sphinx.domains.rst import ReSTDomain
+    from sphinx.domains.std import StandardDomain
+
+    return _role_objtypes([CDomain, CPPDomain, JavaScriptDomain, PythonDomain, ReSTDomain, StandardDomain])
+
+
+#: Extensions whose directives define domain objects from the project's code (so whether a name
+#: exists is known only when conf.py is trusted and the extension runs): extension → domains.
+CODE_DOCUMENTING: dict[str, tuple[str, ...]] = {
+    "sphinx.ext.autodoc": ("py",),
+    "sphinx.ext.autosummary": ("py",),
+    "sphinx_automodapi.automodapi": ("py",),
+    "autoapi.extension": ("py",),
+    "autoapi": ("py",),
+    "sphinx_click": ("std",),
+    "sphinx_click.ext": ("std",),
+    "sphinxcontrib.autoprogram": ("std",),
+    "sphinxarg.ext": ("std",),
+}
+
+
+def unverified_domains(named: Iterable[str], loaded: Iterable[str]) -> tuple[str, ...]:
+    """The domains whose objects only a code-documenting extension conf.py names (``named``) but
+    mdmark did not load (``loaded``: untrusted conf.py, or an extension that failed) would define."""
+    running = set(loaded)
+    domains = {d for name in named if name not in running for d in CODE_DOCUMENTING.get(name, ())}
+    return tuple(sorted(domains))
 
 
 def info_for_settings(settings: MarkdownSettings) -> ConfInfo:
@@ -602,7 +663,10 @@ def _create_static_app(
             raise _conf_problem(conf, exc) from None
     _fill_in(app, settings)
     _prepare(app)
-    info = dataclasses.replace(_info_of(app, list(plan.missing)), static=True, held=plan.held)
+    info = _info_of(app, list(plan.missing))
+    # What the held extensions (autodoc…) would define is unknown until the user trusts conf.py.
+    unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, app.extensions)}))
+    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified)
     return app, info
 
 
@@ -623,6 +687,12 @@ def _info_of(app: Sphinx, dropped: list[tuple[str, str]]) -> ConfInfo:
         source_suffixes=tuple(str(s) for s in dict(cfg.source_suffix)),
         heading_anchors=int(cfg.myst_heading_anchors or 0),
         dropped=tuple(dropped),
+        role_objtypes={
+            key: types
+            for key, types in _role_objtypes(app.env.domains.values()).items()
+            if builtin_role_objtypes().get(key) != types
+        },
+        unverified=unverified_domains([name for name, _reason in dropped], app.extensions),
     )
 
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "10"
+RENDER_VERSION = "12"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -460,6 +460,8 @@ class _Pass:
         # own get the target's title (a {numref} its number, even with a format of its own).
         keep = (link.explicit and link.role not in ("numref", "eq")) or link.role == "term"
         keep = keep or "sd-stretched-link" in node.get("classes", [])
+        # A domain role's content is already what Sphinx shows (``~pkg.Thing`` → ``Thing``).
+        keep = keep or ":" in link.role
         node.replace_self(self._placeholder(node, link, keep_text=keep))
 
     def _reference(self, node: nodes.Element) -> None:

@@ -258,7 +258,11 @@ def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str,
             # {doc} or a card with :link-type: doc — docnames without suffix, relative to the document.
             doc = _resolve(docdir, target)
             return Link(target, doc + ".md", None, line, text, role="doc", doc=doc, explicit=explicit)
-        return Link(target, None, None, line, text, role=role, explicit=explicit)
+        module, scope = _context(node, str(domain or ""))
+        return Link(
+            target, None, None, line, text, role=role, explicit=explicit,
+            module=module, scope=scope, specific=bool(node.get("refspecific")),
+        )  # fmt: skip
     if name == "download_reference":
         target = str(node.get("reftarget") or "")
         file_part, anchor = _split_target(target)
@@ -280,6 +284,16 @@ def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str,
             file_part, anchor = _split_target(uri)
             return Link(uri, _resolve(docdir, file_part), anchor, line, text)
     return None
+
+
+def _context(node: nodes.Element, domain: str) -> tuple[str | None, str | None]:
+    """The module and class (or namespace) a domain role stands in, as the domain's role recorded
+    them on the node (``py:module``/``py:class``, ``js:module``/``js:object``, ``c:parent_key``…)."""
+    if not domain:
+        return None, None
+    module = node.get("std:program") if domain == "std" else node.get(f"{domain}:module")
+    scope = node.get(f"{domain}:class") or node.get(f"{domain}:object")
+    return (str(module) if module else None), (str(scope) if scope else None)
 
 
 def _links(
@@ -498,6 +512,14 @@ def _targets(
         if label:
             number = node.get("number")
             targets.append(Target("math", "eq", str(label), f"equation-{label}", str(number) if number else None))
+    # std objects other than labels, documents and terms (those are read above): envvar, confval,
+    # program options, and what extensions add to the std domain.
+    for (objtype, name), (owner, ident) in dict(getattr(std, "objects", {})).items():
+        if owner == docname and objtype != "term":
+            targets.append(Target("std", str(objtype), str(name), str(ident)))
+    for (program, name), (owner, ident) in dict(getattr(std, "progoptions", {})).items():
+        if owner == docname:
+            targets.append(Target("std", "cmdoption", f"{program} {name}" if program else str(name), str(ident)))
     for domain in env.domains.values():
         if domain.name in ("std", "math", "citation", "changeset", "index"):
             continue
