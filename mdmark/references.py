@@ -448,6 +448,12 @@ class Model:
             return Resolved(url=link.target)
         if path.endswith(".md") and path[: -len(".md")] in self.found:
             return self._doc(path[: -len(".md")], link.anchor, link.target, docname, "myst.xref_missing")
+        if link.role == "link" and path.endswith(".html") and not self._exists(path):
+            # A URL of a sphinx-design button or card (not a Markdown link: MyST would warn about
+            # it) naming the page Sphinx writes for a document: that document.
+            page = path[: -len(".html")]
+            if page in self.found or page in self.unread:
+                return self._doc(page, link.anchor, link.target, docname, "myst.xref_missing")
         if self._exists(path):
             return Resolved(file=path, anchor=link.anchor)
         written = link.target.split("#", 1)[0]
