@@ -291,7 +291,10 @@ def create_app(
     Creating an application sets up Sphinx's process-wide logging for it; that set-up is undone
     afterwards, so a ``sphinx-build`` that runs mdmark (``mdmark.sphinx_ext``) keeps its own output.
     """
-    with SPHINX_LOCK, _logging_kept():
+    from mdmark.util.capture import project_output
+
+    # conf.py and the extensions' setup() run here: what they print is a note, never an answer.
+    with SPHINX_LOCK, _logging_kept(), project_output():
         if conf is not None and not trusted:
             return _create_static_app(settings, conf, workdir, root)
         return _create_app(srcdir, settings, conf, workdir)

@@ -38,6 +38,7 @@ from mdmark.pipeline.pipeline import Pipeline, docname_of, file_stamp
 from mdmark.html.rawhtml import dropped_message, handler_message, sanitize
 from mdmark.host.app import SPHINX_LOCK, prepare_writing, reading_as
 from mdmark.pipeline.workers import in_worker
+from mdmark.util.capture import project_output
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -591,7 +592,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
     # parse warnings are the document's own (its facts report them), not the render's.
     with SPHINX_LOCK:
         tree, source = pipeline.doctree_and_text(path)
-        with pipeline.collect_warnings() as sphinx_warnings:
+        with pipeline.collect_warnings() as sphinx_warnings, project_output():
             app = pipeline.app
             prepare_writing(app)
             work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root)

@@ -79,7 +79,9 @@ class _App:
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
         self._texts: dict[str, str] = {}
-        with session(self.sphinx):  # what these log is the app's, not the caller's
+        from mdmark.util.capture import project_output
+
+        with session(self.sphinx), project_output():  # what these log is the app's, not the caller's
             enable(self.sphinx)  # export and build join lines split between Japanese characters
             install(self.sphinx, root)  # {include} and friends read only inside the project root
             self.sphinx.connect("source-read", self._source_read)
@@ -96,9 +98,11 @@ class _App:
         """
         from mdmark.host.app import ensure_known, take_doctree
 
+        from mdmark.util.capture import project_output
+
         app = self.sphinx
         env = app.env
-        with session(app) as warnings:
+        with session(app) as warnings, project_output():
             if docname in env.all_docs:
                 app.events.emit("env-purge-doc", env, docname)
                 env.clear_doc(docname)
