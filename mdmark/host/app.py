@@ -732,6 +732,10 @@ def ensure_known(app: Sphinx, docname: str) -> None:
     discover(app)
     if docname not in project.docnames:
         project.docnames.add(docname)
+        # Sphinx's own table of where a document is: without it, an excluded Markdown file is
+        # looked for under the first source suffix (``.rst``), and its read fails.
+        project._docname_to_path[docname] = Path(f"{docname}.md")
+        project._path_to_docname[Path(f"{docname}.md")] = docname
 
 
 def found_documents(srcdir: Path, info: ConfInfo, extra: Iterable[str] = ()) -> list[str]:

@@ -477,8 +477,9 @@ class Pipeline:
             # The next doctree() of this very content may take the object instead of unpickling a
             # copy: a cold build renders each document right after parsing it.
             self._fresh = (key, doctree) if doctree is not None else None
-        if facts.error is None:  # a failure is not cached: a fixed extension may read it next time
-            self._store(key, facts, tree if keep_tree else None)
+        # A failure is cached too (without a tree), under the same key: the key holds conf.py's
+        # digest, and a warm run must not run conf.py again to fail the same way.
+        self._store(key, facts, tree if keep_tree and facts.error is None else None)
         return facts, tree
 
     @contextlib.contextmanager
