@@ -194,8 +194,9 @@ class Project:
         # Documents that exist but could not be read: references to them are not checked further.
         unread = [name for name, facts in by_name.items() if facts is None or facts.error is not None]
         return Model(
-            by_name.get, files, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread
-        )
+            by_name.get, files, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread,
+            srcdir=srcdir.as_posix(), is_dir=lambda rel: (srcdir / rel).is_dir(),
+        )  # fmt: skip
 
     def index(self) -> Index:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""

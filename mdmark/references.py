@@ -102,8 +102,14 @@ class Model:
         exists: Callable[[str], bool] | None = None,
         listdir: Callable[[str], list[str]] | None = None,
         unread: Iterable[str] = (),
+        srcdir: str | None = None,
+        is_dir: Callable[[str], bool] | None = None,
     ) -> None:
         self._facts = facts
+        #: The source folder (absolute, POSIX): warnings that name absolute paths are shown relative.
+        self.srcdir = srcdir
+        self._is_dir = is_dir or (lambda _path: False)
+        self._in_toctrees: set[str] | None = None
         self.found = set(found)
         #: Documents of other source suffixes (``.rst``): they exist, mdmark does not read them.
         self.unread = set(unread)
@@ -414,8 +420,19 @@ class Model:
         written = link.target.split("#", 1)[0]
         # A bare name (no folder, no suffix) is a label; anything else names a file.
         if link.path is not None and ("/" in written or "." in written):
-            if self._exists(link.path):
+            if self._exists(link.path) and not self._is_dir(link.path):
                 return Resolved(file=link.path)
+            if self._is_dir(link.path):
+                # MyST links documents and files, not folders (Sphinx: myst.xref_missing).
+                index = posixpath.join(link.path, "index")
+                fix = f"`{posixpath.join(written.rstrip('/'), 'index.md')}` のように文書を指すか、" if index in self.found else ""
+                return Resolved(
+                    problem=Problem(
+                        "broken_link",
+                        "myst.xref_missing",
+                        f"リンク先 `{written}` はフォルダで文書でもファイルでもないので、{fix or '文書かファイルを指すか、'}リンクを消してください。",
+                    )
+                )
             return Resolved(problem=Problem("broken_link", "myst.xref_missing", self._missing_file(written, link.path, docname)))
         name = _written_name(link)
         pool = sorted({*self.labels, *(h.slug for f in self._all_facts() for h in f.headings if h.slug)})
@@ -567,6 +584,21 @@ class Model:
 
     # -- toctrees ---------------------------------------------------------------------------------
 
+    def in_toctrees(self) -> set[str]:
+        """Every document some toctree of the project lists (Sphinx's ``toctree_includes``)."""
+        if self._in_toctrees is None:
+            listed: set[str] = set()
+            for docname in sorted(self.found):
+                found = self.facts(docname)
+                for tree in found.toctrees if found is not None else ():
+                    listed.update(child for _title, child in self.toctree_docs(tree, docname))
+            self._in_toctrees = listed
+        return self._in_toctrees
+
+    def included_files(self) -> set[str]:
+        """Files some document pulls in with ``{include}`` (Sphinx does not ask those to be in a toctree)."""
+        return {rel for docname in sorted(self.found) if (f := self.facts(docname)) is not None for rel, _s, _m in f.deps}
+
     def toctree_items(self, tree: Toctree, docname: str) -> list[TocEntry]:
         """A toctree's entries as Sphinx lists them: globs expanded (each document once, never the
         toctree's own), entries naming no document left out, then ``:reversed:`` applied."""
@@ -655,10 +687,46 @@ def _numfig_text(fmt: str, number: str, name: str) -> str:
         return fmt
 
 
-def warning_problem(warning: Warning) -> Problem:
-    """A MyST/docutils warning of a document as the one sentence check and export/build share."""
-    import re
+def _needs_toctree(facts: DocFacts, model: Model, docname: str) -> bool:
+    """Whether Sphinx would say the document is in no toctree (``toc.not_included``)."""
+    if docname == model.info.root_doc or "orphan" in facts.metadata or docname in model.in_toctrees():
+        return False
+    return f"{docname}.md" not in model.included_files()
 
+
+#: docutils' and Sphinx's sentences for an ``{include}``/``{literalinclude}`` whose file is missing.
+_MISSING_INCLUDE = re.compile(
+    r"""^(?:Directive "(?P<directive>[\w-]+)": file not found: '(?P<a>[^']*)'|Include file '(?P<b>[^']*)' not found or reading it failed)"""
+)
+
+
+def _shown_path(path: str, srcdir: str | None, docname: str) -> str:
+    """An absolute path of a warning, relative to the document's folder (as the document writes it)."""
+    if srcdir and path.startswith(srcdir.rstrip("/") + "/"):
+        rel = path[len(srcdir.rstrip("/")) + 1 :]
+        return posixpath.relpath(rel, posixpath.dirname(docname) or ".")
+    return path
+
+
+def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = "") -> Problem:
+    """A MyST/docutils warning of a document as the one sentence check and export/build share."""
+    missing = _MISSING_INCLUDE.match(warning.message)
+    if missing is not None:
+        directive = missing.group("directive") or "literalinclude"
+        path = _shown_path(missing.group("a") or missing.group("b") or "", srcdir, docname)
+        return Problem(
+            "broken_link",
+            warning.type,
+            f"{{{directive}}} のファイル `{path}` が無いので、パスを直すかファイルを置いてください。",
+        )
+    if warning.type == "misc.highlighting_failure":
+        match = re.search(r"'([^']*)'", warning.message)
+        name = match.group(1) if match else warning.message
+        return Problem(
+            "code_language",
+            warning.type,
+            f"コードブロックの言語 `{name}` を Pygments が知らず色が付かないので、言語の名前を直すか `text` にしてください。",
+        )
     if warning.type == "myst.iref_missing":
         match = re.search(r"'([^']*)'", warning.message)
         target = match.group(1) if match else warning.message
@@ -686,10 +754,37 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
         for line, problem in model.toctree_problems(tree, docname):
             if not model.info.suppressed(problem.type):
                 found.append((line, problem))
+        for _title, child in model.toctree_docs(tree, docname):
+            child_facts = model.facts(child)
+            if child_facts is not None and not child_facts.headings and not model.info.suppressed("toc.no_title"):
+                # Sphinx reports it at the toctree's line, once per entry.
+                found.append(
+                    (
+                        tree.line,
+                        Problem(
+                            "toctree_no_title",
+                            "toc.no_title",
+                            f"toctree に挙げた文書 `{_relative(child, docname)}` に見出しが無くリンクが作られないので、その文書に最初の見出しを書いてください。",
+                        ),
+                    )
+                )
+    if model.info.sphinx and not model.info.suppressed("toc.not_included") and _needs_toctree(facts, model, docname):
+        found.append(
+            (
+                None,
+                Problem(
+                    "not_in_toctree",
+                    "toc.not_included",
+                    "この文書はどの toctree にも入っていないので、どこかの toctree に足すか、front matter に `orphan: true` を書いてください。",
+                ),
+            )
+        )
     for warning in facts.warnings:
         if warning.type == OUTSIDE_WARNING:  # an {include} of a file outside the project root
             found.append((warning.line, Problem("broken_link", warning.type, warning.message)))
     for warning in facts.syntax_warnings:
-        found.append((warning.line, warning_problem(warning)))
+        if model.info.suppressed(warning.type):
+            continue
+        found.append((warning.line, warning_problem(warning, model.srcdir, docname)))
     found.sort(key=lambda item: item[0] or 0)
     return found

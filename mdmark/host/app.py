@@ -133,6 +133,8 @@ class ConfInfo:
     #: Domains whose objects code mdmark did not run would define (autodoc while conf.py is not
     #: trusted, or could not be loaded): a missing target there is not a drift.
     unverified: tuple[str, ...] = ()
+    #: Whether this is a project's conf.py (``sphinx-build`` would read the project), not mdmark's own.
+    sphinx: bool = False
 
     def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
         """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
@@ -160,6 +162,7 @@ class ConfInfo:
             held=tuple(str(h) for h in data.get("held", ())),
             role_objtypes={str(k): tuple(str(t) for t in v) for k, v in data.get("role_objtypes", {}).items()},
             unverified=tuple(str(d) for d in data.get("unverified", ())),
+            sphinx=bool(data.get("sphinx", False)),
         )
 
     def suppressed(self, type_: str) -> bool:
@@ -696,6 +699,7 @@ def _info_of(app: Sphinx, dropped: list[tuple[str, str]]) -> ConfInfo:
             if builtin_role_objtypes().get(key) != types
         },
         unverified=unverified_domains([name for name, _reason in dropped], app.extensions),
+        sphinx=True,
     )
 
 

@@ -612,7 +612,11 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
             html = "".join(translator.fragment)
     from mdmark.host.warnings_ja import warning_sentence
 
-    notes = work.notes + [Note(w.line, warning_sentence(w.message, w.type)) for w in sphinx_warnings]
+    notes = work.notes + [
+        Note(w.line, warning_sentence(w.message, w.type))
+        for w in sphinx_warnings
+        if w.type != "misc.highlighting_failure"  # the document's facts report it (check's sentence)
+    ]
     notes.sort(key=lambda n: n.line or 0)
     deps = [(rel_dep, size, mtime) for rel_dep, (size, mtime) in sorted(work.deps.items())]
     return Fragment(docname, html, work.xrefs, notes, deps)

@@ -15,7 +15,7 @@ from typing import Any
 
 from docutils import nodes
 
-from mdmark.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree
+from mdmark.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree, Warning
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
@@ -537,6 +537,35 @@ def _targets(
     return labels, targets, figures
 
 
+def _highlight_warnings(doctree: nodes.document, counter: LineCounter) -> list[Warning]:
+    """Sphinx's ``misc.highlighting_failure`` for code blocks whose language Pygments does not know
+    (``sphinx.highlighting.PygmentsBridge.get_lexer``, which warns while writing the page)."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+    from sphinx.highlighting import lexer_classes
+
+    found: list[Warning] = []
+    known: dict[str, bool] = {}
+    for node in doctree.findall(nodes.literal_block):
+        lang = node.get("language")
+        if not lang or lang in _SPHINX_LEXERS or lang in lexer_classes:
+            continue
+        if lang not in known:
+            try:
+                get_lexer_by_name(str(lang))
+                known[lang] = True
+            except ClassNotFound:
+                known[lang] = False
+        if not known[lang]:
+            line = int(node.line) if node.line else counter.line(node)  # Sphinx's location: the node's line
+            found.append(Warning(line, "misc.highlighting_failure", f"Pygments lexer name {lang!r} is not known"))
+    return found
+
+
+#: Languages ``PygmentsBridge.get_lexer`` handles before asking Pygments.
+_SPHINX_LEXERS = frozenset({"py", "python", "py3", "python3", "default", "pycon", "pycon3", "guess", "none"})
+
+
 def extract(
     doctree: nodes.document,
     docname: str,
@@ -574,4 +603,5 @@ def extract(
         "images": list(_images(doctree, docname, counter)),
         "text": _text(doctree, counter),
         "metadata": clean_meta,
+        "write_warnings": _highlight_warnings(doctree, counter),
     }

@@ -185,6 +185,8 @@ def _parse_with(
     env = app.sphinx.env
     metadata = dict(env.metadata.get(docname, {}))
     parts = extract(doctree, docname, metadata, text, env, app.info.source_suffixes)
+    # What Sphinx would say only while writing (an unknown code language), said at reading.
+    warnings = [*warnings, *parts.pop("write_warnings")]
     # What the document pulled in ({include}, {literalinclude}, images): a change re-parses it.
     deps = sorted({str(d) for d in env.dependencies.get(docname, ())} - {relpath})
     stamps = [(rel, *file_stamp(app.srcdir / rel)) for rel in deps]
@@ -307,7 +309,7 @@ class Pipeline:
         return self._info
 
     def _info_key(self) -> str:
-        return hashlib.sha256(f"conf\0{__version__}\0{self.conf_key}\0{self.settings.key()}".encode()).hexdigest()
+        return hashlib.sha256(f"conf\0{__version__}\0{FACTS_VERSION}\0{self.conf_key}\0{self.settings.key()}".encode()).hexdigest()
 
     def _store_info(self, info: ConfInfo) -> None:
         if self.conf is not None:
