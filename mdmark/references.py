@@ -104,12 +104,15 @@ class Model:
         unread: Iterable[str] = (),
         srcdir: str | None = None,
         is_dir: Callable[[str], bool] | None = None,
+        sphinx_docs: Iterable[str] | None = None,
     ) -> None:
         self._facts = facts
         #: The source folder (absolute, POSIX): warnings that name absolute paths are shown relative.
         self.srcdir = srcdir
         self._is_dir = is_dir or (lambda _path: False)
         self._in_toctrees: set[str] | None = None
+        #: The documents sphinx-build reads (its exclude_patterns applied), when known.
+        self.sphinx_docs = set(sphinx_docs) if sphinx_docs is not None else set(self.found)
         self.found = set(found)
         #: Documents of other source suffixes (``.rst``): they exist, mdmark does not read them.
         self.unread = set(unread)
@@ -689,6 +692,8 @@ def _numfig_text(fmt: str, number: str, name: str) -> str:
 
 def _needs_toctree(facts: DocFacts, model: Model, docname: str) -> bool:
     """Whether Sphinx would say the document is in no toctree (``toc.not_included``)."""
+    if docname not in model.sphinx_docs:
+        return False  # a document docs.include adds that Sphinx does not read: Sphinx says nothing
     if docname == model.info.root_doc or "orphan" in facts.metadata or docname in model.in_toctrees():
         return False
     return f"{docname}.md" not in model.included_files()

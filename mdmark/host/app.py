@@ -775,9 +775,17 @@ def other_documents(srcdir: Path, info: ConfInfo) -> dict[str, str]:
 
 
 def _matcher(patterns: tuple[str, ...]) -> Any:
+    """Whether a path relative to the source folder is excluded — as ``sphinx.util.matching.
+    get_matching_files`` decides it, which also leaves out every file under an excluded folder."""
     from sphinx.util.matching import Matcher
 
-    return Matcher(list(patterns))
+    matcher = Matcher(list(patterns))
+
+    def excluded(rel: str) -> bool:
+        parts = rel.split("/")
+        return any(matcher("/".join(parts[:n])) for n in range(1, len(parts) + 1))
+
+    return excluded
 
 
 # -- the session: the lock, Sphinx's logging, warnings as log records ------------------------------
