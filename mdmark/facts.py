@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "13"
+FACTS_VERSION = "14"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the
@@ -167,6 +167,9 @@ class Warning:
     line: int | None
     type: str
     message: str
+    #: The file Sphinx names for it (absolute), when that is not the document itself: a warning
+    #: of ``{include}``d text is Sphinx's at the included file and line.
+    source: str | None = None
 
 
 #: The fields of :class:`DocFacts` that are lists of flat records.

@@ -690,6 +690,21 @@ def _numfig_text(fmt: str, number: str, name: str) -> str:
         return fmt
 
 
+def _elsewhere(warning: Warning, model: Model, docname: str) -> bool:
+    """Whether a warning stands in another document of the project (text this one ``{include}``s):
+    Sphinx reports it there, and that document's own check reports it."""
+    if not warning.source or not model.srcdir:
+        return False
+    prefix = model.srcdir.rstrip("/") + "/"
+    if not warning.source.startswith(prefix):
+        return False
+    rel = warning.source[len(prefix) :]
+    if rel == f"{docname}.md":
+        return False
+    other = rel.removesuffix(".md")
+    return rel.endswith(".md") and other in model.sphinx_docs and model.facts(other) is not None
+
+
 def _needs_toctree(facts: DocFacts, model: Model, docname: str) -> bool:
     """Whether Sphinx would say the document is in no toctree (``toc.not_included``)."""
     if docname not in model.sphinx_docs:
@@ -788,7 +803,7 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
         if warning.type == OUTSIDE_WARNING:  # an {include} of a file outside the project root
             found.append((warning.line, Problem("broken_link", warning.type, warning.message)))
     for warning in facts.syntax_warnings:
-        if model.info.suppressed(warning.type):
+        if model.info.suppressed(warning.type) or _elsewhere(warning, model, docname):
             continue
         found.append((warning.line, warning_problem(warning, model.srcdir, docname)))
     found.sort(key=lambda item: item[0] or 0)

@@ -905,8 +905,9 @@ def _warning_of(record: logging.LogRecord, shows_types: bool) -> Warning | None:
     location = getattr(record, "location", None)
     if not location:
         return None
-    _, colon, tail = str(location).rpartition(":")
+    head, colon, tail = str(location).rpartition(":")
     line = int(tail) if colon and tail.isdecimal() else None
+    source = head if line is not None else str(location)
     kind = str(getattr(record, "type", "") or "")
     subtype = str(getattr(record, "subtype", "") or "")
     suffix = f" [{kind}.{subtype}]" if kind and subtype else f" [{kind}]" if kind else ""
@@ -923,7 +924,7 @@ def _warning_of(record: logging.LogRecord, shows_types: bool) -> Warning | None:
     if kind == "docutils" and message.startswith("toctree glob pattern "):
         kind = "toc.empty_glob"  # Sphinx gives it no type; mdmark reports it at the entry
     # Some extensions (sphinx-design) put the type in the message too: drop the repeat.
-    return Warning(line, kind, message.removesuffix(f" [{kind}]"))
+    return Warning(line, kind, message.removesuffix(f" [{kind}]"), source or None)
 
 
 # -- private Sphinx attributes, each behind one name ---------------------------------------------
