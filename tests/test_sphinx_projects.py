@@ -185,6 +185,7 @@ DEFECTS: dict[str, dict[tuple[str, int | None, str], str]] = {
             "(src/svcs/starlette.py:docstring of …:4), not at a Markdown line"
         ),
     },
+    "markdown-it-py": {},
 }
 
 #: Warning types that need the network (inventories) and so are not compared.

@@ -297,7 +297,9 @@ def create_app(
     from mdmark.util.capture import project_output
 
     # conf.py and the extensions' setup() run here: what they print is a note, never an answer.
-    with SPHINX_LOCK, _logging_kept(), project_output():
+    from mdmark.util.conflock import conf_lock
+
+    with SPHINX_LOCK, _logging_kept(), conf_lock(conf, shared=False), project_output():
         if conf is not None and not trusted:
             return _create_static_app(settings, conf, workdir, root)
         return _create_app(srcdir, settings, conf, workdir)

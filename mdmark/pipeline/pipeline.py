@@ -76,6 +76,7 @@ class _App:
         weakref.finalize(self, shutil.rmtree, self.workdir, True)
         self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted, root)
         self.srcdir = srcdir
+        self.conf = conf
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
         self._texts: dict[str, str] = {}
@@ -99,10 +100,11 @@ class _App:
         from mdmark.host.app import ensure_known, take_doctree
 
         from mdmark.util.capture import project_output
+        from mdmark.util.conflock import conf_lock
 
         app = self.sphinx
         env = app.env
-        with session(app) as warnings, project_output():
+        with session(app) as warnings, conf_lock(self.conf, shared=True), project_output():
             if docname in env.all_docs:
                 app.events.emit("env-purge-doc", env, docname)
                 env.clear_doc(docname)
