@@ -111,9 +111,9 @@ class Model:
         self.srcdir = srcdir
         self._is_dir = is_dir or (lambda _path: False)
         self._in_toctrees: set[str] | None = None
+        self.found = set(found)
         #: The documents sphinx-build reads (its exclude_patterns applied), when known.
         self.sphinx_docs = set(sphinx_docs) if sphinx_docs is not None else set(self.found)
-        self.found = set(found)
         #: Documents of other source suffixes (``.rst``): they exist, mdmark does not read them.
         self.unread = set(unread)
         self.info = info
