@@ -169,7 +169,7 @@ class Warning:
     message: str
     #: The file Sphinx names for it (absolute), when that is not the document itself: a warning
     #: of ``{include}``d text is Sphinx's at the included file and line.
-    source: str | None = None
+    source: str | None = field(default=None, compare=False)
 
 
 #: The fields of :class:`DocFacts` that are lists of flat records.

@@ -111,6 +111,7 @@ class Model:
         self.srcdir = srcdir
         self._is_dir = is_dir or (lambda _path: False)
         self._in_toctrees: set[str] | None = None
+        self._titles: dict[str, dict[str, str]] = {}
         self.found = set(found)
         #: The documents sphinx-build reads (its exclude_patterns applied), when known.
         self.sphinx_docs = set(sphinx_docs) if sphinx_docs is not None else set(self.found)
@@ -304,10 +305,20 @@ class Model:
         anchor = link.local_id or link.anchor or ""
         if facts is not None and link.local_id is None and anchor not in facts.anchors:
             return Resolved(doc=docname, problem=self._anchor_problem(link.target, anchor, facts, True))
-        title = None
-        if facts is not None:
-            title = next((h.title for h in facts.headings if anchor in h.ids or h.slug == anchor), None)
+        title = self._heading_titles(docname, facts).get(anchor) if facts is not None else None
         return Resolved(doc=docname, anchor=anchor, text=title)
+
+    def _heading_titles(self, docname: str, facts: DocFacts) -> dict[str, str]:
+        """A document's heading titles by id and slug, the first heading winning (made once per
+        document: a page of 20,000 headings linking to each other must not search per link)."""
+        found = self._titles.get(docname)
+        if found is None:
+            found = {}
+            for heading in facts.headings:
+                for key in (*heading.ids, *((heading.slug,) if heading.slug else ())):
+                    found.setdefault(key, heading.title)
+            self._titles[docname] = found
+        return found
 
     def _label_entry(self, name: str, explicit: bool) -> tuple[str, Label] | None:
         found = self.labels.get(name.lower())

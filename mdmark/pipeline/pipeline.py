@@ -481,9 +481,13 @@ class Pipeline:
             # The next doctree() of this very content may take the object instead of unpickling a
             # copy: a cold build renders each document right after parsing it.
             self._fresh = (key, doctree) if doctree is not None else None
-        # A failure is cached too (without a tree), under the same key: the key holds conf.py's
-        # digest, and a warm run must not run conf.py again to fail the same way.
-        self._store(key, facts, tree if keep_tree and facts.error is None else None)
+        if facts.error is None:
+            self._store(key, facts, tree if keep_tree else None)
+        else:
+            # A failure goes to the disk cache only, under the same key (it holds conf.py's digest):
+            # the next run must not run conf.py to fail the same way, while this process reads the
+            # document again once the cause is gone (a fixed extension).
+            self._facts.write(key, facts)
         return facts, tree
 
     @contextlib.contextmanager

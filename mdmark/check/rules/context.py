@@ -133,7 +133,8 @@ def _document_paths(project: Project, index: Index | None, doc_files: Mapping[in
     unindexed: set[Path] = set()
     docset = project.config.docs
     conf = project.config.sphinx_conf
-    if index is None and docset is None and conf is None:
+    # Nothing to read and nothing wrong with the config itself: say so rather than "no drift".
+    if index is None and docset is None and conf is None and not project.config.diagnostics:
         raise MdmarkError(
             "設定に docs・index・sphinx.conf のどれも無く調べる文書が決まらないので、"
             "docs.include か sphinx.conf を設定に書いてください。",
