@@ -733,9 +733,9 @@ _MISSING_INCLUDE = re.compile(
 
 def _shown_path(path: str, srcdir: str | None, docname: str) -> str:
     """An absolute path of a warning, relative to the document's folder (as the document writes it)."""
-    if srcdir and path.startswith(srcdir.rstrip("/") + "/"):
-        rel = path[len(srcdir.rstrip("/")) + 1 :]
-        return posixpath.relpath(rel, posixpath.dirname(docname) or ".")
+    if srcdir and path.startswith("/"):
+        # Outside the source folder too (`../../example.md`): as the document writes it.
+        return posixpath.relpath(path, posixpath.join(srcdir, posixpath.dirname(docname)))
     return path
 
 

@@ -130,6 +130,9 @@ def test_every_broken_reference_sphinx_reports_is_a_drift_at_its_line(corpus: tu
     missing = []
     expected: set[tuple[str, int]] = set()
     for file, line, type_, msg in warnings:
+        if "file not found" in msg or msg.startswith("Include file "):
+            expected.add((file, line))  # a missing {include}/{literalinclude} file: broken_link
+            continue
         if type_.startswith("ref.") and type_ not in REFERENCE_TYPES:
             expected.add((file, line))  # e.g. ref.class under nitpicky: mdmark may report it too
             continue
