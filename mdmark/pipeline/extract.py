@@ -537,9 +537,10 @@ def _targets(
     return labels, targets, figures
 
 
-def _highlight_warnings(doctree: nodes.document, counter: LineCounter) -> list[Warning]:
+def highlight_warnings(doctree: nodes.document, source: str) -> list[Warning]:
     """Sphinx's ``misc.highlighting_failure`` for code blocks whose language Pygments does not know
-    (``sphinx.highlighting.PygmentsBridge.get_lexer``, which warns while writing the page)."""
+    (``sphinx.highlighting.PygmentsBridge.get_lexer``, which warns while writing the page — inside
+    ``sphinx-build`` Sphinx says it itself; mdmark's pipeline, which writes no page, asks here)."""
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
     from sphinx.highlighting import lexer_classes
@@ -557,7 +558,7 @@ def _highlight_warnings(doctree: nodes.document, counter: LineCounter) -> list[W
             except ClassNotFound:
                 known[lang] = False
         if not known[lang]:
-            line = int(node.line) if node.line else counter.line(node)  # Sphinx's location: the node's line
+            line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)  # Sphinx's location
             found.append(Warning(line, "misc.highlighting_failure", f"Pygments lexer name {lang!r} is not known"))
     return found
 
@@ -603,5 +604,4 @@ def extract(
         "images": list(_images(doctree, docname, counter)),
         "text": _text(doctree, counter),
         "metadata": clean_meta,
-        "write_warnings": _highlight_warnings(doctree, counter),
     }
