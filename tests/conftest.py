@@ -157,17 +157,3 @@ def built_300(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = build_site(root)
     assert result["docs"] == 300
     return Path(result["out"])
-
-
-def trust_project(config_path: Path) -> None:
-    """Trust the conf.py of the project whose config is ``config_path`` (``mdmark trust --config``),
-    so tests that need conf.py executed get it executed.
-
-    Temporary stand-in until ``mdmark trust`` lands (another branch adds it): while ``mdmark trust
-    --help`` fails, conf.py is executed without asking and there is nothing to do.
-    """
-    probe = run_mdmark("trust", "--help", cwd=config_path.parent)
-    if probe.returncode != 0:
-        return
-    done = run_mdmark("trust", "--config", str(config_path), cwd=config_path.parent)
-    assert done.returncode == 0, done.stderr
