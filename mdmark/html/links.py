@@ -170,11 +170,11 @@ def unlinked_message(link: Link, resolved: Resolved) -> str:
     written = link.target
     if resolved.unverified:
         return (
-            f"参照 `{written}` の行き先は conf.py を信頼していないため作られておらず（autodoc など）確かめられないので、"
-            "文字のまま出しました。`mdmark trust` で conf.py を信頼すると解決します。"
+            f"参照 `{written}` の行き先は conf.py を信頼するまで作られず（autodoc など）文字のまま出したので、"
+            "conf.py の中身を確かめて動かしてよければ `mdmark trust` で信頼してください。"
         )
     role = f"{{{link.role}}} の" if link.role not in ("link", "myst", "local", "myst-doc") else ""
-    return f"{role}参照 `{written}` の行き先がどの文書にも無いので文字のまま出しました。名前を直すか参照先を書いてください。"
+    return f"{role}参照 `{written}` の行き先がどの文書にも無く文字のまま出したので、名前を直すか参照先を書いてください。"
 
 
 #: An ``<a>`` whose href is a placeholder, up to its end (links do not nest).
