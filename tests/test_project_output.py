@@ -10,6 +10,7 @@ And conf.py runs once per digest: a warm check never executes it, whatever the s
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -104,7 +105,10 @@ def test_build_and_export_keep_the_output_off_stdout(project: Path) -> None:
 
 @pytest.mark.anyio
 async def test_stdio_channel_stays_clean(project: Path) -> None:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mdmark", "serve", "--stdio"], cwd=str(project))
+    # The server sees the trust the fixture recorded (the SDK passes only a few variables on).
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mdmark", "serve", "--stdio"], cwd=str(project), env=dict(os.environ)
+    )
     async with Client(params, read_timeout_seconds=120) as client:
         result = await client.call_tool("check", {"project_dir": str(project)})
         assert not result.is_error, result.content

@@ -155,7 +155,7 @@ def test_untrusted_conf_is_read_not_run_with_the_same_result(tmp_path: Path) -> 
     result = run_mdmark("check", "--format", "json", cwd=root, env={"MARKER": str(marker)})
     assert not marker.exists()
     issues = json.loads(result.stdout)["issues"]
-    assert [(i["kind"], i["where"]) for i in issues] == [("config_value", "sphinx.conf"), ("broken_anchor", "15")]
+    assert [(i["kind"], i["where"]) for i in issues] == [("config_value", "sphinx.conf"), ("broken_anchor", "15"), ("not_in_toctree", "")]
     assert f"mdmark trust --config {root / 'mdmark.config.yaml'}" in issues[0]["message"]
     exported = run_mdmark("export", "docs/index.md", cwd=root, env={"MARKER": str(marker)})
     assert exported.returncode == 0, exported.stderr
