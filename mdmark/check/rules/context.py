@@ -147,7 +147,12 @@ def _document_paths(project: Project, index: Index | None, doc_files: Mapping[in
 
         srcdir = project.source_dir
         taken = set(indexed)
-        for docname in found_documents(srcdir, project.conf_info()):
+        try:
+            info = project.conf_info()
+        except MdmarkError:
+            # conf.py fails: reading the documents says so, in its own sentence.
+            info = None
+        for docname in found_documents(srcdir, info) if info is not None else []:
             path = (srcdir / f"{docname}.md").resolve()
             if path not in taken and path.is_file():
                 paths.append(path)
