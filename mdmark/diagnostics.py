@@ -133,7 +133,7 @@ class DriftKind(enum.StrEnum):
     BROKEN_LINK = (
         "broken_link",
         "リンク先のファイルが無い（外の URL は調べない）",
-        "リンク先のファイル・文書を移した・消した、toctree の項目の文書が無い、`{doc}`・`{download}` の先が無い",
+        "リンク先のファイル・文書を移した・消した、toctree の項目の文書が無い、`{doc}`・`{download}` の先が無い、フォルダへのリンク、`{include}`・`{literalinclude}` のファイルが無い、ボタン・カードの相対の `.html` がどの文書にも当たらない",
         "パスか文書の名前を直すか、リンク・項目を消す",
         "文書のファイルの where の行を直接直します。相手のパスは {find_docs} の include path で確かめます。",
     )
@@ -157,6 +157,27 @@ class DriftKind(enum.StrEnum):
         "知らないディレクティブ、オプションの誤り、見出しの段の飛び。読むのがメモリ・CPU・時間の上限を超えた文書も",
         "行の番号の記法を [記法](notation.md) に合わせる。上限を超えた文書は分けるか小さくする（[上限](untrusted.md#文書を読むプロセスの上限)）",
         "文書のファイルの where の行を直接直します。",
+    )
+    TOCTREE_NO_TITLE = (
+        "toctree_no_title",
+        "toctree が見出しの無い文書を挙げている（Sphinx はその項目のリンクを作らない）",
+        "toctree に挙げた文書に見出しが無い",
+        "その文書に最初の見出しを書く",
+        "where の行の toctree が挙げる文書に、最初の見出しを直接書き足します。",
+    )
+    NOT_IN_TOCTREE = (
+        "not_in_toctree",
+        "sphinx.conf のとき、どの toctree にも入っていない文書がある（root_doc と orphan の文書を除く）",
+        "文書を足したが、どの toctree にも挙げていない",
+        "どこかの toctree に足すか、文書の front matter に `orphan: true` を書く",
+        "文書をどこかの toctree に直接足すか、文書の先頭の front matter に `orphan: true` を書きます。",
+    )
+    CODE_LANGUAGE = (
+        "code_language",
+        "コードブロックの言語の名前を Pygments が知らない（色が付かない）",
+        "コードブロックの言語の名前の綴りの誤り、その言語の Pygments の字句解析器が入っていない",
+        "Pygments の名前に直すか、色を付けないなら `text` にする",
+        "文書のファイルの where の行のコードブロックの言語の名前を直接直します（Pygments の名前か text）。",
     )
     MISSED_CHANGE_TOGETHER = (
         "missed_change_together",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "11"
+FACTS_VERSION = "14"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the
@@ -85,6 +85,12 @@ class Link:
     #: An id of this very page that MyST fell back on (``[t](#x)`` with ``x`` a heading too deep
     #: for ``heading_anchors`` but present as an id).
     local_id: str | None = None
+    #: A domain role's context where it stands (``py:module``, ``py:class``…: the module and class
+    #: directives before it) and whether it was written "specific" (``.Thing``): how the domain
+    #: looks its name up (``PythonDomain.find_obj``'s search modes).
+    module: str | None = None
+    scope: str | None = None
+    specific: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,6 +167,9 @@ class Warning:
     line: int | None
     type: str
     message: str
+    #: The file Sphinx names for it (absolute), when that is not the document itself: a warning
+    #: of ``{include}``d text is Sphinx's at the included file and line.
+    source: str | None = field(default=None, compare=False)
 
 
 #: The fields of :class:`DocFacts` that are lists of flat records.

@@ -167,8 +167,10 @@ class Project:
                 continue
             if rel.endswith(".md"):
                 extra.append(rel[: -len(".md")])
+        sphinx_docs: list[str] | None = None
         if whole:
             found = found_documents(srcdir, info, extra)
+            sphinx_docs = found_documents(srcdir, info)
         else:
             found = list(extra)
             for name in extra:
@@ -194,8 +196,9 @@ class Project:
         # Documents that exist but could not be read: references to them are not checked further.
         unread = [name for name, facts in by_name.items() if facts is None or facts.error is not None]
         return Model(
-            by_name.get, files, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread
-        )
+            by_name.get, files, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread,
+            srcdir=srcdir.as_posix(), is_dir=lambda rel: (srcdir / rel).is_dir(), sphinx_docs=sphinx_docs,
+        )  # fmt: skip
 
     def index(self) -> Index:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""

@@ -11,6 +11,7 @@ same line. Hints never name the document the reference is in.
 from __future__ import annotations
 
 import posixpath
+import re
 import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -52,6 +53,11 @@ class Resolved:
     url: str | None = None
     text: str | None = None
     problem: Problem | None = None
+    #: Lands nowhere and needs no warning in a page either (Sphinx's generated index pages).
+    silent: bool = False
+    #: Lands nowhere that mdmark knows, but only code conf.py would run could define it (autodoc
+    #: while conf.py is not trusted): not a drift, and the page shows it as text.
+    unverified: bool = False
 
 
 def _unquote(anchor: str) -> str:
@@ -96,9 +102,19 @@ class Model:
         exists: Callable[[str], bool] | None = None,
         listdir: Callable[[str], list[str]] | None = None,
         unread: Iterable[str] = (),
+        srcdir: str | None = None,
+        is_dir: Callable[[str], bool] | None = None,
+        sphinx_docs: Iterable[str] | None = None,
     ) -> None:
         self._facts = facts
+        #: The source folder (absolute, POSIX): warnings that name absolute paths are shown relative.
+        self.srcdir = srcdir
+        self._is_dir = is_dir or (lambda _path: False)
+        self._in_toctrees: set[str] | None = None
+        self._titles: dict[str, dict[str, str]] = {}
         self.found = set(found)
+        #: The documents sphinx-build reads (its exclude_patterns applied), when known.
+        self.sphinx_docs = set(sphinx_docs) if sphinx_docs is not None else set(self.found)
         #: Documents of other source suffixes (``.rst``): they exist, mdmark does not read them.
         self.unread = set(unread)
         self.info = info
@@ -108,6 +124,8 @@ class Model:
         self.labels: dict[str, tuple[str, Label]] = {}
         self.targets: dict[tuple[str, str], tuple[str, str, str | None]] = {}
         self.terms: dict[str, tuple[str, str, str]] = {}
+        #: Domain objects: domain → full name → [(object type, document, id)], as the domains hold them.
+        self.objects: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
         # Sphinx reads documents in sorted order and a later label replaces an earlier one.
         for docname in sorted(self.found):
             doc_facts = self._facts(docname)
@@ -120,6 +138,10 @@ class Model:
                     self.terms.setdefault(target.name.lower(), (docname, target.id, target.name))
                 else:
                     self.targets.setdefault((target.domain, target.name), (docname, target.id, target.number))
+                if target.domain not in ("math",) and target.type != "term":
+                    self.objects.setdefault(target.domain, {}).setdefault(target.name, []).append(
+                        (target.type, docname, target.id)
+                    )
         self._order = list(order)
         self._numbers: dict[tuple[str, str], str] | None = None
 
@@ -253,6 +275,8 @@ class Model:
             found = self._any(link, docname)
             if found is not None:
                 return found
+            if self._unverified(None, link.target):
+                return Resolved(unverified=True)
             return self._missing_label(link, "ref.any")
         return self._domain(link)
 
@@ -281,10 +305,20 @@ class Model:
         anchor = link.local_id or link.anchor or ""
         if facts is not None and link.local_id is None and anchor not in facts.anchors:
             return Resolved(doc=docname, problem=self._anchor_problem(link.target, anchor, facts, True))
-        title = None
-        if facts is not None:
-            title = next((h.title for h in facts.headings if anchor in h.ids or h.slug == anchor), None)
+        title = self._heading_titles(docname, facts).get(anchor) if facts is not None else None
         return Resolved(doc=docname, anchor=anchor, text=title)
+
+    def _heading_titles(self, docname: str, facts: DocFacts) -> dict[str, str]:
+        """A document's heading titles by id and slug, the first heading winning (made once per
+        document: a page of 20,000 headings linking to each other must not search per link)."""
+        found = self._titles.get(docname)
+        if found is None:
+            found = {}
+            for heading in facts.headings:
+                for key in (*heading.ids, *((heading.slug,) if heading.slug else ())):
+                    found.setdefault(key, heading.title)
+            self._titles[docname] = found
+        return found
 
     def _label_entry(self, name: str, explicit: bool) -> tuple[str, Label] | None:
         found = self.labels.get(name.lower())
@@ -299,7 +333,7 @@ class Model:
         target = _written_name(link)
         if target.lower() in BUILTIN_LABELS:
             # Sphinx's generated pages: a single file has none to link to, and nothing is broken.
-            return Resolved(text=link.text or BUILTIN_LABELS[target.lower()])
+            return Resolved(text=link.text or BUILTIN_LABELS[target.lower()], silent=True)
         entry = self._label_entry(target, link.explicit)
         if entry is not None:
             owner, label = entry
@@ -312,10 +346,82 @@ class Model:
         term = self.terms.get(target.lower())
         if term is not None:
             return Resolved(doc=term[0], anchor=term[1], text=term[2])
-        for (_domain, name), (owner, ident, number) in self.targets.items():
-            if name == target:
-                return Resolved(doc=owner, anchor=ident, text=f"({number})" if number else name)
+        equation = self.targets.get(("math", target))
+        if equation is not None:
+            owner, ident, number = equation
+            return Resolved(doc=owner, anchor=ident, text=f"({number})" if number else target)
+        found = self.find_object(None, target, None, None, None, True)
+        if found is not None:
+            return Resolved(doc=found[0], anchor=found[1], text=target)
         return None
+
+    def find_object(
+        self,
+        domain: str | None,
+        name: str,
+        objtypes: frozenset[str] | None,
+        module: str | None,
+        scope: str | None,
+        specific: bool,
+    ) -> tuple[str, str] | None:
+        """(document, id) of the domain object ``name`` names, looked up as the domains do.
+
+        ``domain`` None asks every domain as MyST's ``myst_refs`` and the ``{any}`` role do: the
+        std domain by exact name, the others in their "specific" search mode (``resolve_any_xref``).
+        A role's own domain searches as ``PythonDomain.find_obj``: written plainly (search mode 0),
+        the name itself, then within the class and the module it stands in, whatever the object
+        type; written ``.name`` (mode 1), objects of the role's types: module.class.name,
+        module.name, name, then any object whose full name ends with ``.name``. Domains whose
+        names nest with ``::`` (C, C++) match the same way on that separator.
+        """
+        domains = [domain] if domain is not None else sorted(self.objects, key=lambda d: d != "std")
+        for dom in domains:
+            objects = self.objects.get(dom)
+            if not objects:
+                continue
+            if dom == "std":
+                entry = (objects.get(f"{module} {name}") if module else None) or objects.get(name)
+                if entry and (objtypes is None or any(t in objtypes for t, _o, _i in entry)):
+                    kept = [e for e in entry if objtypes is None or e[0] in objtypes]
+                    return kept[0][1], kept[0][2]
+                continue
+            sep = "::" if dom in ("c", "cpp") else "."
+            bare = name.lstrip("~").lstrip(".") if dom not in ("c", "cpp") else name.lstrip("~")
+            if domain is None or specific:
+                wanted = objtypes
+                candidates = [sep.join(p for p in (module, scope, bare) if p), sep.join(p for p in (module, bare) if p), bare]
+            else:
+                wanted = None
+                candidates = [bare, sep.join(p for p in (scope, bare) if p), sep.join(p for p in (module, bare) if p),
+                              sep.join(p for p in (module, scope, bare) if p)]  # fmt: skip
+            for candidate in candidates:
+                hit = self._object_of(objects.get(candidate), wanted)
+                if hit is not None:
+                    return hit
+            if domain is None or specific:
+                suffix = sep + bare
+                for full in sorted(objects):
+                    if full.endswith(suffix):
+                        hit = self._object_of(objects[full], wanted)
+                        if hit is not None:
+                            return hit
+        return None
+
+    @staticmethod
+    def _object_of(entries: list[tuple[str, str, str]] | None, objtypes: frozenset[str] | None) -> tuple[str, str] | None:
+        for objtype, owner, ident in entries or ():
+            if objtypes is None or objtype in objtypes:
+                return owner, ident
+        return None
+
+    def _unverified(self, domain: str | None, name: str) -> bool:
+        """Whether only code mdmark did not run (autodoc while conf.py is untrusted) could define ``name``."""
+        if not self.info.unverified:
+            return False
+        if domain is not None:
+            return domain in self.info.unverified
+        # A Markdown link or {any}: a name shaped like a Python object's, when the py domain is unverified.
+        return "py" in self.info.unverified and _PY_NAME.fullmatch(name.lstrip("~.")) is not None
 
     def _myst(self, link: Link, docname: str) -> Resolved:
         found = self._any(link, docname)
@@ -323,11 +429,24 @@ class Model:
             return found
         if link.local_id:
             return Resolved(doc=docname, anchor=link.local_id)
+        if self._unverified(None, _written_name(link)):
+            return Resolved(unverified=True)
         written = link.target.split("#", 1)[0]
         # A bare name (no folder, no suffix) is a label; anything else names a file.
         if link.path is not None and ("/" in written or "." in written):
-            if self._exists(link.path):
+            if self._exists(link.path) and not self._is_dir(link.path):
                 return Resolved(file=link.path)
+            if self._is_dir(link.path):
+                # MyST links documents and files, not folders (Sphinx: myst.xref_missing).
+                index = posixpath.join(link.path, "index")
+                fix = f"`{posixpath.join(written.rstrip('/'), 'index.md')}` のように文書を指すか、" if index in self.found else ""
+                return Resolved(
+                    problem=Problem(
+                        "broken_link",
+                        "myst.xref_missing",
+                        f"リンク先 `{written}` はフォルダで文書でもファイルでもないので、{fix or '文書かファイルを指すか、'}リンクを消してください。",
+                    )
+                )
             return Resolved(problem=Problem("broken_link", "myst.xref_missing", self._missing_file(written, link.path, docname)))
         name = _written_name(link)
         pool = sorted({*self.labels, *(h.slug for f in self._all_facts() for h in f.headings if h.slug)})
@@ -360,6 +479,12 @@ class Model:
             return Resolved(url=link.target)
         if path.endswith(".md") and path[: -len(".md")] in self.found:
             return self._doc(path[: -len(".md")], link.anchor, link.target, docname, "myst.xref_missing")
+        if link.role == "link" and path.endswith(".html") and not self._exists(path):
+            # A URL of a sphinx-design button or card (not a Markdown link: MyST would warn about
+            # it) naming the page Sphinx writes for a document: that document.
+            page = path[: -len(".html")]
+            if page in self.found or page in self.unread:
+                return self._doc(page, link.anchor, link.target, docname, "myst.xref_missing")
         if self._exists(path):
             return Resolved(file=path, anchor=link.anchor)
         written = link.target.split("#", 1)[0]
@@ -379,7 +504,7 @@ class Model:
     def _label(self, link: Link, docname: str) -> Resolved:
         name = link.target.lower()
         if name in BUILTIN_LABELS and link.role == "ref":
-            return Resolved(text=BUILTIN_LABELS[name])
+            return Resolved(text=BUILTIN_LABELS[name], silent=True)
         if link.role == "numref":
             entry = self.labels.get(name)
         else:
@@ -445,24 +570,48 @@ class Model:
         return Resolved(doc=found[0], anchor=found[1], text=f"({found[2]})" if found[2] else link.target)
 
     def _domain(self, link: Link) -> Resolved:
-        domain, _, _role = link.role.partition(":")
-        if link.role in ("keyword", "option", "confval", "envvar", "token", "std:keyword"):
-            domain = "std"
-        for (dom, name), (owner, ident, _number) in self.targets.items():
-            if dom == domain and name == link.target:
-                return Resolved(doc=owner, anchor=ident, text=None)
-        # Sphinx warns about other roles' missing targets only when `nitpicky` is on.
-        if (domain == "std" or self.info.nitpicky) and (link.role, link.target) not in self.info.nitpick_ignore:
+        domain, _, role = link.role.rpartition(":")
+        if not domain or link.role == "std:keyword":
+            domain, role = "std", role
+        objtypes = self.info.objtypes_for(domain, role)
+        found = self.find_object(domain, link.target, objtypes, link.module, link.scope, link.specific)
+        if found is not None:
+            return Resolved(doc=found[0], anchor=found[1], text=None)
+        if self._unverified(domain, link.target):
+            return Resolved(unverified=True)
+        # Sphinx warns about a missing target only for roles made with ``warn_dangling`` (std's
+        # option, confval, keyword), or for any role under `nitpicky`.
+        warns = domain == "std" and role in _STD_WARNING_ROLES
+        if (warns or self.info.nitpicky) and not self._nitpick_ignored(link.role, domain, link.target):
             return Resolved(
                 problem=Problem(
                     "broken_anchor",
-                    f"ref.{link.role.rpartition(':')[2]}",
+                    f"ref.{role}",
                     f"{{{link.role}}} の参照先 `{link.target}` がどの文書にも無いので、名前を直すか参照先を書いてください。",
                 )
             )
         return Resolved()
 
+    def _nitpick_ignored(self, role: str, domain: str, target: str) -> bool:
+        full = role if ":" in role else f"{domain}:{role}"
+        return any((kind, name) in self.info.nitpick_ignore for kind in (role, full) for name in (target,))
+
     # -- toctrees ---------------------------------------------------------------------------------
+
+    def in_toctrees(self) -> set[str]:
+        """Every document some toctree of the project lists (Sphinx's ``toctree_includes``)."""
+        if self._in_toctrees is None:
+            listed: set[str] = set()
+            for docname in sorted(self.found):
+                found = self.facts(docname)
+                for tree in found.toctrees if found is not None else ():
+                    listed.update(child for _title, child in self.toctree_docs(tree, docname))
+            self._in_toctrees = listed
+        return self._in_toctrees
+
+    def included_files(self) -> set[str]:
+        """Files some document pulls in with ``{include}`` (Sphinx does not ask those to be in a toctree)."""
+        return {rel for docname in sorted(self.found) if (f := self.facts(docname)) is not None for rel, _s, _m in f.deps}
 
     def toctree_items(self, tree: Toctree, docname: str) -> list[TocEntry]:
         """A toctree's entries as Sphinx lists them: globs expanded (each document once, never the
@@ -520,6 +669,14 @@ class Model:
         return problems
 
 
+#: std roles Sphinx makes with ``warn_dangling`` (``sphinx.domains.std.StandardDomain.roles``), other
+#: than the ones resolved elsewhere here (ref, numref, doc, term).
+_STD_WARNING_ROLES = frozenset({"option", "confval", "keyword"})
+
+#: A Python object's dotted name (what autodoc could define).
+_PY_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
+
+
 def _written_name(link: Link) -> str:
     """The name a ``myst`` reference looks up (``[t](#name)`` arrives as ``#name``)."""
     return link.anchor if link.target.startswith("#") and link.anchor else link.target
@@ -544,10 +701,63 @@ def _numfig_text(fmt: str, number: str, name: str) -> str:
         return fmt
 
 
-def warning_problem(warning: Warning) -> Problem:
-    """A MyST/docutils warning of a document as the one sentence check and export/build share."""
-    import re
+def _elsewhere(warning: Warning, model: Model, docname: str) -> bool:
+    """Whether a warning stands in another document of the project (text this one ``{include}``s):
+    Sphinx reports it there, and that document's own check reports it."""
+    if not warning.source or not model.srcdir:
+        return False
+    prefix = model.srcdir.rstrip("/") + "/"
+    if not warning.source.startswith(prefix):
+        return False
+    rel = warning.source[len(prefix) :]
+    if rel == f"{docname}.md":
+        return False
+    other = rel.removesuffix(".md")
+    return rel.endswith(".md") and other in model.sphinx_docs and model.facts(other) is not None
 
+
+def _needs_toctree(facts: DocFacts, model: Model, docname: str) -> bool:
+    """Whether Sphinx would say the document is in no toctree (``toc.not_included``)."""
+    if docname not in model.sphinx_docs:
+        return False  # a document docs.include adds that Sphinx does not read: Sphinx says nothing
+    if docname == model.info.root_doc or "orphan" in facts.metadata or docname in model.in_toctrees():
+        return False
+    return f"{docname}.md" not in model.included_files()
+
+
+#: docutils' and Sphinx's sentences for an ``{include}``/``{literalinclude}`` whose file is missing.
+_MISSING_INCLUDE = re.compile(
+    r"""^(?:Directive "(?P<directive>[\w-]+)": file not found: '(?P<a>[^']*)'|Include file '(?P<b>[^']*)' not found or reading it failed)"""
+)
+
+
+def _shown_path(path: str, srcdir: str | None, docname: str) -> str:
+    """An absolute path of a warning, relative to the document's folder (as the document writes it)."""
+    if srcdir and path.startswith("/"):
+        # Outside the source folder too (`../../example.md`): as the document writes it.
+        return posixpath.relpath(path, posixpath.join(srcdir, posixpath.dirname(docname)))
+    return path
+
+
+def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = "") -> Problem:
+    """A MyST/docutils warning of a document as the one sentence check and export/build share."""
+    missing = _MISSING_INCLUDE.match(warning.message)
+    if missing is not None:
+        directive = missing.group("directive") or "literalinclude"
+        path = _shown_path(missing.group("a") or missing.group("b") or "", srcdir, docname)
+        return Problem(
+            "broken_link",
+            warning.type,
+            f"{{{directive}}} のファイル `{path}` が無いので、パスを直すかファイルを置いてください。",
+        )
+    if warning.type == "misc.highlighting_failure":
+        match = re.search(r"'([^']*)'", warning.message)
+        name = match.group(1) if match else warning.message
+        return Problem(
+            "code_language",
+            warning.type,
+            f"コードブロックの言語 `{name}` を Pygments が知らず色が付かないので、言語の名前を直すか `text` にしてください。",
+        )
     if warning.type == "myst.iref_missing":
         match = re.search(r"'([^']*)'", warning.message)
         target = match.group(1) if match else warning.message
@@ -575,10 +785,37 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
         for line, problem in model.toctree_problems(tree, docname):
             if not model.info.suppressed(problem.type):
                 found.append((line, problem))
+        for _title, child in model.toctree_docs(tree, docname):
+            child_facts = model.facts(child)
+            if child_facts is not None and not child_facts.headings and not model.info.suppressed("toc.no_title"):
+                # Sphinx reports it at the toctree's line, once per entry.
+                found.append(
+                    (
+                        tree.line,
+                        Problem(
+                            "toctree_no_title",
+                            "toc.no_title",
+                            f"toctree に挙げた文書 `{_relative(child, docname)}` に見出しが無くリンクが作られないので、その文書に最初の見出しを書いてください。",
+                        ),
+                    )
+                )
+    if model.info.sphinx and not model.info.suppressed("toc.not_included") and _needs_toctree(facts, model, docname):
+        found.append(
+            (
+                None,
+                Problem(
+                    "not_in_toctree",
+                    "toc.not_included",
+                    "この文書はどの toctree にも入っていないので、どこかの toctree に足すか、front matter に `orphan: true` を書いてください。",
+                ),
+            )
+        )
     for warning in facts.warnings:
         if warning.type == OUTSIDE_WARNING:  # an {include} of a file outside the project root
             found.append((warning.line, Problem("broken_link", warning.type, warning.message)))
     for warning in facts.syntax_warnings:
-        found.append((warning.line, warning_problem(warning)))
+        if model.info.suppressed(warning.type) or _elsewhere(warning, model, docname):
+            continue
+        found.append((warning.line, warning_problem(warning, model.srcdir, docname)))
     found.sort(key=lambda item: item[0] or 0)
     return found

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, assert_golden, mdmark_on_a_terminal, run_mdmark
+from conftest import FIXTURES, assert_golden, mdmark_on_a_terminal, run_mdmark, trust_project
 from mdmark.check.collect import check, collect
 from mdmark.diagnostics import DRIFT_KINDS
 from mdmark.errors import MdmarkError
@@ -34,6 +34,8 @@ def copy_fixture(name: str, dest: Path) -> Path:
     shutil.copytree(
         CHECK_FIXTURES / name, target, ignore=shutil.ignore_patterns("expected.txt", ".mdmark_cache")
     )
+    if (target / "conf.py").is_file():
+        trust_project(target / "mdmark.config.yaml")  # the fixture's results need its conf.py run
     return target
 
 

@@ -267,7 +267,8 @@ async def test_read_doc_section_with_two_images(server: Served, reading: Path) -
         by_text, _ = await blocks(client, reading, target="docs/design.md", section="## 構成")
     assert not is_error
     assert [b.type for b in content] == ["text", "text", "image", "text", "text", "image", "text"]
-    first, last = line_of(design, "## 構成"), line_of(design, "## 図の一覧") - 1
+    # The section's `(構成の図)=` label line belongs to it (issue 27).
+    first, last = line_of(design, "## 構成") - 1, line_of(design, "## 図の一覧") - 1
     text, images = texts_and_images(content)
     assert text == source_lines(design, first, last)
     # The text block before each image ends with the line that holds it.

@@ -32,6 +32,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/host/app.py", "_PREPARED"): "which live Sphinx applications have prepared their writer (weak)",
     ("mdmark/host/app.py", "_COLLECTOR"): "the one logging handler on Sphinx's process-wide logger",
     ("mdmark/host/app.py", "SPHINX_LOCK"): "Sphinx's logging and docutils' settings are process-wide: one lock",
+    ("mdmark/util/capture.py", "_LOCK"): "file descriptors 1 and 2 are process-wide: one redirect at a time",
+    ("mdmark/util/capture.py", "_depth"): "how deep the one redirect of fds 1 and 2 is nested (process-wide, like the fds)",
 }
 
 #: (module path, function) → why the memoised answer never goes stale.
@@ -47,6 +49,7 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/host/app.py", "harden_parsing"): "installs the sandbox of docutils and MyST once per process: idempotent",
     ("mdmark/host/sandbox.py", "sandbox"): "the sandboxed Jinja2 environment: holds no document's data",
     ("mdmark/host/app.py", "parser_defaults"): "docutils defaults per set of component classes: pure",
+    ("mdmark/host/app.py", "builtin_role_objtypes"): "the object types of Sphinx's own domains' roles: fixed for the process",
     ("mdmark/host/confine.py", "_directive_classes"): "directive classes of installed packages: fixed for the process",
     ("mdmark/html/page.py", "template"): "a file shipped in the package",
     ("mdmark/html/page.py", "_static_css"): "files shipped in the package",

@@ -127,6 +127,20 @@ class ConfInfo:
     static: bool = False
     #: With :attr:`static`: the extensions left out until the user trusts the project.
     held: tuple[str, ...] = ()
+    #: The object types each role of a domain an extension adds looks up (``domain:role`` →
+    #: object types); Sphinx's own domains' come from :func:`builtin_role_objtypes`.
+    role_objtypes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Domains whose objects code mdmark did not run would define (autodoc while conf.py is not
+    #: trusted, or could not be loaded): a missing target there is not a drift.
+    unverified: tuple[str, ...] = ()
+    #: Whether this is a project's conf.py (``sphinx-build`` would read the project), not mdmark's own.
+    sphinx: bool = False
+
+    def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
+        """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
+        key = f"{domain}:{role}"
+        found = self.role_objtypes.get(key) or builtin_role_objtypes().get(key)
+        return frozenset(found) if found else None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,6 +160,9 @@ class ConfInfo:
             dropped=tuple((str(a), str(b)) for a, b in data["dropped"]),
             static=bool(data.get("static", False)),
             held=tuple(str(h) for h in data.get("held", ())),
+            role_objtypes={str(k): tuple(str(t) for t in v) for k, v in data.get("role_objtypes", {}).items()},
+            unverified=tuple(str(d) for d in data.get("unverified", ())),
+            sphinx=bool(data.get("sphinx", False)),
         )
 
     def suppressed(self, type_: str) -> bool:
@@ -156,6 +173,53 @@ class ConfInfo:
             if target == kind and (not target_sub or target_sub in ("*", sub)):
                 return True
         return False
+
+
+def _role_objtypes(domains: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """``domain:role`` → the object types the role looks up, from each domain's ``object_types``
+    (the table ``Domain.objtypes_for_role`` reads)."""
+    found: dict[str, list[str]] = {}
+    for domain in domains:
+        for objtype, spec in dict(getattr(domain, "object_types", {}) or {}).items():
+            for role in getattr(spec, "roles", ()):
+                found.setdefault(f"{domain.name}:{role}", []).append(str(objtype))
+    return {key: tuple(types) for key, types in found.items()}
+
+
+@functools.cache
+def builtin_role_objtypes() -> dict[str, tuple[str, ...]]:
+    """:func:`_role_objtypes` of the domains Sphinx itself has (no application needed)."""
+    from sphinx.domains.c import CDomain
+    from sphinx.domains.cpp import CPPDomain
+    from sphinx.domains.javascript import JavaScriptDomain
+    from sphinx.domains.python import PythonDomain
+    from sphinx.domains.rst import ReSTDomain
+    from sphinx.domains.std import StandardDomain
+
+    return _role_objtypes([CDomain, CPPDomain, JavaScriptDomain, PythonDomain, ReSTDomain, StandardDomain])
+
+
+#: Extensions whose directives define domain objects from the project's code (so whether a name
+#: exists is known only when conf.py is trusted and the extension runs): extension → domains.
+CODE_DOCUMENTING: dict[str, tuple[str, ...]] = {
+    "sphinx.ext.autodoc": ("py",),
+    "sphinx.ext.autosummary": ("py",),
+    "sphinx_automodapi.automodapi": ("py",),
+    "autoapi.extension": ("py",),
+    "autoapi": ("py",),
+    "sphinx_click": ("std",),
+    "sphinx_click.ext": ("std",),
+    "sphinxcontrib.autoprogram": ("std",),
+    "sphinxarg.ext": ("std",),
+}
+
+
+def unverified_domains(named: Iterable[str], loaded: Iterable[str]) -> tuple[str, ...]:
+    """The domains whose objects only a code-documenting extension conf.py names (``named``) but
+    mdmark did not load (``loaded``: untrusted conf.py, or an extension that failed) would define."""
+    running = set(loaded)
+    domains = {d for name in named if name not in running for d in CODE_DOCUMENTING.get(name, ())}
+    return tuple(sorted(domains))
 
 
 def info_for_settings(settings: MarkdownSettings) -> ConfInfo:
@@ -230,7 +294,12 @@ def create_app(
     Creating an application sets up Sphinx's process-wide logging for it; that set-up is undone
     afterwards, so a ``sphinx-build`` that runs mdmark (``mdmark.sphinx_ext``) keeps its own output.
     """
-    with SPHINX_LOCK, _logging_kept():
+    from mdmark.util.capture import project_output
+
+    # conf.py and the extensions' setup() run here: what they print is a note, never an answer.
+    from mdmark.util.conflock import conf_lock
+
+    with SPHINX_LOCK, _logging_kept(), conf_lock(conf, shared=False), project_output():
         if conf is not None and not trusted:
             return _create_static_app(settings, conf, workdir, root)
         return _create_app(srcdir, settings, conf, workdir)
@@ -602,7 +671,10 @@ def _create_static_app(
             raise _conf_problem(conf, exc) from None
     _fill_in(app, settings)
     _prepare(app)
-    info = dataclasses.replace(_info_of(app, list(plan.missing)), static=True, held=plan.held)
+    info = _info_of(app, list(plan.missing))
+    # What the held extensions (autodoc…) would define is unknown until the user trusts conf.py.
+    unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, app.extensions)}))
+    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified)
     return app, info
 
 
@@ -623,6 +695,13 @@ def _info_of(app: Sphinx, dropped: list[tuple[str, str]]) -> ConfInfo:
         source_suffixes=tuple(str(s) for s in dict(cfg.source_suffix)),
         heading_anchors=int(cfg.myst_heading_anchors or 0),
         dropped=tuple(dropped),
+        role_objtypes={
+            key: types
+            for key, types in _role_objtypes(app.env.domains.values()).items()
+            if builtin_role_objtypes().get(key) != types
+        },
+        unverified=unverified_domains([name for name, _reason in dropped], app.extensions),
+        sphinx=True,
     )
 
 
@@ -659,6 +738,10 @@ def ensure_known(app: Sphinx, docname: str) -> None:
     discover(app)
     if docname not in project.docnames:
         project.docnames.add(docname)
+        # Sphinx's own table of where a document is: without it, an excluded Markdown file is
+        # looked for under the first source suffix (``.rst``), and its read fails.
+        project._docname_to_path[docname] = Path(f"{docname}.md")
+        project._path_to_docname[Path(f"{docname}.md")] = docname
 
 
 def found_documents(srcdir: Path, info: ConfInfo, extra: Iterable[str] = ()) -> list[str]:
@@ -694,9 +777,17 @@ def other_documents(srcdir: Path, info: ConfInfo) -> dict[str, str]:
 
 
 def _matcher(patterns: tuple[str, ...]) -> Any:
+    """Whether a path relative to the source folder is excluded — as ``sphinx.util.matching.
+    get_matching_files`` decides it, which also leaves out every file under an excluded folder."""
     from sphinx.util.matching import Matcher
 
-    return Matcher(list(patterns))
+    matcher = Matcher(list(patterns))
+
+    def excluded(rel: str) -> bool:
+        parts = rel.split("/")
+        return any(matcher("/".join(parts[:n])) for n in range(1, len(parts) + 1))
+
+    return excluded
 
 
 # -- the session: the lock, Sphinx's logging, warnings as log records ------------------------------
@@ -816,8 +907,9 @@ def _warning_of(record: logging.LogRecord, shows_types: bool) -> Warning | None:
     location = getattr(record, "location", None)
     if not location:
         return None
-    _, colon, tail = str(location).rpartition(":")
+    head, colon, tail = str(location).rpartition(":")
     line = int(tail) if colon and tail.isdecimal() else None
+    source = head if line is not None else str(location)
     kind = str(getattr(record, "type", "") or "")
     subtype = str(getattr(record, "subtype", "") or "")
     suffix = f" [{kind}.{subtype}]" if kind and subtype else f" [{kind}]" if kind else ""
@@ -834,7 +926,7 @@ def _warning_of(record: logging.LogRecord, shows_types: bool) -> Warning | None:
     if kind == "docutils" and message.startswith("toctree glob pattern "):
         kind = "toc.empty_glob"  # Sphinx gives it no type; mdmark reports it at the entry
     # Some extensions (sphinx-design) put the type in the message too: drop the repeat.
-    return Warning(line, kind, message.removesuffix(f" [{kind}]"))
+    return Warning(line, kind, message.removesuffix(f" [{kind}]"), source or None)
 
 
 # -- private Sphinx attributes, each behind one name ---------------------------------------------

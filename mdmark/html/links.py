@@ -84,6 +84,10 @@ class _Links:
         """
         resolved = self.model.resolve(link, self.docname)
         href, extra = self.href(resolved, link.target)
+        if href is None and extra is None and resolved.problem is None and not resolved.silent:
+            # Lands nowhere, and check has nothing to say (Sphinx is silent there too): the page
+            # still says why the reference is text.
+            extra = unlinked_message(link, resolved)
         return href, resolved.text, extra
 
     # -- toctrees ---------------------------------------------------------------------------------
@@ -161,6 +165,23 @@ class _Links:
         return inner + nested
 
 
+def unlinked_message(link: Link, resolved: Resolved) -> str:
+    """Why a reference that check does not report is shown as text in a page."""
+    written = link.target
+    if resolved.unverified:
+        return (
+            f"参照 `{written}` の行き先は conf.py を信頼するまで作られず（autodoc など）文字のまま出したので、"
+            "conf.py の中身を確かめて動かしてよければ `mdmark trust` で信頼してください。"
+        )
+    role = f"{{{link.role}}} の" if link.role not in ("link", "myst", "local", "myst-doc") else ""
+    return f"{role}参照 `{written}` の行き先がどの文書にも無く文字のまま出したので、名前を直すか参照先を書いてください。"
+
+
+#: An ``<a>`` whose href is a placeholder, up to its end (links do not nest).
+_PLACEHOLDER_LINK = re.compile(r'<a\b([^>]*?) href="' + re.escape(XREF_PREFIX) + r'(\d+)"([^>]*)>(.*?)</a>', re.S)
+_CLASS_ATTR = re.compile(r'\sclass="([^"]*)"')
+
+
 def fill(fragment: Fragment, links: _Links, toctrees: list[Toctree]) -> tuple[str, list[Note]]:
     """Replace the placeholders of ``fragment``; return the HTML and the problems only this page has."""
     answers = [links(x) for x in fragment.xrefs]
@@ -178,7 +199,17 @@ def fill(fragment: Fragment, links: _Links, toctrees: list[Toctree]) -> tuple[st
         number = int(match.group(1))
         return links.toctree(toctrees[number]) if number < len(toctrees) else ""
 
-    out = _PLACEHOLDER.sub(href, fragment.html)
+    def link(match: re.Match[str]) -> str:
+        target = answers[int(match.group(2))][0]
+        if target is not None:
+            return f'<a{match.group(1)} href="{htmllib.escape(target)}"{match.group(3)}>{match.group(4)}</a>'
+        # Never an <a> that goes nowhere: the reference's content, as text, in a span.
+        found = _CLASS_ATTR.search(match.group(1) + match.group(3))
+        classes = f"{found.group(1)} mdmark-unresolved" if found else "mdmark-unresolved"
+        return f'<span class="{classes}">{match.group(4)}</span>'
+
+    out = _PLACEHOLDER_LINK.sub(link, fragment.html)
+    out = _PLACEHOLDER.sub(href, out)
     out = _TEXT_MARK.sub(text, out)
     out = _TOCTREE.sub(toctree, out)
     return out, notes

@@ -38,13 +38,14 @@ from mdmark.pipeline.pipeline import Pipeline, docname_of, file_stamp
 from mdmark.html.rawhtml import dropped_message, handler_message, sanitize
 from mdmark.host.app import SPHINX_LOCK, prepare_writing, reading_as
 from mdmark.pipeline.workers import in_worker
+from mdmark.util.capture import project_output
 
 if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "10"
+RENDER_VERSION = "12"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -460,6 +461,8 @@ class _Pass:
         # own get the target's title (a {numref} its number, even with a format of its own).
         keep = (link.explicit and link.role not in ("numref", "eq")) or link.role == "term"
         keep = keep or "sd-stretched-link" in node.get("classes", [])
+        # A domain role's content is already what Sphinx shows (``~pkg.Thing`` → ``Thing``).
+        keep = keep or ":" in link.role
         node.replace_self(self._placeholder(node, link, keep_text=keep))
 
     def _reference(self, node: nodes.Element) -> None:
@@ -589,7 +592,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
     # parse warnings are the document's own (its facts report them), not the render's.
     with SPHINX_LOCK:
         tree, source = pipeline.doctree_and_text(path)
-        with pipeline.collect_warnings() as sphinx_warnings:
+        with pipeline.collect_warnings() as sphinx_warnings, project_output():
             app = pipeline.app
             prepare_writing(app)
             work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root)
@@ -609,7 +612,11 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
             html = "".join(translator.fragment)
     from mdmark.host.warnings_ja import warning_sentence
 
-    notes = work.notes + [Note(w.line, warning_sentence(w.message, w.type)) for w in sphinx_warnings]
+    notes = work.notes + [
+        Note(w.line, warning_sentence(w.message, w.type))
+        for w in sphinx_warnings
+        if w.type != "misc.highlighting_failure"  # the document's facts report it (check's sentence)
+    ]
     notes.sort(key=lambda n: n.line or 0)
     deps = [(rel_dep, size, mtime) for rel_dep, (size, mtime) in sorted(work.deps.items())]
     return Fragment(docname, html, work.xrefs, notes, deps)

@@ -15,7 +15,7 @@ from typing import Any
 
 from docutils import nodes
 
-from mdmark.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree
+from mdmark.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree, Warning
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
@@ -258,7 +258,11 @@ def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str,
             # {doc} or a card with :link-type: doc — docnames without suffix, relative to the document.
             doc = _resolve(docdir, target)
             return Link(target, doc + ".md", None, line, text, role="doc", doc=doc, explicit=explicit)
-        return Link(target, None, None, line, text, role=role, explicit=explicit)
+        module, scope = _context(node, str(domain or ""))
+        return Link(
+            target, None, None, line, text, role=role, explicit=explicit,
+            module=module, scope=scope, specific=bool(node.get("refspecific")),
+        )  # fmt: skip
     if name == "download_reference":
         target = str(node.get("reftarget") or "")
         file_part, anchor = _split_target(target)
@@ -280,6 +284,16 @@ def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str,
             file_part, anchor = _split_target(uri)
             return Link(uri, _resolve(docdir, file_part), anchor, line, text)
     return None
+
+
+def _context(node: nodes.Element, domain: str) -> tuple[str | None, str | None]:
+    """The module and class (or namespace) a domain role stands in, as the domain's role recorded
+    them on the node (``py:module``/``py:class``, ``js:module``/``js:object``, ``c:parent_key``…)."""
+    if not domain:
+        return None, None
+    module = node.get("std:program") if domain == "std" else node.get(f"{domain}:module")
+    scope = node.get(f"{domain}:class") or node.get(f"{domain}:object")
+    return (str(module) if module else None), (str(scope) if scope else None)
 
 
 def _links(
@@ -498,6 +512,14 @@ def _targets(
         if label:
             number = node.get("number")
             targets.append(Target("math", "eq", str(label), f"equation-{label}", str(number) if number else None))
+    # std objects other than labels, documents and terms (those are read above): envvar, confval,
+    # program options, and what extensions add to the std domain.
+    for (objtype, name), (owner, ident) in dict(getattr(std, "objects", {})).items():
+        if owner == docname and objtype != "term":
+            targets.append(Target("std", str(objtype), str(name), str(ident)))
+    for (program, name), (owner, ident) in dict(getattr(std, "progoptions", {})).items():
+        if owner == docname:
+            targets.append(Target("std", "cmdoption", f"{program} {name}" if program else str(name), str(ident)))
     for domain in env.domains.values():
         if domain.name in ("std", "math", "citation", "changeset", "index"):
             continue
@@ -513,6 +535,36 @@ def _targets(
             if figtype:
                 figures.append((str(figtype), tuple(str(i) for i in node["ids"])))
     return labels, targets, figures
+
+
+def highlight_warnings(doctree: nodes.document, source: str) -> list[Warning]:
+    """Sphinx's ``misc.highlighting_failure`` for code blocks whose language Pygments does not know
+    (``sphinx.highlighting.PygmentsBridge.get_lexer``, which warns while writing the page — inside
+    ``sphinx-build`` Sphinx says it itself; mdmark's pipeline, which writes no page, asks here)."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+    from sphinx.highlighting import lexer_classes
+
+    found: list[Warning] = []
+    known: dict[str, bool] = {}
+    for node in doctree.findall(nodes.literal_block):
+        lang = node.get("language")
+        if not lang or lang in _SPHINX_LEXERS or lang in lexer_classes:
+            continue
+        if lang not in known:
+            try:
+                get_lexer_by_name(str(lang))
+                known[lang] = True
+            except ClassNotFound:
+                known[lang] = False
+        if not known[lang]:
+            line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)  # Sphinx's location
+            found.append(Warning(line, "misc.highlighting_failure", f"Pygments lexer name {lang!r} is not known"))
+    return found
+
+
+#: Languages ``PygmentsBridge.get_lexer`` handles before asking Pygments.
+_SPHINX_LEXERS = frozenset({"py", "python", "py3", "python3", "default", "pycon", "pycon3", "guess", "none"})
 
 
 def extract(

@@ -75,10 +75,13 @@ class _App:
         weakref.finalize(self, shutil.rmtree, self.workdir, True)
         self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted, root)
         self.srcdir = srcdir
+        self.conf = conf
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
         #: the file may change in between (an editor saving while the server reads).
         self._texts: dict[str, str] = {}
-        with session(self.sphinx):  # what these log is the app's, not the caller's
+        from mdmark.util.capture import project_output
+
+        with session(self.sphinx), project_output():  # what these log is the app's, not the caller's
             enable(self.sphinx)  # export and build join lines split between Japanese characters
             install(self.sphinx, root)  # {include} and friends read only inside the project root
             self.sphinx.connect("source-read", self._source_read)
@@ -95,9 +98,12 @@ class _App:
         """
         from mdmark.host.app import ensure_known, take_doctree
 
+        from mdmark.util.capture import project_output
+        from mdmark.util.conflock import conf_lock
+
         app = self.sphinx
         env = app.env
-        with session(app) as warnings:
+        with session(app) as warnings, conf_lock(self.conf, shared=True), project_output():
             if docname in env.all_docs:
                 app.events.emit("env-purge-doc", env, docname)
                 env.clear_doc(docname)
@@ -173,13 +179,15 @@ def _parse_with(
 ) -> tuple[DocFacts, bytes, nodes.document]:
     """The document's facts, its doctree pickled for the cache (``b""`` unless ``pickled``) and the
     doctree itself."""
-    from mdmark.pipeline.extract import extract
+    from mdmark.pipeline.extract import extract, highlight_warnings
 
     docname = docname_of(relpath)
     doctree, warnings = app.read(docname, text)
     env = app.sphinx.env
     metadata = dict(env.metadata.get(docname, {}))
     parts = extract(doctree, docname, metadata, text, env, app.info.source_suffixes)
+    # What Sphinx would say only while writing (an unknown code language), said at reading.
+    warnings = [*warnings, *highlight_warnings(doctree, text)]
     # What the document pulled in ({include}, {literalinclude}, images): a change re-parses it.
     deps = sorted({str(d) for d in env.dependencies.get(docname, ())} - {relpath})
     stamps = [(rel, *file_stamp(app.srcdir / rel)) for rel in deps]
@@ -302,7 +310,7 @@ class Pipeline:
         return self._info
 
     def _info_key(self) -> str:
-        return hashlib.sha256(f"conf\0{__version__}\0{self.conf_key}\0{self.settings.key()}".encode()).hexdigest()
+        return hashlib.sha256(f"conf\0{__version__}\0{FACTS_VERSION}\0{self.conf_key}\0{self.settings.key()}".encode()).hexdigest()
 
     def _store_info(self, info: ConfInfo) -> None:
         if self.conf is not None:
@@ -472,8 +480,13 @@ class Pipeline:
             # The next doctree() of this very content may take the object instead of unpickling a
             # copy: a cold build renders each document right after parsing it.
             self._fresh = (key, doctree) if doctree is not None else None
-        if facts.error is None:  # a failure is not cached: a fixed extension may read it next time
+        if facts.error is None:
             self._store(key, facts, tree if keep_tree else None)
+        else:
+            # A failure goes to the disk cache only, under the same key (it holds conf.py's digest):
+            # the next run must not run conf.py to fail the same way, while this process reads the
+            # document again once the cause is gone (a fixed extension).
+            self._facts.write(key, facts)
         return facts, tree
 
     @contextlib.contextmanager

@@ -53,6 +53,9 @@ class Section:
     anchor: str | None
     line: int
     end_line: int
+    #: The first line of the section's text: the heading's, or the first ``(label)=`` line above it
+    #: (a label belongs to the section it labels, blank lines between included).
+    start: int = 0
 
 
 # -- targets ------------------------------------------------------------------------------------
@@ -140,9 +143,11 @@ def sections(facts: DocFacts, lines: list[str]) -> list[Section]:
     headings = [h for h in facts.headings if not h.included and 1 <= h.line <= len(lines)]
     starts: list[int] = []
     for heading in headings:
-        start = heading.line
-        while start > 1 and _LABEL_LINE.match(lines[start - 2]):
-            start -= 1
+        start = probe = heading.line
+        while probe > 1 and (_LABEL_LINE.match(lines[probe - 2]) or not lines[probe - 2].strip()):
+            probe -= 1
+            if lines[probe - 1].strip():
+                start = probe
         starts.append(start)
     found: list[Section] = []
     for i, heading in enumerate(headings):
@@ -151,7 +156,7 @@ def sections(facts: DocFacts, lines: list[str]) -> list[Section]:
             if headings[j].level <= heading.level:
                 end = starts[j] - 1
                 break
-        found.append(Section(heading, anchor_of(heading), heading.line, max(heading.line, end)))
+        found.append(Section(heading, anchor_of(heading), heading.line, max(heading.line, end), starts[i]))
     return found
 
 

@@ -107,7 +107,7 @@ def read_doc(
     first, last = 1, len(source)
     if section_arg is not None:
         chosen = find_section(sections(facts, source), section_arg, found.shown)
-        first, last = chosen.line, chosen.end_line
+        first, last = chosen.start or chosen.line, chosen.end_line
     elif lines_arg is not None:
         first, last = _line_range(lines_arg, len(source), found.shown)
     chars = span_chars(source, first, last)

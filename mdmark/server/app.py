@@ -15,6 +15,7 @@ parse; the parse results stay in the process-wide registry, so every call after 
 from __future__ import annotations
 
 import errno
+import io
 import logging
 import os
 import signal
@@ -426,6 +427,11 @@ def serve_stdio() -> int:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from mdmark.util.capture import set_aside_stdout
+
+    # The channel gets its own descriptor; fd 1 goes to stderr, so nothing a project's conf.py,
+    # extension or document prints (from anywhere) can reach the client.
+    channel = set_aside_stdout()
     _setup_logging()
     prestart()
     server = create_server()
@@ -446,7 +452,8 @@ def serve_stdio() -> int:
                         return
 
             async def serve() -> None:
-                async with stdio_server() as (read_stream, write_stream):
+                out = anyio.wrap_file(io.TextIOWrapper(os.fdopen(channel, "wb", buffering=0), encoding="utf-8"))
+                async with stdio_server(stdout=out) as (read_stream, write_stream):
                     await server.run(read_stream, write_stream, server.create_initialization_options())
                 group.cancel_scope.cancel()  # stdin closed: the client is gone
 

@@ -57,7 +57,11 @@ RULES: tuple[Rule, ...] = (
     Rule((K.UNKNOWN_TAG, K.DEPRECATED_TAG), Scope.INDEX, tags.tag_references),
     Rule((K.UNKNOWN_TAG,), Scope.INDEX, tags.unknown_replacements),
     Rule((K.ALIAS_CONFLICT,), Scope.INDEX, aliases.alias_conflicts),
-    Rule((K.BROKEN_LINK, K.BROKEN_ANCHOR, K.SYNTAX), Scope.DOCUMENT, links.reference_problems),
+    Rule(
+        (K.BROKEN_LINK, K.BROKEN_ANCHOR, K.SYNTAX, K.TOCTREE_NO_TITLE, K.NOT_IN_TOCTREE, K.CODE_LANGUAGE),
+        Scope.DOCUMENT,
+        links.reference_problems,
+    ),
     Rule((K.MISSING_IMAGE,), Scope.DOCUMENT, links.missing_images),
     Rule((K.SYNTAX,), Scope.DOCUMENT, documents.unreadable_documents),
     Rule((K.MISSED_CHANGE_TOGETHER,), Scope.INDEX, change_together.missed_change_together),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from mdmark.config.main import Config
 from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
 from mdmark.util.files import display, resolved_many, shown_under
 from mdmark.index.model import Doc, Index, index_from_text, load_index
@@ -121,20 +122,53 @@ def build_context(
 def _document_paths(project: Project, index: Index | None, doc_files: Mapping[int, Path]) -> tuple[list[Path], set[Path]]:
     paths: list[Path] = []
     indexed: set[Path] = set()
+    index_files: set[Path] = set()
     if index is not None:
         for doc in index.docs:
             path = doc_files[id(doc)]
             if path.is_file() and path not in indexed:
                 paths.append(path)
             indexed.add(path)
+    index_files = set(indexed)
     unindexed: set[Path] = set()
     docset = project.config.docs
+    conf = project.config.sphinx_conf
+    # Nothing to read and nothing wrong with the config itself: say so rather than "no drift".
+    if index is None and docset is None and conf is None and not project.config.diagnostics:
+        raise MdmarkError(
+            "設定に docs・index・sphinx.conf のどれも無く調べる文書が決まらないので、"
+            "docs.include か sphinx.conf を設定に書いてください。",
+            exit_code=2,
+        )
+    if conf is not None:
+        # What sphinx-build reads (its source folder, source_suffix, exclude_patterns): the
+        # Markdown documents among them are checked, besides docs.include.
+        from mdmark.host.app import found_documents
+
+        srcdir = project.source_dir
+        taken = set(indexed)
+        try:
+            info = project.conf_info()
+        except MdmarkError:
+            # conf.py fails: reading the documents says so, in its own sentence.
+            info = None
+        for docname in found_documents(srcdir, info) if info is not None else []:
+            path = (srcdir / f"{docname}.md").resolve()
+            if path not in taken and path.is_file():
+                paths.append(path)
+                taken.add(path)
+        indexed = taken
     if docset is not None:
         found = match_files(project.root, docset.include, docset.exclude)
         for resolved in resolved_many(found):
-            if not resolved.name.endswith(".md") or resolved in indexed:
+            if not resolved.name.endswith(".md"):
+                continue
+            if resolved in indexed:
+                if index is not None and resolved not in index_files:
+                    unindexed.add(resolved)
                 continue
             paths.append(resolved)
+            indexed.add(resolved)
             if index is not None:
                 unindexed.add(resolved)
     return paths, unindexed
