@@ -534,7 +534,7 @@ class Pipeline:
         self.parse_count += 1
         if isinstance(outcome, Failed):
             facts = DocFacts(path=rel, sha=key, chars=len(text), error=limit_message(rel, outcome))
-            if outcome.reason != "error":
+            if outcome.reason not in ("error", "refused"):
                 while len(self._failed) >= MAX_FAILED:
                     self._failed.pop(next(iter(self._failed)))
                 self._failed[key] = (time.monotonic(), facts)

@@ -124,8 +124,9 @@ class Limits:
 
 @dataclass(frozen=True)
 class Failed:
-    """A task that did not finish: ``reason`` is ``memory``, ``cpu``, ``time``, ``crash``, or
-    ``error`` (the task raised; ``detail`` says what)."""
+    """A task that did not finish: ``reason`` is ``memory``, ``cpu``, ``time``, ``crash``,
+    ``refused`` (mdmark's own sentence in ``detail``) or ``error`` (the task raised; ``detail``
+    says what)."""
 
     reason: str
     detail: str = ""
@@ -150,6 +151,8 @@ def limit_message(shown: str, failure: Failed, limits: Limits | None = None) -> 
             f"{what}のが {bounds.wall:g} 秒で終わらなかったので止めたため、FIFO などふつうのファイルでないものを取り込んでいないか、"
             f"文書が大きすぎないかを確かめてください（上限は環境変数 {WALL_ENV} で変えられます）。"
         )
+    if failure.reason == "refused":
+        return failure.detail
     if failure.reason == "crash":
         return (
             f"{what}プロセスが途中で終わった（{failure.detail}）ので、深すぎる入れ子や大きすぎる表が無いか確かめて、文書を分けてください。"
@@ -162,6 +165,7 @@ def limit_message(shown: str, failure: Failed, limits: Limits | None = None) -> 
 
 def _worker_main(conn: Connection, scratch: str, memory: int) -> None:
     global _IN_WORKER
+    from mdmark.errors import MdmarkError
     from mdmark.util.lifeline import die_with_parent
 
     _IN_WORKER = True
@@ -192,6 +196,8 @@ def _worker_main(conn: Connection, scratch: str, memory: int) -> None:
             answer: tuple[str, Any] = ("ok", task(owner, job))
         except MemoryError:
             answer = ("memory", "")
+        except MdmarkError as exc:  # mdmark's own sentence (a conf.py that fails): said as it is
+            answer = ("refused", exc.message)
         except RecursionError:
             answer = ("crash", "入れ子が深すぎる")
         except Exception as exc:  # reported for this document only; the worker goes on

@@ -31,7 +31,8 @@ def conf_lock(conf: Path | None, shared: bool) -> Iterator[None]:
         yield
         return
     try:
-        fd = os.open(_lock_path(conf), os.O_RDWR | os.O_CREAT, 0o600)
+        # O_NOFOLLOW: the temporary folder is shared, and a link planted under this name must not be followed.
+        fd = os.open(_lock_path(conf), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError:
         yield
         return
