@@ -10,6 +10,7 @@ same line. Hints never name the document the reference is in.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 import urllib.parse
@@ -31,11 +32,16 @@ BUILTIN_LABELS: dict[str, str] = {"genindex": "Index", "modindex": "Module Index
 
 @dataclass(frozen=True)
 class Problem:
-    """A reference that lands nowhere: the drift kind, Sphinx's warning type and the sentence."""
+    """A reference that lands nowhere: the drift kind, Sphinx's warning type and the sentence.
+
+    ``file`` is set (absolute) when the problem stands in a file the document ``{include}``s
+    rather than in the document itself: Sphinx reports it at that file and line, and so does check.
+    """
 
     kind: str
     type: str
     message: str
+    file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -813,9 +819,13 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
     for warning in facts.warnings:
         if warning.type == OUTSIDE_WARNING:  # an {include} of a file outside the project root
             found.append((warning.line, Problem("broken_link", warning.type, warning.message)))
+    own = posixpath.join(model.srcdir, f"{docname}.md") if model.srcdir else None
     for warning in facts.syntax_warnings:
         if model.info.suppressed(warning.type) or _elsewhere(warning, model, docname):
             continue
-        found.append((warning.line, warning_problem(warning, model.srcdir, docname)))
+        problem = warning_problem(warning, model.srcdir, docname)
+        if warning.source and own is not None and posixpath.normpath(warning.source) != posixpath.normpath(own):
+            problem = dataclasses.replace(problem, file=warning.source)
+        found.append((warning.line, problem))
     found.sort(key=lambda item: item[0] or 0)
     return found

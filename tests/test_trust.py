@@ -257,8 +257,8 @@ def test_the_static_reading_is_bounded_and_follows_simple_forms(tmp_path: Path) 
     )
     found = read_conf(conf)
     assert found.values["numfig_format"] == {"figure": "Fig %s", "table": "T %s"}
-    # The loop is not followed, so what it may have changed is no longer known.
-    assert "extensions" not in found.values
+    # The loop is not followed: what it adds is left out, the list keeps what came before it.
+    assert found.values["extensions"] == ["myst_parser", "sphinx_design", "sphinx.ext.todo", "x"]
     assert "bomb" not in found.values and "computed" not in found.values
     assert found.sys_path == (tmp_path.parent, tmp_path / "_ext")
     assert MAX_VALUE_SIZE < 2**40
@@ -405,3 +405,39 @@ def test_fifos_in_the_project_never_block_trust(tmp_path: Path) -> None:
     os.mkfifo(conf)
     checked = run_mdmark("check", cwd=root, env=env, timeout=60)
     assert "Traceback" not in checked.stderr and markers(root) == []
+
+
+def test_the_static_reading_keeps_what_conditions_only_add_to(tmp_path: Path) -> None:
+    """A conf.py that adds an optional extension under a condition, imports one in a ``try`` or
+    computes one substitution still gives its base settings (the sphinx-design corpus's conf.py
+    lost its whole extension list to one ``extensions.append`` under an ``if``)."""
+    from mdmark.host.trust import static_plan
+
+    conf = tmp_path / "conf.py"
+    conf.write_text(
+        "import os\n"
+        'extensions = ["myst_parser", "sphinx_design"]\n'
+        'html_theme = os.environ.get("THEME", "furo")\n'
+        'theme = "alabaster"\n'
+        'if html_theme == "sphinx_immaterial":\n'
+        '    extensions.append("sphinx_immaterial")\n'
+        'if theme == "alabaster":\n'
+        '    exclude_patterns = ["drafts"]\n'
+        "try:\n"
+        "    import sphinx_copybutton  # noqa\n"
+        '    extensions.append("sphinx_copybutton")\n'
+        "except ImportError:\n"
+        "    pass\n"
+        "for name in ['a']:\n"
+        "    extensions.append(name)\n"
+        "def table():\n"
+        "    return '|a|'\n"
+        'myst_substitutions = {"table": table(), "name": "Lorem"}\n',
+        encoding="utf-8",
+    )
+    plan = static_plan(conf, tmp_path)
+    assert plan.extensions[:2] == ("myst_parser", "sphinx_design")
+    assert "sphinx_immaterial" not in plan.extensions and "a" not in plan.extensions
+    assert "sphinx_copybutton" in plan.extensions + plan.held + plan.missing
+    assert plan.values["exclude_patterns"] == ["drafts"]
+    assert plan.values["myst_substitutions"] == {"table": "", "name": "Lorem"}

@@ -33,6 +33,32 @@ class _Unknown(Exception):
     """The expression is not one the static reading follows."""
 
 
+class _Unread:
+    """A dict value the reading could not follow, in a dict whose other entries it could
+    (``myst_substitutions = {"table": make_table(), "name": "Lorem"}``)."""
+
+    def __repr__(self) -> str:
+        return "UNREAD"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Unread:
+        return self
+
+
+#: The one :class:`_Unread` value.
+UNREAD = _Unread()
+
+
+def has_unread(value: Any) -> bool:
+    """Whether :data:`UNREAD` stands anywhere in ``value``."""
+    if value is UNREAD:
+        return True
+    if isinstance(value, dict):
+        return any(has_unread(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(has_unread(v) for v in value)
+    return False
+
+
 @dataclass(frozen=True)
 class StaticConf:
     """What a ``conf.py`` says as literals."""
@@ -121,7 +147,10 @@ class _Reader:
                         hash(k)
                     except TypeError:
                         raise _Unknown from None
-                    out[k] = self.value(val)
+                    try:
+                        out[k] = self.value(val)
+                    except _Unknown:
+                        out[k] = UNREAD
                 _bounded(out)
             return out
         if isinstance(node, ast.Name):
@@ -211,9 +240,55 @@ class _Reader:
             self.augment(node)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             self.method(node.value)
+        elif isinstance(node, ast.If):
+            # A condition the reading can decide (``if html_theme == "furo":``) is followed into
+            # its branch; one it cannot (an environment variable, an import) is left out, and the
+            # settings keep what the unconditional code gave them: a conf.py that adds an optional
+            # extension under a condition still gives its base list.
+            taken = self.condition(node.test)
+            if taken is not None:
+                for inner in node.body if taken else node.orelse:
+                    self.statement(inner)
+        elif isinstance(node, (ast.Try, ast.With)):
+            # ``try: import x; extensions.append("x")`` reads as the build where the import works.
+            for inner in [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]:
+                self.statement(inner)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.env.pop(node.name, None)  # its body runs later, if at all: its names are its own
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            for target in _target_names(node.target) if not isinstance(node, ast.While) else []:
+                self.env.pop(target, None)  # a loop is not followed: what it adds is left out
         else:
             for target in _assigned_names(node):
                 self.env.pop(target, None)  # set in a way not followed: unknown from here on
+
+    def condition(self, node: ast.expr) -> bool | None:
+        """The truth of a condition the reading can decide (comparisons of known values, ``and``,
+        ``or``, ``not``), else None."""
+        try:
+            if isinstance(node, ast.BoolOp):
+                values = [self.condition(v) for v in node.values]
+                if isinstance(node.op, ast.And):
+                    return False if False in values else (None if None in values else True)
+                return True if True in values else (None if None in values else False)
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+                inner = self.condition(node.operand)
+                return None if inner is None else not inner
+            if isinstance(node, ast.Compare) and len(node.ops) == 1:
+                left, right = self.value(node.left), self.value(node.comparators[0])
+                op = node.ops[0]
+                if isinstance(op, (ast.Eq, ast.Is)):
+                    return bool(left == right)
+                if isinstance(op, (ast.NotEq, ast.IsNot)):
+                    return bool(left != right)
+                if isinstance(op, ast.In):
+                    return bool(left in right)
+                if isinstance(op, ast.NotIn):
+                    return bool(left not in right)
+                return None
+            return bool(self.value(node))
+        except (_Unknown, TypeError, ValueError, RecursionError):
+            return None
 
     def assign(self, targets: list[ast.expr], value_node: ast.expr) -> None:
         try:

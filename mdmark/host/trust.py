@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.errors import MdmarkError
-from mdmark.host.static_conf import StaticConf, read_conf
+from mdmark.host.static_conf import UNREAD, StaticConf, has_unread, read_conf
 from mdmark.util.files import read_regular
 
 TRUST_FILE = "trusted.json"
@@ -183,7 +183,9 @@ def static_plan(conf: Path, root: Path, static: StaticConf | None = None) -> Sta
     """What mdmark uses of an untrusted ``conf`` (inside project ``root``)."""
     static = static if static is not None else read_conf(conf)
     values = {
-        k: v for k, v in static.values.items() if static_setting(k) and (k not in _SHAPES or _SHAPES[k](v))
+        k: v
+        for k, v in ((k, _known_part(k, v)) for k, v in static.values.items())
+        if static_setting(k) and not has_unread(v) and (k not in _SHAPES or _SHAPES[k](v))
     }
     custom = values.get("sd_custom_directives")
     if isinstance(custom, dict):
@@ -558,3 +560,12 @@ def trusted_projects() -> list[TrustedProject]:
             state = "trusted" if _current(record) else "changed"
         out.append(TrustedProject(record, state))
     return out
+
+
+def _known_part(name: str, value: Any) -> Any:
+    """A substitution conf.py computes (a call in ``myst_substitutions``) is known to exist but not
+    its text: it stands as an empty text, so a document that uses it is not a drift; any other
+    setting with a value the reading could not follow is left to Sphinx's default."""
+    if name == "myst_substitutions" and isinstance(value, dict):
+        return {k: ("" if v is UNREAD else v) for k, v in value.items()}
+    return value

@@ -228,6 +228,13 @@ CATALOG: tuple[Entry, ...] = (
         r"^(?:Strikethrough|strikethrough) is (?:currently )?only supported",
         "取り消し線（~~ ~~）は HTML でしか出せないので、取り消し線を使わないでください。",
     ),
+    # -- sphinx-design --------------------------------------------------------------------------
+    _entry(
+        r"card header/footer separators are deprecated",
+        "カードの見出しと脚注を分ける `^^^`・`+++` は古い書き方なので、`card-header`・`card-footer` "
+        "のディレクティブに書き換えてください（そのままにするなら conf.py の suppress_warnings に "
+        "`design.card_legacy` を足してください）。",
+    ),
 )
 
 #: Sphinx/MyST warning types with a fix more precise than "correct the notation on that line", for

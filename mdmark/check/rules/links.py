@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from mdmark.util.files import display
 from mdmark.diagnostics import Diagnostic, DriftKind, missing_image_message
 from mdmark.check.rules.context import CheckContext
 
@@ -21,7 +22,9 @@ def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
             continue
         docname = facts.path[: -len(".md")]
         for line, problem in document_problems(facts, ctx.model, docname):
-            yield Diagnostic(document.file, str(line) if line else "", DriftKind.of(problem.kind), problem.message, line)
+            # A warning of {include}d text stands at the included file's line, as Sphinx says it.
+            file = display(Path(problem.file), ctx.root) if problem.file is not None else document.file
+            yield Diagnostic(file, str(line) if line else "", DriftKind.of(problem.kind), problem.message, line)
 
 
 def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
