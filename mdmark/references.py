@@ -745,6 +745,19 @@ def _shown_path(path: str, srcdir: str | None, docname: str) -> str:
     return path
 
 
+#: Sphinx warnings that name one thing in quotes and are a drift of their own kind: type -> (kind, sentence).
+_NAMED_WARNINGS: dict[str, tuple[str, str]] = {
+    "misc.highlighting_failure": (
+        "code_language",
+        "コードブロックの言語 `{name}` を Pygments が知らず色が付かないので、言語の名前を直すか `text` にしてください。",
+    ),
+    "myst.iref_missing": (
+        "broken_link",
+        "インベントリ（intersphinx）の参照 `{name}` に当たるものが無いので、conf.py の intersphinx_mapping か参照の名前を直してください。",
+    ),
+}
+
+
 def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = "") -> Problem:
     """A MyST/docutils warning of a document as the one sentence check and export/build share."""
     missing = _MISSING_INCLUDE.match(warning.message)
@@ -756,22 +769,10 @@ def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = 
             warning.type,
             f"{{{directive}}} のファイル `{path}` が無いので、パスを直すかファイルを置いてください。",
         )
-    if warning.type == "misc.highlighting_failure":
+    if warning.type in _NAMED_WARNINGS:
+        kind, sentence = _NAMED_WARNINGS[warning.type]
         match = re.search(r"'([^']*)'", warning.message)
-        name = match.group(1) if match else warning.message
-        return Problem(
-            "code_language",
-            warning.type,
-            f"コードブロックの言語 `{name}` を Pygments が知らず色が付かないので、言語の名前を直すか `text` にしてください。",
-        )
-    if warning.type == "myst.iref_missing":
-        match = re.search(r"'([^']*)'", warning.message)
-        target = match.group(1) if match else warning.message
-        return Problem(
-            "broken_link",
-            warning.type,
-            f"インベントリ（intersphinx）の参照 `{target}` に当たるものが無いので、conf.py の intersphinx_mapping か参照の名前を直してください。",
-        )
+        return Problem(kind, warning.type, sentence.format(name=match.group(1) if match else warning.message))
     if warning.type == REFUSED_WARNING:  # mdmark's own refusal: its message is the sentence
         return Problem("syntax", warning.type, warning.message)
     from mdmark.host.warnings_ja import warning_sentence

@@ -174,7 +174,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "index" and args.index_command is None:
         parser.parse_args(["index", "--help"])
     from mdmark.errors import MdmarkError
-
     from mdmark.util.text import SafeWriter
 
     # Every output of every command goes through one escape (control characters from a repository).

@@ -13,8 +13,8 @@ from mdmark.cli.commands.progress import progress_line
 from mdmark.cli.commands.sarif import sarif_failure, sarif_log
 from mdmark.diagnostics import Diagnostic
 from mdmark.errors import MdmarkError
-from mdmark.util.files import display
 from mdmark.project import Project
+from mdmark.util.files import display
 from mdmark.util.text import terminal_safe
 
 

@@ -6,9 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from mdmark.util.bounds import MAX_VALUE_DEPTH
 from mdmark.errors import MdmarkError
 from mdmark.index.edit import update_index
+from mdmark.util.bounds import MAX_VALUE_DEPTH
 
 #: What each kind of item is called in a sentence.
 _KIND_WORDS = {"doc": "文書", "term": "用語", "tag": "タグ"}
