@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+#: Vendored projects and attack repositories hold Python files of their own (a project's tests,
+#: an attack's conf.py): they are inputs, never tests of mdmark.
+collect_ignore_glob = ["projects/*", "hostile/*", "roots/*", "fixtures/*"]
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
