@@ -160,7 +160,18 @@ class Model:
             return facts if name == docname else own(name)
 
         unread = {d for d in self.unread if d != docname} | ({docname} if facts.error is not None else set())
-        return Model(lookup, self.found, self.info, self._order, self._exists, self._listdir, unread)
+        return Model(
+            lookup,
+            self.found,
+            self.info,
+            self._order,
+            self._exists,
+            self._listdir,
+            unread,
+            srcdir=self.srcdir,
+            is_dir=self._is_dir,
+            sphinx_docs=self.sphinx_docs,
+        )
 
     @property
     def numbers(self) -> dict[tuple[str, str], str]:

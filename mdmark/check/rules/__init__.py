@@ -94,9 +94,14 @@ def run(ctx: CheckContext, scopes: frozenset[Scope] | None = None) -> list[Diagn
             elif rule.scope is Scope.INDEX:
                 index_file.append(diagnostic)
             else:
-                per_document[diagnostic.file].append(diagnostic)
+                # A drift of {include}d text stands in the included file: after the documents.
+                per_document.setdefault(diagnostic.file, []).append(diagnostic)
     result = _by_line(config_file) + _by_line(index_file)
-    for found in per_document.values():
+    documents = {document.file for document in ctx.documents}
+    for file, found in per_document.items():
+        if file not in documents:
+            # A file {include}d many times gives its warning once per inclusion: one drift each.
+            found = list(dict.fromkeys(found))
         result.extend(_by_line(found))
     return result
 
