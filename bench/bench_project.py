@@ -208,18 +208,19 @@ def report(fig: Figures) -> None:
     sphinx = fig.sphinx.wall
     warm_mcp = median(fig.mcp["check (warm)"]) / 1000
     related, tags = median(fig.mcp["find_docs related_to"]), median(fig.mcp["list_tags"])
+    # Issue 23's goals (at 1,200 documents; the cold ratios are ≤ 0.25× / 0.35× at 50–200).
     rows = [
         ("mdmark check, no cache", f"{fig.cold_check.wall:.1f} s = {fig.cold_check.wall / sphinx:.2f}× Sphinx "
          f"(CPU {fig.cold_check.cpu:.1f} s = {fig.cold_check.cpu / fig.sphinx.cpu:.2f}×)",
-         "≤ 0.35×", fig.cold_check.wall / sphinx <= 0.35),
+         "≤ 0.15×", fig.cold_check.wall / sphinx <= 0.15),
         ("mdmark build, no cache", f"{fig.cold_build.wall:.1f} s = {fig.cold_build.wall / sphinx:.2f}× Sphinx "
          f"(CPU {fig.cold_build.cpu:.1f} s = {fig.cold_build.cpu / fig.sphinx.cpu:.2f}×)",
-         "≤ 0.35×", fig.cold_build.wall / sphinx <= 0.35),
-        ("mdmark check, nothing changed (CLI)", f"{median(fig.warm_check):.2f} s", "≤ 1.0 s", median(fig.warm_check) <= 1.0),
-        ("MCP check, server warm", f"{warm_mcp:.2f} s p50", "≤ 0.3 s", warm_mcp <= 0.3),
+         "≤ 0.15×", fig.cold_build.wall / sphinx <= 0.15),
+        ("mdmark check, nothing changed (CLI)", f"{median(fig.warm_check):.2f} s", "≤ 0.3 s", median(fig.warm_check) <= 0.3),
+        ("MCP check, server warm", f"{warm_mcp * 1000:.0f} ms p50", "≤ 30 ms", warm_mcp <= 0.030),
         ("MCP find_docs related_to, warm", f"{related:,.0f} ms p50 = {related / tags:.1f}× list_tags ({tags:,.0f} ms)",
-         "≤ 2× list_tags", related <= 2 * tags),
-        ("one document edited, then check (CLI)", f"{median(fig.one_changed):.2f} s", "≤ 1.2 s", median(fig.one_changed) <= 1.2),
+         "≤ 30 ms", related <= 30),
+        ("one document edited, then check (CLI)", f"{median(fig.one_changed):.2f} s", "—", True),
         ("server RSS with the project loaded", f"{fig.rss_mb:.0f} MB (peak {fig.peak_rss_mb:.0f} MB)", "≤ 400 MB",
          fig.peak_rss_mb <= 400),
     ]
