@@ -107,3 +107,13 @@ def test_base_is_never_answered_from_the_stored_result(project: Path, monkeypatc
     _forbid_rules(monkeypatch)
     with pytest.raises(_RulesRan):
         collect(Project.open(project), base="HEAD")
+
+
+def test_an_answer_with_an_unreadable_document_is_not_kept(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A document that could not be read may have met a worker's bound that the next run does not."""
+    (project / "docs" / "b.md").write_bytes(b"# \xff\xfe\n")
+    _age(project)
+    assert "syntax" in _kinds(project)
+    _forbid_rules(monkeypatch)
+    with pytest.raises(_RulesRan):
+        _kinds(project)

@@ -16,7 +16,8 @@ whose inputs all keep their stamps answers from it without reading a document:
 
 A file changed less than :data:`~mdmark.util.files.SETTLED_NS` before the check is not trusted to
 keep its stamp through a same-tick edit, so such a check is not stored (git's "racily clean"
-rule). ``--base`` answers are never stored: they depend on git's state. The entry lives in the
+rule). ``--base`` answers are never stored: they depend on git's state; nor are answers with a
+document that could not be read (a worker's time bound depends on the machine's load). The entry lives in the
 project's cache folder (authenticated, like every cache entry) and in the workspace's memory, so
 the MCP server answers a repeated ``check`` from memory after re-reading the stamps.
 """
@@ -160,6 +161,10 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
     """Keep the answer of a check just run, unless an input is too fresh to trust its stamp."""
     cache = _cache(project)
     if cache is None:
+        return
+    if any(facts.error is not None for facts in ctx.facts.values()):
+        # A document that could not be read may have hit a worker's time or memory bound, which
+        # another run may not: such an answer is not kept.
         return
     environment = _environment()
     inputs = _inputs(project, ctx)
