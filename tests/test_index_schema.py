@@ -109,3 +109,14 @@ def test_canonical_tag_resolves_vocabulary_aliases(tmp_path: Path) -> None:
     assert index.canonical_tag("ｍｃｐ") == "topic:mcp"  # normalised (NFKC, lower case)
     assert index.canonical_tag("設計") == "設計"
     assert index.canonical_tag("unknown") == "unknown"
+
+
+def test_a_large_index_without_aliases_is_not_an_alias_bomb() -> None:
+    """A 14,000-document index holds more values than the alias cap, each written out: only
+    expansion through aliases counts against it."""
+    import yaml
+
+    from mdmark.config.yamlio import MAX_EXPANDED_NODES, guard_node
+
+    rows = "".join(f"  - id: d{i}\n    path: a/{i}.md\n    title: T{i}\n    tags: [x, y]\n" for i in range(MAX_EXPANDED_NODES // 10))
+    guard_node(yaml.compose("docs:\n" + rows), "index.yaml")
