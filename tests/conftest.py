@@ -39,6 +39,20 @@ def assert_golden(actual: str, expected_file: Path) -> None:
     assert actual == expected_file.read_text(encoding="utf-8")
 
 
+def drain_pty(leader: int) -> bytes:
+    """Everything left on a pseudo-terminal's leader side once the child is done."""
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO once the child's end is closed and drained
+            break
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
 def mdmark_on_a_terminal(*args: str, cwd: Path) -> tuple[int, str, str]:
     """Run ``python -m mdmark *args`` with stderr on a pseudo-terminal: (exit code, stdout, stderr)."""
     import pty
@@ -50,15 +64,7 @@ def mdmark_on_a_terminal(*args: str, cwd: Path) -> tuple[int, str, str]:
         )
         os.close(follower)
         follower = -1
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # EIO once the child's end is closed and drained
-                break
-            if not chunk:
-                break
-            seen += chunk
+        seen = drain_pty(leader)
     finally:
         if follower != -1:
             os.close(follower)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from cdp import Browser, chromium
-from conftest import needs_program, run_mdmark
+from conftest import drain_pty, needs_program, run_mdmark
 
 EXECUTABLE = chromium()
 
@@ -354,14 +354,7 @@ def test_cold_build_progress_on_a_terminal(tmp_path: Path) -> None:
             seen += os.read(leader, 65536)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # EIO once the child's end is closed and drained
-                break
-            if not chunk:
-                break
-            seen += chunk
+        seen += drain_pty(leader)
     finally:
         if proc.poll() is None:
             proc.kill()
