@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from corpus import generate, sphinx_copy  # noqa: E402
+from corpus import side_by_side  # noqa: E402
 from runner import BIN, CacheHome, append_line, machine, median, percentile, run  # noqa: E402
 
 
@@ -102,12 +102,7 @@ def main() -> None:
     args = parser.parse_args()
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="mdmark-bench-preview-"))
-    mine = base / "mdmark"
-    theirs = base / "sphinx"
-    for folder in (mine, theirs):
-        shutil.rmtree(folder, ignore_errors=True)
-    corpus = generate(mine, args.docs)
-    sphinx_copy(mine, theirs)
+    corpus, mine, theirs = side_by_side(base, args.docs)
     changed = corpus.sample(1)[0].rel
     caches = CacheHome(base)
     caches.cold(mine)

@@ -410,6 +410,17 @@ exclude_patterns = ["_build", "dist", ".mdmark_cache"]
 """
 
 
+def side_by_side(base: Path, docs: int) -> tuple[Corpus, Path, Path]:
+    """A fresh corpus of ``docs`` documents in ``base/mdmark`` and its copy for ``sphinx-build`` in
+    ``base/sphinx``: (the corpus, mdmark's folder, Sphinx's folder)."""
+    mine, theirs = base / "mdmark", base / "sphinx"
+    for folder in (mine, theirs):
+        shutil.rmtree(folder, ignore_errors=True)
+    corpus = generate(mine, docs)
+    sphinx_copy(mine, theirs)
+    return corpus, mine, theirs
+
+
 def sphinx_copy(src: Path, dst: Path) -> None:
     """The same files as ``src`` beside a minimal ``conf.py`` (myst_parser + sphinx_design)."""
     shutil.rmtree(dst, ignore_errors=True)
