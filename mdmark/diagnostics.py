@@ -227,6 +227,7 @@ def missing_image_message(written: str, file: Path) -> str:
     """The one sentence for an image whose file is missing (check, export and build say the same):
     ``written`` as the document wrote it, ``file`` where it was looked for; a file of a close name
     beside it is offered as the fix."""
+    from mdmark.util.sentences import fix_to
     from mdmark.util.text import close_file
 
     folder = file.parent
@@ -235,5 +236,5 @@ def missing_image_message(written: str, file: Path) -> str:
     except OSError:
         siblings = []
     candidate = close_file(file.name, siblings)
-    fix = f"近い `{posixpath.join(posixpath.dirname(written), candidate)}` にパスを直すか、" if candidate else "パスを直すか、"
+    fix = fix_to(posixpath.join(posixpath.dirname(written), candidate) if candidate else None, "パスを直すか、", "パス")
     return f"画像 `{written}` のファイルが無いので、{fix}画像のファイルを置いてください。"

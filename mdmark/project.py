@@ -7,7 +7,6 @@ extension use, so they find the same config the same way and say the same senten
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,11 +28,11 @@ if TYPE_CHECKING:
 def require_config_inside(project_dir: Path, config: str) -> None:
     """An MCP tool's ``config`` must lie inside ``project_dir`` (links resolved): a call must not
     run or write another folder's project."""
-    from mdmark.util.files import is_inside
+    from mdmark.util.roots import inside
 
     check_path(config, "config")
     path = Path(config) if Path(config).is_absolute() else project_dir / config
-    if not is_inside(path, project_dir):
+    if not inside(path, project_dir.resolve()):
         raise MdmarkError(
             f"config の `{config}` は project_dir の外にあるので、project_dir の中の設定ファイルを指定してください。"
         )
@@ -218,9 +217,9 @@ class Project:
 
     def ensure_writable_target(self, path: Path) -> None:
         """Tools write only inside the starting folder or the config folder."""
-        from mdmark.util.files import is_inside
+        from mdmark.util.roots import inside
 
-        if not (is_inside(path, self.start) or is_inside(path, self.root)):
+        if not (inside(path, self.start.resolve()) or inside(path, self.root.resolve())):
             raise MdmarkError(
                 f"`{path}` は作業のフォルダと設定のフォルダの外なので、その中のパスを指定してください。"
             )

@@ -99,7 +99,7 @@ def test_missing_index_file(tmp_path: Path) -> None:
     with pytest.raises(MdmarkError) as info:
         load_index(tmp_path / "index.yaml", tmp_path)
     assert info.value.exit_code == 2
-    assert info.value.message == "`index.yaml` が見つからないので、パスを確かめてください。"
+    assert info.value.message == "`index.yaml` が見つからないので、パスを直すかファイルを置いてください。"
 
 
 def test_canonical_tag_resolves_vocabulary_aliases(tmp_path: Path) -> None:

@@ -132,7 +132,7 @@ def test_missing_and_outside_documents(tmp_path: Path) -> None:
     write(tmp_path / "outside.md", "# O\n")
     pipe = Pipeline(src, MarkdownSettings())
     missing, outside = pipe.facts_many([src / "gone.md", tmp_path / "outside.md"])
-    assert missing.error == "`gone.md` が見つからないので、パスを確かめてください。"
+    assert missing.error == "`gone.md` が見つからないので、パスを直すかファイルを置いてください。"
     assert outside.error is not None and "の外にあるので" in outside.error
 
 

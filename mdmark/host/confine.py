@@ -23,6 +23,7 @@ from mdmark.util import door
 # The root questions live in the util layer (the config asks them too); named here as before.
 from mdmark.util.roots import inside as inside
 from mdmark.util.roots import project_root as project_root
+from mdmark.util.sentences import outside_root
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -67,8 +68,6 @@ def unknown_parser_message(name: str) -> str:
     return f"{{include}} の `:parser:` の `{shown}` は mdmark の読む形式ではないので、`myst` か `rst` にしてください。"
 
 
-# The door's sentence, importable from here as before.
-outside_message = door.outside_message
 
 
 # -- directives that read files while parsing --------------------------------------------------------
@@ -109,7 +108,7 @@ def _warn(directive: Any, message: str, subtype: str) -> list[Any]:
 
 
 def _refuse(directive: Any, what: str, written: str) -> list[Any]:
-    return _warn(directive, outside_message(what, written), "outside_root")
+    return _warn(directive, outside_root(written, what), "outside_root")
 
 
 def _through_door(directive: Any, path: Path, root: Path, what: str, written: str) -> list[Any] | None:

@@ -103,11 +103,12 @@ def _pygments_css() -> str:
 
 def refused_css(config: Config) -> list[tuple[str, str]]:
     """``(key path, sentence)`` of each ``html.css`` file outside the project root (not inlined)."""
-    from mdmark.host.confine import inside, outside_message, project_root
+    from mdmark.host.confine import inside, project_root
+    from mdmark.util.sentences import outside_root
 
     root = project_root(config.root)
     return [
-        (f"html.css[{i}]", outside_message("設定の html.css の", name))
+        (f"html.css[{i}]", outside_root(name, "設定の html.css の"))
         for i, name in enumerate(config.html.css)
         if (config.root / name).exists() and not inside(config.root / name, root)
     ]

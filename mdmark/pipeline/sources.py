@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mdmark.errors import MdmarkError
-from mdmark.util import door
+from mdmark.util import door, sentences
 from mdmark.util.files import MAX_FILE_BYTES, Stamp, decode_text, settled, stat_stamp
 
 
@@ -44,9 +44,7 @@ class Sources:
         """The document's path relative to the source folder (``resolved``: ``path`` with its links
         resolved, None when they loop); refuses paths outside it or not sources."""
         if resolved is None:
-            raise MdmarkError(
-                f"`{path.name}` のリンクが輪になっていて行き着くファイルが無いので、リンクを張り直すか消してください。"
-            )
+            raise MdmarkError(sentences.link_loop(path.name))
         # Both are resolved: a prefix test is relative_to() without building paths (once per document per call).
         text, prefix = str(resolved), self._prefix
         try:
@@ -66,7 +64,7 @@ class Sources:
         # what the Markdown documents reference.
         suffixes = self._suffixes() if self.conf is not None else (".md",)
         if not rel.endswith(".md") and not any(rel.endswith(s) for s in suffixes):
-            raise MdmarkError(f"`{rel}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
+            raise MdmarkError(sentences.not_markdown(rel))
         return rel
 
     def key(self, path: Path, rel: str) -> tuple[str, str | None]:
@@ -107,6 +105,6 @@ class Sources:
             data, info = door.read_stat(path, self.srcdir, "文書", rel)
         except door.Refused as refused:
             if refused.reason == "missing":
-                raise MdmarkError(f"`{rel}` が見つからないので、パスを確かめてください。") from None
+                raise MdmarkError(sentences.missing_file(rel)) from None
             raise
         return data, decode_text(data, rel), info

@@ -31,7 +31,7 @@ from mdmark.tools.spec import (
     checked,
 )
 from mdmark.util.globs import match_files
-from mdmark.util.text import close_names, quote_list
+from mdmark.util.sentences import close_note, not_markdown
 
 _LABEL_LINE = re.compile(r"^\s*\([^()\s][^()]*\)=\s*$")
 
@@ -86,8 +86,7 @@ def resolve_target(project: Project, target: str | None, what: str = "target") -
     shown = display(path, project.start)
     if not path.exists():
         ids = [d.id for d in index.docs] if index is not None else []
-        close = close_names(value, ids)
-        near = f"（近い ID: {quote_list(close)}）" if close else ""
+        near = close_note(value, ids, "ID")
         raise MdmarkError(
             f"{what} の `{value}` は索引の文書の ID にもファイル・フォルダのパスにも当たらないので、"
             f"文書の ID か、作業のフォルダからの Markdown のパスを渡してください{near}。"
@@ -96,7 +95,7 @@ def resolve_target(project: Project, target: str | None, what: str = "target") -
     if path.is_dir():
         return Target(_folder_files(project, path, index), True, shown)
     if path.suffix.lower() != ".md":
-        raise MdmarkError(f"`{shown}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
+        raise MdmarkError(not_markdown(shown))
     return Target([path], False, shown)
 
 

@@ -21,6 +21,7 @@ from typing import Literal
 
 from mdmark.errors import MdmarkError
 from mdmark.util.files import MAX_FILE_BYTES, decode_text
+from mdmark.util.sentences import missing_file, not_regular, outside_root, too_big, unreadable
 
 #: Why the door refused: the file lies outside the root, is no regular file, is over the cap,
 #: does not exist, or the system would not open it.
@@ -35,38 +36,6 @@ class Refused(MdmarkError):
         self.reason: Reason = reason
 
 
-def outside_message(what: str, written: str) -> str:
-    """The one sentence for an embedding refused for lying outside the root (export, build and
-    check say the same)."""
-    return (
-        f"{what} `{written}` はプロジェクトのルートの外のファイルを指すので埋め込まず、"
-        "プロジェクトの中に置いたファイルを指してください。"
-    )
-
-
-def special_message(what: str, written: str) -> str:
-    return (
-        f"{what} `{written}` はふつうのファイルではない（FIFO・デバイス・ソケット・フォルダ）ので読まず、"
-        "ふつうのファイルを指してください。"
-    )
-
-
-def big_message(what: str, written: str, size: int, limit: int) -> str:
-    return (
-        f"{what} `{written}` は {size:,} バイトあって読める大きさ（{limit:,} バイト）を超えるので読まず、"
-        "ファイルを分けるか小さくしてください。"
-    )
-
-
-def inside(path: Path, root: Path) -> bool:
-    """Whether ``path``, links and ``..`` resolved, lies in ``root`` (already resolved)."""
-    try:
-        path.resolve().relative_to(root)
-    except (ValueError, OSError, RuntimeError):  # RuntimeError: a link loop
-        return False
-    return True
-
-
 def _open_checked(path: Path, root: Path, what: str, written: str, limit: int) -> tuple[int, os.stat_result]:
     """An open descriptor of the regular file ``path`` inside ``root`` of at most ``limit`` bytes."""
     try:
@@ -79,7 +48,7 @@ def _open_checked(path: Path, root: Path, what: str, written: str, limit: int) -
     try:
         real.relative_to(root)
     except ValueError:
-        raise Refused(outside_message(what, written), "outside") from None
+        raise Refused(outside_root(written, what), "outside") from None
     try:
         # Without blocking: opening a FIFO for reading waits for a writer otherwise. Without
         # following a link at the last step: the path was resolved above, a link swapped in since
@@ -87,19 +56,17 @@ def _open_checked(path: Path, root: Path, what: str, written: str, limit: int) -
         fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
-            raise Refused(special_message(what, written), "special") from None
+            raise Refused(not_regular(written, what), "special") from None
         if exc.errno == errno.ENOENT:
-            raise Refused(f"{what} `{written}` が見つからないので、パスを直すかファイルを置いてください。", "missing") from None
-        raise Refused(
-            f"{what} `{written}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。", "unreadable"
-        ) from None
+            raise Refused(missing_file(written, what), "missing") from None
+        raise Refused(unreadable(written, exc.strerror or "", what), "unreadable") from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise Refused(special_message(what, written), "special")
+        raise Refused(not_regular(written, what), "special")
     if info.st_size > limit:
         os.close(fd)
-        raise Refused(big_message(what, written, info.st_size, limit), "big")
+        raise Refused(too_big(written, info.st_size, limit, what), "big")
     return fd, info
 
 
@@ -115,7 +82,7 @@ def read_stat(
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:  # grew since the stat
-        raise Refused(big_message(what, written, len(data), limit), "big")
+        raise Refused(too_big(written, len(data), limit, what), "big")
     return data, info
 
 

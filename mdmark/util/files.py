@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mdmark.errors import MdmarkError
+from mdmark.util import sentences
+from mdmark.util.roots import inside
 
 #: A document or YAML file larger than this is refused instead of being parsed.
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -194,30 +196,17 @@ def read_text(path: Path, shown: str | None = None) -> str:
     shown = shown or path.as_posix()
     try:
         if not path.exists():
-            raise MdmarkError(f"`{shown}` が見つからないので、パスを確かめてください。")
+            raise MdmarkError(sentences.missing_file(shown))
         data = read_regular(path)
     except NotRegularFile:
-        raise MdmarkError(f"`{shown}` はふつうのファイルではないので、ファイルのパスを指定してください。") from None
+        raise MdmarkError(sentences.not_regular(shown)) from None
     except FileTooBig as exc:
-        raise MdmarkError(
-            f"`{shown}` は {exc.size:,} バイトで読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えるので、ファイルを分けてください。"
-        ) from None
+        raise MdmarkError(sentences.too_big(shown, exc.size, MAX_FILE_BYTES)) from None
     except OSError as exc:
-        if exc.errno == 40:  # ELOOP: a symlink loop
-            raise MdmarkError(
-                f"`{shown}` はシンボリックリンクが輪になっていて読めないので、リンクを張り直してください。"
-            ) from None
-        raise MdmarkError(f"`{shown}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。") from None
+        if exc.errno == errno.ELOOP:
+            raise MdmarkError(sentences.link_loop(shown)) from None
+        raise MdmarkError(sentences.unreadable(shown, exc.strerror or "")) from None
     return decode_text(data, shown)
-
-
-def is_inside(path: Path, root: Path) -> bool:
-    """Whether ``path`` (after resolving links and ``..``) lies inside ``root``."""
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 #: Suffix of the temp files atomic writes (and cache writes) create; a leftover names the process that made it.
@@ -269,7 +258,7 @@ def write_target(path: Path, root: Path | None = None) -> Path:
     outside the folder the user meant.
     """
     real = path.resolve()
-    if root is not None and not is_inside(real, root):
+    if root is not None and not inside(real, root.resolve()):
         raise MdmarkError(
             f"`{path}` はリンクをたどると `{root}` の外の `{real}` を指すので、リンクを外すか別のパスを指定してください。"
         )

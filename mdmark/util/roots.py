@@ -23,7 +23,8 @@ def project_root(folder: Path) -> Path:
 
 
 def inside(path: Path, root: Path) -> bool:
-    """Whether ``path``, links and ``..`` resolved, lies in ``root`` (already resolved)."""
+    """Whether ``path``, links and ``..`` resolved, lies in ``root`` (already resolved). The one
+    "inside" test: a path that cannot be resolved (a link loop, a vanished folder) is not inside."""
     try:
         path.resolve().relative_to(root)
     except (ValueError, OSError, RuntimeError):  # RuntimeError: a link loop on older Pythons

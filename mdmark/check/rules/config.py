@@ -8,6 +8,7 @@ from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.util.files import display
 from mdmark.util.globs import match_files
 from mdmark.check.rules.context import CheckContext
+from mdmark.util.sentences import fix_to
 from mdmark.util.text import close_file
 
 
@@ -31,9 +32,9 @@ def missing_index_file(ctx: CheckContext) -> Iterator[Diagnostic]:
         return
     yaml_files = [display(p, ctx.root) for p in match_files(ctx.root, ("**/*.yaml", "**/*.yml"), ())]
     candidate = close_file(config.index or "", yaml_files)
-    fix = f"近い `{candidate}` に直すか" if candidate is not None else "パスを直すか"
+    fix = fix_to(candidate, "パスを直すか、")
     yield _value_drift(
-        ctx, "index", f"index の索引のファイル `{config.index}` が見つからないので、{fix}、索引のファイルを置いてください。"
+        ctx, "index", f"index の索引のファイル `{config.index}` が見つからないので、{fix}索引のファイルを置いてください。"
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.util.globs import match_files
 from mdmark.check.rules.context import CheckContext
+from mdmark.util.sentences import fix_to
 from mdmark.util.text import close_file
 
 
@@ -33,7 +34,7 @@ def missing_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
             every = [Path(os.path.relpath(p, index.folder)).as_posix() for p in match_files(ctx.root, ("**/*.md",), ())]
             candidates = [p for p in every if p not in indexed]
         candidate = close_file(doc.path, candidates)
-        fix = f"近い `{candidate}` にパスを直すか、" if candidate is not None else "パスを直すか、"
+        fix = fix_to(candidate, "パスを直すか、", "パス")
         yield ctx.in_index(
             f"{doc.where}.path",
             DriftKind.MISSING_DOC,

@@ -28,7 +28,8 @@ def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
-    from mdmark.host.confine import inside, outside_message, project_root
+    from mdmark.host.confine import inside, project_root
+    from mdmark.util.sentences import outside_root
 
     srcdir = ctx.project.source_dir
     root = project_root(ctx.project.root)
@@ -41,7 +42,7 @@ def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
             image_file = Path(os.path.normpath(srcdir / image.path))
             if image_file.is_file() and not inside(image_file, root):
                 # Not embedded by export/build (the guide page ``untrusted``): the same sentence they print.
-                message = outside_message("画像", image.uri)
+                message = outside_root(image.uri, "画像")
                 yield Diagnostic(document.file, str(image.line) if image.line else "", DriftKind.MISSING_IMAGE, message, image.line)
                 continue
             if image_file.is_file():

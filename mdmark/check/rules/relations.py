@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.index.model import Relation
 from mdmark.check.rules.context import CheckContext
-from mdmark.util.text import close_names
+from mdmark.util.sentences import close_fix
 
 
 def unknown_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -17,8 +17,7 @@ def unknown_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
     known = set(ids)
 
     def fix(name: str) -> str:
-        close = close_names(name, ids, 1)
-        return f"近い `{close[0]}` に直すか、" if close else "ID を直すか、"
+        return close_fix(name, ids, "ID を直すか、")
 
     for doc in index.docs:
         for rel in doc.related:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.check.rules.context import CheckContext
-from mdmark.util.text import close_names, quote_list
+from mdmark.util.sentences import close_fix
 
 
 def tag_references(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -20,8 +20,7 @@ def tag_references(ctx: CheckContext) -> Iterator[Diagnostic]:
         for ref in doc.tags:
             tag = index.tag(ref.name)
             if tag is None:
-                close = close_names(ref.name, names, 3)
-                fix = f"近い {quote_list(close)} に直すか、" if close else "名前を直すか、"
+                fix = close_fix(ref.name, names, "名前を直すか、", 3)
                 yield ctx.in_index(
                     ref.where,
                     DriftKind.UNKNOWN_TAG,
@@ -44,8 +43,7 @@ def unknown_replacements(ctx: CheckContext) -> Iterator[Diagnostic]:
         return
     for tag in index.tags:
         if tag.deprecated and index.tag(tag.deprecated) is None:
-            close = close_names(tag.deprecated, [t.name for t in index.tags], 1)
-            fix = f"近い `{close[0]}` に直すか、" if close else "名前を直すか、"
+            fix = close_fix(tag.deprecated, [t.name for t in index.tags], "名前を直すか、")
             yield ctx.in_index(
                 f"{tag.where}.deprecated",
                 DriftKind.UNKNOWN_TAG,
