@@ -66,6 +66,22 @@ def add_cli_arguments(parser: argparse.ArgumentParser, tool: str, names: Sequenc
         add_cli_argument(parser, by_name[name])
 
 
+def cli_arguments(args: argparse.Namespace, tool: str, names: Sequence[str] | None = None) -> dict[str, Any]:
+    """The keyword arguments of ``tool``'s library call from the options :func:`add_cli_arguments`
+    made (the same ``names``): each parameter's value as parsed, a flag not given left out (the
+    tool's default then holds, as when an MCP call omits it)."""
+    spec = TOOLS_BY_NAME[tool]
+    by_name = {param.name: param for param in spec.params}
+    out: dict[str, Any] = {}
+    for name in names if names is not None else [p.name for p in spec.params if p.cli is not None]:
+        value = getattr(args, name)
+        cli = by_name[name].cli
+        if value is False and cli is not None and cli.options.get("action") == "store_true":
+            continue
+        out[name] = value
+    return out
+
+
 # -- argument handling ------------------------------------------------------------------------
 
 

@@ -7,25 +7,9 @@ from pathlib import Path
 
 from mdmark.cli.commands.tags import print_result
 from mdmark.queries.find import find_docs
+from mdmark.tools.registry import cli_arguments
 
 
 def run(args: argparse.Namespace) -> int:
-    result = find_docs(
-        Path.cwd(),
-        text=args.text,
-        tags=args.tags,
-        any_tags=args.any_tags,
-        related_to=args.related_to,
-        limit=args.limit,
-        cursor=args.cursor,
-        view=args.view,
-        include=args.include,
-        exclude=args.exclude,
-        # The flag is either given (True) or not (the tool's default).
-        count_only=True if args.count_only else None,
-        format=args.format,
-        config=args.config,
-        for_cli=True,
-    )
-    print_result(result)
+    print_result(find_docs(Path.cwd(), **cli_arguments(args, "find_docs"), for_cli=True))
     return 0

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from mdmark.cli.commands.tags import print_result
 from mdmark.queries.outline import outline
+from mdmark.tools.registry import cli_arguments
 
 
 def run(args: argparse.Namespace) -> int:
-    print_result(outline(Path.cwd(), target=args.target, format=args.format, config=args.config))
+    print_result(outline(Path.cwd(), **cli_arguments(args, "outline")))
     return 0

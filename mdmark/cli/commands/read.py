@@ -7,16 +7,9 @@ import sys
 from pathlib import Path
 
 from mdmark.queries.read_doc import blocks_text, read_doc
+from mdmark.tools.registry import cli_arguments
 
 
 def run(args: argparse.Namespace) -> int:
-    blocks = read_doc(
-        Path.cwd(),
-        target=args.target,
-        section=args.section,
-        lines=args.lines,
-        max_images=args.max_images,
-        config=args.config,
-    )
-    sys.stdout.write(blocks_text(blocks))
+    sys.stdout.write(blocks_text(read_doc(Path.cwd(), **cli_arguments(args, "read_doc"))))
     return 0

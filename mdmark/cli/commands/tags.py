@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.queries.find import list_tags
+from mdmark.tools.registry import cli_arguments
 from mdmark.util.text import terminal_safe
 
 
@@ -22,5 +23,5 @@ def print_result(result: str | dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    print_result(list_tags(Path.cwd(), query=args.query, format=args.format, config=args.config))
+    print_result(list_tags(Path.cwd(), **cli_arguments(args, "list_tags")))
     return 0
