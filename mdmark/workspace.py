@@ -221,14 +221,3 @@ def workspace_for(root: Path) -> Workspace:
     with _REGISTRY_LOCK:
         return _WORKSPACES.get_or_make(key, lambda: Workspace(Path(key)))
 
-
-def get_pipeline(
-    srcdir: Path,
-    settings: MarkdownSettings,
-    cache_dir: Path | None = None,
-    conf: Path | None = None,
-    trusted: str | None = None,
-) -> Pipeline:
-    """The pipeline for a source folder, settings and conf.py, kept by the folder's workspace
-    (created once, then reused; an edited conf.py makes a new one)."""
-    return workspace_for(srcdir).pipeline(srcdir, settings, cache_dir, conf, trusted)

@@ -15,7 +15,7 @@ from mdmark.config.main import MarkdownSettings
 from mdmark.errors import MdmarkError
 from mdmark.pipeline.pipeline import Pipeline
 from mdmark.util.globs import CACHE_DIR_NAME
-from mdmark.workspace import get_pipeline
+from mdmark.workspace import workspace_for
 from mdmark.project import Project
 
 
@@ -144,10 +144,10 @@ def test_bom_and_crlf_keep_lines(tmp_path: Path) -> None:
     assert [(link.line, link.target) for link in facts.links] == [(3, "b.md")]
 
 
-def test_get_pipeline_is_process_wide(tmp_path: Path) -> None:
-    one = get_pipeline(tmp_path, MarkdownSettings())
-    assert get_pipeline(tmp_path / "." , MarkdownSettings()) is one
-    assert get_pipeline(tmp_path, MarkdownSettings(heading_anchors=2)) is not one
+def test_the_workspace_keeps_one_pipeline_per_folder_and_settings(tmp_path: Path) -> None:
+    one = workspace_for(tmp_path).pipeline(tmp_path, MarkdownSettings())
+    assert workspace_for(tmp_path / ".").pipeline(tmp_path / ".", MarkdownSettings()) is one
+    assert workspace_for(tmp_path).pipeline(tmp_path, MarkdownSettings(heading_anchors=2)) is not one
 
 
 def test_project_caches_in_the_user_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
