@@ -30,7 +30,8 @@ from mdmark.diagnostics import DRIFT_KINDS, DriftKind
 from mdmark.guide.reader import guide_entries
 from mdmark.tools.registry import TOOLS_BY_NAME, internal_error_message
 from mdmark.tools.spec import ToolSpec
-from mdmark.util.text import quote_list, suggestion, terminal_safe
+from mdmark.util.sentences import close_note
+from mdmark.util.text import quote_list, terminal_safe
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -394,7 +395,7 @@ def parse_prompt_arguments(spec: PromptSpec, arguments: Mapping[str, str] | None
     known = [argument.name for argument in spec.arguments]
     unknown = [key for key in given if key not in known]
     if unknown:
-        named = "・".join(f"`{key}`" + suggestion(key, known) for key in unknown)
+        named = "・".join(f"`{key}`" + close_note(key, known) for key in unknown)
         allowed = quote_list(known)
         raise PromptError(f"引数 {named} はプロンプト {spec.name} に無いので、外してください（使える引数: {allowed}）。")
     missing = [argument for argument in spec.arguments if argument.required and not given.get(argument.name)]
@@ -408,7 +409,7 @@ def parse_prompt_arguments(spec: PromptSpec, arguments: Mapping[str, str] | None
     if spec.name == "fix_drift" and kind is not None and kind not in DRIFT_KINDS:
         raise PromptError(
             f"kind の `{kind}` はずれの種類に無いので、{quote_list(DRIFT_KINDS)} のどれかを渡すか、省いてください"
-            f"{suggestion(kind, DRIFT_KINDS)}。"
+            f"{close_note(kind, DRIFT_KINDS)}。"
         )
     return values
 
@@ -467,7 +468,7 @@ def render_prompt(name: str, arguments: Mapping[str, str] | None, tools: Tools |
     if spec is None:
         raise PromptError(
             f"プロンプト `{_shown(name)}` は mdmark に無いので、{quote_list(PROMPTS_BY_NAME)} のどれかを指定してください"
-            f"{suggestion(name, PROMPTS_BY_NAME)}。"
+            f"{close_note(name, PROMPTS_BY_NAME)}。"
         )
     values = parse_prompt_arguments(spec, arguments)
     return spec, spec.render(values, TOOLS_BY_NAME if tools is None else tools)

@@ -34,7 +34,8 @@ from mdmark.errors import MdmarkError
 from mdmark.tools import build_site, check, export_html, find_docs, list_tags, outline, read_doc, read_guide, update_index
 from mdmark.tools.spec import PROJECT_DIR, ArgumentError, ToolOutcome, ToolSpec, add_cli_argument, error
 from mdmark.util.bounds import check_path
-from mdmark.util.text import quote_list, suggestion
+from mdmark.util.sentences import close_note
+from mdmark.util.text import quote_list
 
 if TYPE_CHECKING:
     import argparse
@@ -115,7 +116,7 @@ def parse_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> tupl
     accepted = set(known) | ({PROJECT_DIR} if spec.takes_project_dir else set())
     unknown = [key for key in given if key not in accepted]
     if unknown:
-        named = "・".join(f"`{key}`" + suggestion(key, known) for key in unknown)
+        named = "・".join(f"`{key}`" + close_note(key, known) for key in unknown)
         raise ArgumentError(
             f"引数 {named} は {spec.name} に無いので、外して呼んでください（使える引数: {quote_list(known)}）。"
         )
@@ -150,7 +151,7 @@ def unknown_tool_message(name: str) -> str:
     """The one sentence for a tool name mdmark does not have (the server answers it as a JSON-RPC error)."""
     return (
         f"ツール `{name}` は mdmark に無いので、{quote_list(TOOLS_BY_NAME)} のどれかを呼んでください"
-        f"{suggestion(name, TOOLS_BY_NAME)}。"
+        f"{close_note(name, TOOLS_BY_NAME)}。"
     )
 
 
