@@ -93,9 +93,7 @@ class Sources:
         the key of its UTF-8 bytes, as if the file held them; refused past the size files may have."""
         data = text.encode("utf-8", "surrogateescape")
         if len(data) > MAX_FILE_BYTES:
-            raise MdmarkError(
-                f"`{rel}` は読める大きさ（{MAX_FILE_BYTES:,} バイト）を超えているので、文書を分けてください。"
-            )
+            raise MdmarkError(sentences.too_big(rel, len(data), MAX_FILE_BYTES))
         return self._key_of(rel, data), decode_text(data, rel)
 
     def read(self, path: Path, rel: str) -> tuple[bytes, str, os.stat_result]:

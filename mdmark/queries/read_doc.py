@@ -17,19 +17,14 @@ from typing import Any
 
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
-from mdmark.util import door
 from mdmark.host.confine import project_root
 from mdmark.queries.image_blocks import ImageBlock, load_image
-from mdmark.queries.outline import (
-    Section,
-    open_project,
-    resolve_target,
-    sections,
-    span_chars,
-)
+from mdmark.queries.outline import Section, open_project, resolve_target, sections, span_chars
 from mdmark.tools import params
 from mdmark.tools.spec import checked
-from mdmark.util.text import close_names, normalize, quote_list
+from mdmark.util import door
+from mdmark.util.sentences import close_note
+from mdmark.util.text import normalize
 
 #: More text than this in one answer crowds out the conversation: read a section instead.
 MAX_TEXT_CHARS = 50_000
@@ -69,8 +64,7 @@ def find_section(found: list[Section], wanted: str, shown: str) -> Section:
         if normalize(section.heading.title) == text:
             return section
     names = [s.anchor for s in found if s.anchor] + [s.heading.title for s in found]
-    close = close_names(wanted, names)
-    near = f"（近いもの: {quote_list(close)}）" if close else ""
+    near = close_note(wanted, names, "もの")
     raise MdmarkError(
         f"section の `{wanted}` は `{shown}` の見出しのアンカーにも見出しの文にも当たらないので、"
         f"outline でアンカーを確かめて渡してください{near}。"

@@ -21,7 +21,7 @@ from typing import Literal
 
 from mdmark.errors import MdmarkError
 from mdmark.util.files import MAX_FILE_BYTES, decode_text
-from mdmark.util.sentences import missing_file, not_regular, outside_root, too_big, unreadable
+from mdmark.util.sentences import link_loop, missing_file, not_regular, outside_root, too_big, unreadable
 
 #: Why the door refused: the file lies outside the root, is no regular file, is over the cap,
 #: does not exist, or the system would not open it.
@@ -41,9 +41,7 @@ def _open_checked(path: Path, root: Path, what: str, written: str, limit: int) -
     try:
         real = path.resolve()
     except (OSError, RuntimeError):  # RuntimeError: links that loop
-        raise Refused(
-            f"{what} `{written}` はシンボリックリンクが輪になっていて読めないので、リンクを張り直してください。", "unreadable"
-        ) from None
+        raise Refused(link_loop(written, what), "unreadable") from None
     # Outside is outside whether or not the file exists: the answer tells nothing of the reader's disk.
     try:
         real.relative_to(root)

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from mdmark.errors import MdmarkError
 
-
 #: ``-c`` settings every git call runs with: a repository's own ``.git/config`` (shipped in an
 #: archive, or written by anyone who could write the folder) must not make git run a program —
 #: no fsmonitor daemon, no hooks (an index refresh runs ``post-index-change``), no ssh or pager

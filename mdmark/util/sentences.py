@@ -83,9 +83,9 @@ def missing_file(shown: str, what: str = "") -> str:
     return f"{_named(shown, what)} が見つからないので、パスを直すかファイルを置いてください。"
 
 
-def link_loop(shown: str) -> str:
+def link_loop(shown: str, what: str = "") -> str:
     """A symbolic link that leads back to itself."""
-    return f"`{shown}` のリンクが輪になっていて行き着くファイルが無いので、リンクを張り直すか消してください。"
+    return f"{_named(shown, what)} のリンクが輪になっていて行き着くファイルが無いので、リンクを張り直すか消してください。"
 
 
 def unreadable(shown: str, reason: str, what: str = "") -> str:
@@ -102,6 +102,11 @@ def not_regular(shown: str, what: str = "") -> str:
 def too_big(shown: str, size: int, limit: int, what: str = "") -> str:
     """A file over the size a reader accepts."""
     return f"{_named(shown, what)} は {size:,} バイトあって読める大きさ（{limit:,} バイト）を超えるので読まず、ファイルを分けるか小さくしてください。"
+
+
+def output_not_file(shown: str) -> str:
+    """An output path that names a link, a folder or another special file: it is not written through."""
+    return f"出力先 `{shown}` はふつうのファイルではないので、別のパスを指定してください。"
 
 
 def outside_root(shown: str, what: str) -> str:
