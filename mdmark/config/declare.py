@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass
 from typing import Any, TypeVar
 
-from mdmark.config.schema import ListOf, MapOf, OneOf, Problem, Record, Spec, Str
+from mdmark.config.schema import ListOf, MapOf, OneOf, Problem, Record, Spec, Str, spaced
 
 _META = "mdmark"
 
@@ -139,7 +139,7 @@ def text_or_record(cls: type) -> OneOf:
             return record
         return None
 
-    return OneOf(options=(text, record), pick=pick, expected=f"{cls.TEXT_FORM}の文字列か {{{', '.join(record.keys)}}}")  # type: ignore[attr-defined]
+    return OneOf(options=(text, record), pick=pick, expected=f"{spaced(cls.TEXT_FORM)}の文字列か {{{', '.join(record.keys)}}}")  # type: ignore[attr-defined]
 
 
 def leaves(cls: type, prefix: str = "") -> Iterator[tuple[str, Declared]]:

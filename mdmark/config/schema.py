@@ -91,10 +91,10 @@ class Spec:
     def wrong_type(self, value: Any, where: str, out: list[Problem]) -> None:
         now = type_name(value)
         now = f" {now} " if now.isascii() else now
-        out.append(Problem(where, f"{_spaced(self.expected)}で書いてください（いまは{now}です）。"))
+        out.append(Problem(where, f"{spaced(self.expected)}で書いてください（いまは{now}です）。"))
 
 
-def _spaced(words: str) -> str:
+def spaced(words: str) -> str:
     """A space between a name that ends in ASCII (``{name, main}``) and the Japanese after it."""
     return f"{words} " if words and words[-1].isascii() and not words[-1].isspace() else words
 
@@ -193,10 +193,10 @@ class ListOf(Spec):
 
     def __post_init__(self) -> None:
         if not self.expected:
-            self.expected = f"{_spaced(self.item.expected)}の並び"
+            self.expected = f"{spaced(self.item.expected)}の並び"
 
     def describe(self) -> str:
-        return f"{_spaced(self.item.describe())}の並び"
+        return f"{spaced(self.item.describe())}の並び"
 
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         if not isinstance(value, list):
