@@ -65,6 +65,8 @@ class Declared:
     check: Check | None
     #: The type a list's value is kept as (``list`` or ``tuple``).
     container: type
+    #: How the value is built: ``section``, ``entries`` (a partial list), ``list``, ``map`` or ``value``.
+    form: str
 
 
 def key(
@@ -114,9 +116,19 @@ def declared(cls: type) -> list[Declared]:
                 partial=meta["partial"],
                 check=meta["check"],
                 container=list if factory is list else tuple,
+                form=_form(meta),
             )
         )
     return out
+
+
+def _form(meta: dict[str, Any]) -> str:
+    spec = meta["spec"]
+    if meta["record"] is not None and isinstance(spec, Record):
+        return "section"
+    if isinstance(spec, ListOf):
+        return "entries" if meta["partial"] else "list"
+    return "map" if isinstance(spec, MapOf) else "value"
 
 
 def record_of(cls: type) -> Record:
@@ -220,15 +232,21 @@ class Builder:
         if not isinstance(value, dict):
             return None
         plan = self._plan(cls)
+        broken = self.broken
         kwargs: dict[str, Any] = dict(extra)
         places: dict[str, list[tuple[Any, str]]] = {}
+        prefix = f"{where}." if where else ""
         for d in plan.keys:
-            if d.name not in value:
+            raw = value.get(d.name, _UNUSABLE)
+            if raw is _UNUSABLE:
                 if d.required:
                     return None
                 continue
-            child = f"{where}.{d.name}" if where else d.name
-            got = self._value(d, value[d.name], child, places)
+            child = prefix + d.name
+            if d.form == "value" and d.check is None:
+                got = raw if child not in broken else _UNUSABLE
+            else:
+                got = self._value(d, raw, child, places)
             if got is _UNUSABLE:
                 if d.required:
                     return None
@@ -242,16 +260,15 @@ class Builder:
         return cls(**kwargs)
 
     def _value(self, d: Declared, raw: Any, where: str, places: dict[str, list[tuple[Any, str]]]) -> Any:
-        if d.record is not None and isinstance(d.spec, Record):
-            if d.whole and not self.fits(where):
+        form = d.form
+        if form == "section":
+            if d.whole and where in self.broken:
                 return _UNUSABLE
-            built = self.record(d.record, raw, where)
+            built = self.record(d.record, raw, where)  # type: ignore[arg-type]
             return _UNUSABLE if built is None else built
-        if isinstance(d.spec, ListOf):
+        if form == "entries":
             if not isinstance(raw, list):
                 return _UNUSABLE
-            if not d.partial:
-                return d.container(raw) if self.fits(where) else _UNUSABLE
             kept: list[tuple[Any, str]] = []
             for j, entry in enumerate(raw):
                 place = f"{where}[{j}]"
@@ -260,9 +277,11 @@ class Builder:
                     kept.append((item, place))
             places[d.attr] = kept
             return d.container(item for item, _ in kept)
-        if not self.fits(where):
+        if where in self.broken:
             return _UNUSABLE
-        value = tuple(sorted(raw.items())) if isinstance(d.spec, MapOf) else raw
+        if form == "list":
+            return d.container(raw)
+        value = tuple(sorted(raw.items())) if form == "map" else raw
         if d.check is not None and value is not None:
             try:
                 return d.check(value, self.context)
