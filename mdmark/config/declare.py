@@ -4,15 +4,17 @@ As MyST-Parser's ``MdParserConfig`` declares each setting as a dataclass field w
 and help in ``metadata``, ``mdmark.config.yaml`` (:class:`mdmark.config.main.Config`) and
 ``index.yaml`` (:class:`mdmark.index.model.Index`) are each one set of dataclasses. A key is a field
 whose ``metadata`` is made by :func:`key` (a value) or :func:`section` (a nested mapping, itself
-such a dataclass); it holds the YAML name, the :class:`~mdmark.config.schema.Spec` (the type, and the validator
-with its Japanese sentences), the one-line Japanese help, whether it is required, and a check that
-needs more than the value (the file system). From the fields come:
+such a dataclass); it holds the YAML name, the :class:`~mdmark.config.schema.Spec` (the type, and
+the validator with its Japanese sentences), the one-line Japanese help, whether it is required,
+and a check that needs more than the value (the file system). The field's own default is the
+key's default. From the fields come:
 
 * :func:`record_of` — the declarative schema (a :class:`~mdmark.config.schema.Record`) that
   validates a file and that the MCP, CLI and tests read;
 * :class:`Builder` — the objects built from a file's data: a key whose value breaks the schema
   falls back to its default, so one mistake never hides the rest;
-* :func:`declared` — every key with its help and default, for the guide's key tables.
+* :func:`declared` and :func:`leaves` — every key with its help and default, for the guide's key
+  tables (``mdmark.guide.reader``).
 
 Fields without this metadata (where a value was found, what was derived) are not keys.
 """
@@ -24,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass
 from typing import Any, TypeVar
 
-from mdmark.config.schema import ListOf, MapOf, OneOf, Problem, Record, Spec, Str, spaced
+from mdmark.config.schema import Key, ListOf, MapOf, OneOf, Problem, Record, Spec, Str, spaced
 
 _META = "mdmark"
 
@@ -133,8 +135,6 @@ def _form(meta: dict[str, Any]) -> str:
 
 def record_of(cls: type) -> Record:
     """The schema of the mapping ``cls`` declares: one :class:`Key` per declared field."""
-    from mdmark.config.schema import Key
-
     return Record(keys={d.name: Key(d.spec, required=d.required, help=d.help) for d in declared(cls)})
 
 
