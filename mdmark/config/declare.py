@@ -69,6 +69,8 @@ class Declared:
     container: type
     #: How the value is built: ``section``, ``entries`` (a partial list), ``list``, ``map`` or ``value``.
     form: str
+    #: A value kept as written when it fits (most keys: the builder's fast path).
+    plain: bool
 
 
 def key(
@@ -119,6 +121,7 @@ def declared(cls: type) -> list[Declared]:
                 check=meta["check"],
                 container=list if factory is list else tuple,
                 form=_form(meta),
+                plain=_form(meta) == "value" and meta["check"] is None,
             )
         )
     return out
@@ -243,7 +246,7 @@ class Builder:
                     return None
                 continue
             child = prefix + d.name
-            if d.form == "value" and d.check is None:
+            if d.plain:
                 got = raw if child not in broken else _UNUSABLE
             else:
                 got = self._value(d, raw, child, places)
@@ -270,11 +273,18 @@ class Builder:
             if not isinstance(raw, list):
                 return _UNUSABLE
             kept: list[tuple[Any, str]] = []
-            for j, entry in enumerate(raw):
-                place = f"{where}[{j}]"
-                item = self._entry(d, entry, place)
-                if item is not _UNUSABLE:
-                    kept.append((item, place))
+            if d.record is None:  # plain values (names, IDs): the common case, kept inline
+                broken = self.broken
+                for j, entry in enumerate(raw):
+                    place = f"{where}[{j}]"
+                    if place not in broken:
+                        kept.append((entry, place))
+            else:
+                for j, entry in enumerate(raw):
+                    place = f"{where}[{j}]"
+                    item = self._entry(d, entry, place)
+                    if item is not _UNUSABLE:
+                        kept.append((item, place))
             places[d.attr] = kept
             return d.container(item for item, _ in kept)
         if where in self.broken:
@@ -291,13 +301,14 @@ class Builder:
         return value
 
     def _entry(self, d: Declared, entry: Any, where: str) -> Any:
-        """One entry of a partial list: a plain value, a string standing for a record, or a record."""
-        if d.record is None:
-            return entry if self.fits(where) else _UNUSABLE
-        if isinstance(entry, str):
-            from_text = getattr(d.record, "from_text", None)
-            return from_text(entry, where) if from_text is not None and self.fits(where) else _UNUSABLE
-        if d.whole and not self.fits(where):
+        """One mapping entry of a partial list, or a string standing for one."""
+        record = d.record
+        if record is None:
             return _UNUSABLE
-        built = self.record(d.record, entry, where)
+        if isinstance(entry, str):
+            from_text = getattr(record, "from_text", None)
+            return from_text(entry, where) if from_text is not None and where not in self.broken else _UNUSABLE
+        if d.whole and where in self.broken:
+            return _UNUSABLE
+        built = self.record(record, entry, where)
         return _UNUSABLE if built is None else built
