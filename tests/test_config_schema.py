@@ -107,3 +107,49 @@ def test_require_index_without_index(tmp_path: Path) -> None:
     assert info.value.message == (
         f"設定 `{CONFIG_NAME}` に index が無いので、index に索引のファイルのパス（例: `index: index.yaml`）を書いてください。"
     )
+
+
+def test_a_key_is_one_field_declaration() -> None:
+    """A key declared once, as a field with its metadata, is in the schema (validation and its
+    sentences), in what is built from a file (falling back to its default when broken) and in the
+    guide's table, with no other edit."""
+    from dataclasses import dataclass, field
+
+    from mdmark.config.declare import Builder, key, record_of, section
+    from mdmark.config.schema import Int, validate
+    from mdmark.guide.reader import key_table
+
+    @dataclass(frozen=True)
+    class Limits:
+        depth: int = field(default=2, metadata=key(Int(minimum=1, maximum=9), "深さの上限"))
+
+    @dataclass(frozen=True)
+    class Settings:
+        limits: Limits = field(default_factory=Limits, metadata=section(Limits, "上限"))
+
+    schema = record_of(Settings)
+    assert validate(schema, {"limits": {"depth": 3}}) == []
+    problems = validate(schema, {"limits": {"depth": 10, "dept": 1}})
+    assert [(p.where, p.message) for p in problems] == [
+        ("limits.depth", "10 は範囲の外なので、1 以上 9 以下の整数にしてください。"),
+        ("limits.dept", "知らないキー `dept` なので、近い名前の `depth` に直すか消してください。"),
+    ]
+    assert Builder([]).record(Settings, {"limits": {"depth": 3}}, "") == Settings(Limits(3))
+    assert Builder(problems).record(Settings, {"limits": {"depth": 10, "dept": 1}}, "") == Settings(Limits(2))
+    assert "| `limits.depth` | 1 以上 9 以下の整数 | `2` | 深さの上限 |" in key_table(Settings).splitlines()
+
+
+def test_the_schema_is_the_declaration() -> None:
+    from mdmark.config.declare import leaves
+    from mdmark.config.main import CONFIG_SCHEMA, Config
+
+    def paths(record: object, prefix: str = "") -> list[str]:
+        from mdmark.config.schema import Record
+
+        assert isinstance(record, Record)
+        out: list[str] = []
+        for name, k in record.keys.items():
+            out += paths(k.spec, f"{prefix}{name}.") if isinstance(k.spec, Record) else [f"{prefix}{name}"]
+        return out
+
+    assert paths(CONFIG_SCHEMA) == [path for path, _ in leaves(Config)]

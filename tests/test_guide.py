@@ -764,3 +764,37 @@ def test_extension_page_conf_py_is_the_one_sphinx_builds() -> None:
         pytest.skip("the Sphinx extension's guide-example root is not there")
     # tests/test_sphinx_ext.py builds that root with -W; the page shows the same file.
     assert conf.body == root.read_text(encoding="utf-8")
+
+
+# --- the key tables are made from the declarations ---------------------------------------------
+
+
+KEY_TABLES = {
+    "config": ("config", "キーの一覧"),
+    "docs": ("index", "docs（文書）"),
+    "docs.tags": ("index", "tags の要素"),
+    "docs.related": ("index", "related の要素"),
+    "terms": ("index", "terms（用語集）"),
+    "tags": ("index", "tags（タグの語彙）"),
+}
+
+
+@pytest.mark.parametrize("place", list(KEY_TABLES))
+def test_key_table_shows_every_key_with_its_help_and_default(place: str) -> None:
+    """A key declared in the config or the index model is on its page, with its help and default,
+    with no edit of the page: the page holds a marker, the reader writes the table."""
+    from mdmark.config.declare import leaves
+    from mdmark.guide.reader import declaration_at, default_text
+
+    page, heading = KEY_TABLES[place]
+    assert f"<!-- mdmark:keys {place} -->" in (GUIDE / f"{page}.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`"): line for line in section(page, heading).splitlines() if line.startswith("| `")}
+    for path, declared in leaves(declaration_at(place)):
+        row = rows[path]
+        assert declared.help in row and f"| {default_text(declared)} |" in row, row
+        assert declared.spec.describe() in row, row
+
+
+def test_packaged_pages_hold_no_key_marker_unfilled() -> None:
+    for entry in guide_entries():
+        assert "<!-- mdmark:keys" not in page_text(GUIDE / f"{entry.name}.md", entry.name), entry.name

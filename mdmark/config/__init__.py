@@ -1,3 +1,4 @@
-"""``mdmark.config.yaml``: the declaration of its keys (:mod:`~mdmark.config.main`), the declarative
-schema shared with the index (:mod:`~mdmark.config.schema`) and YAML loading with positions
+"""``mdmark.config.yaml``: its keys, declared once as the dataclasses of :mod:`~mdmark.config.main`
+through :mod:`~mdmark.config.declare` (which the index model uses too), the declarative schema
+with its Japanese sentences (:mod:`~mdmark.config.schema`) and YAML loading with positions
 (:mod:`~mdmark.config.yamlio`)."""

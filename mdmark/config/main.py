@@ -1,9 +1,11 @@
-"""``mdmark.config.yaml``: discovery, loading and validation against one declared schema.
+"""``mdmark.config.yaml``: its keys, declared once, and discovery, loading and validation.
 
-The schema below is the single declaration of every key; the guide page ``config`` documents the
-same keys. An unknown key is a ``config_key`` diagnostic and a value of the wrong type a
-``config_value`` one; the key then falls back to its default so that the rest can still run, and
-commands that need that key refuse with the same sentence (:meth:`Config.require`).
+:class:`Config` and its sections are the one declaration of every key (:mod:`mdmark.config.declare`):
+the schema (:data:`CONFIG_SCHEMA`), the building of a loaded config and the guide's table of keys
+(page ``config``) all come from their fields. An unknown key is a ``config_key`` diagnostic and a
+value of the wrong type a ``config_value`` one; the key then falls back to its default so that the
+rest can still run, and commands that need that key refuse with the same sentence
+(:meth:`Config.require`).
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mdmark.config.declare import Builder, Check, ValueProblem, key, record_of, section
+from mdmark.config.myst import myst_extensions
+from mdmark.config.schema import Choice, Int, ListOf, MapOf, Str, validate
+from mdmark.config.yamlio import YamlDoc, load_yaml, parse_yaml
 from mdmark.diagnostics import DRIFT_KINDS, Diagnostic, DriftKind
 from mdmark.errors import MdmarkError
 from mdmark.util.files import display
-from mdmark.config.schema import Choice, Int, Key, ListOf, MapOf, Record, Str, validate
-from mdmark.config.yamlio import YamlDoc, load_yaml, parse_yaml
-from mdmark.config.myst import myst_extensions
 
 CONFIG_NAME = "mdmark.config.yaml"
 
@@ -33,54 +36,77 @@ DEFAULT_EXTENSIONS: tuple[str, ...] = (
 
 _globs = ListOf(Str(non_empty=True))
 
-CONFIG_SCHEMA = Record(
-    keys={
-        "index": Key(Str(nullable=True, non_empty=True), help="索引のファイル（設定のフォルダからの相対パス）"),
-        "docs": Key(
-            Record(keys={"include": Key(_globs), "exclude": Key(_globs)}),
-            help="文書の集まり。unindexed_doc の点検に使う",
+
+def inside_project(what: str) -> Check:
+    """The check of a path mdmark writes to (``index``, ``build.out``): it must lie inside the project
+    root (the git work tree of the config folder, else the config folder), or a repository's config
+    could make ``mdmark build`` or ``update_index`` overwrite a file anywhere. ``what`` names it in
+    the sentence."""
+
+    def check(value: str, root: Path) -> str:
+        from mdmark.util.roots import inside, project_root
+
+        if not inside(root / value, project_root(root)):
+            raise ValueProblem(
+                f"{what} `{value}` はプロジェクトのルートの外を指しているので、プロジェクトの中のパスにしてください。"
+            )
+        return value
+
+    return check
+
+
+def conf_py(value: str, root: Path) -> Path:
+    """``sphinx.conf``: a ``conf.py`` inside the config folder, kept as its resolved path."""
+    path = (root / value).absolute()
+    if not path.resolve().is_relative_to(root):
+        raise ValueProblem(
+            f"sphinx.conf の `{value}` は設定のフォルダの外を指しているので、設定のフォルダの中の conf.py を指定してください。"
+        )
+    if not path.is_file():
+        raise ValueProblem(f"sphinx.conf の conf.py `{value}` が見つからないので、パスを直すか sphinx.conf を消してください。")
+    if path.suffix != ".py":
+        raise ValueProblem(
+            f"sphinx.conf の `{value}` は Python のファイル（.py）ではないので、Sphinx の conf.py を指定してください。"
+        )
+    return path.resolve()
+
+
+@dataclass(frozen=True)
+class DocSet:
+    include: tuple[str, ...] = field(default=(), metadata=key(_globs, "文書の集まりに入れるファイルのパターン。`unindexed_doc` の点検が使う"))
+    exclude: tuple[str, ...] = field(default=(), metadata=key(_globs, "`docs.include` から除くパターン"))
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    title: str = field(default="文書", metadata=key(Str(), "まとめた HTML の題。`mdmark build`・`build_site` が使う"))
+    include: tuple[str, ...] = field(default=(), metadata=key(_globs, "まとめる文書のパターン。当たる文書が 0 件だとエラー"))
+    exclude: tuple[str, ...] = field(default=(), metadata=key(_globs, "`build.include` から除くパターン"))
+    out: str = field(
+        default="dist/docs.html",
+        metadata=key(
+            Str(non_empty=True), "書き出す HTML のパス。プロジェクトのルートの中に限る", check=inside_project("build.out の出力先")
         ),
-        "build": Key(
-            Record(
-                keys={
-                    "title": Key(Str()),
-                    "include": Key(_globs),
-                    "exclude": Key(_globs),
-                    "out": Key(Str(non_empty=True)),
-                }
-            ),
-            help="mdmark build が 1 枚にまとめる文書と出力先",
-        ),
-        "markdown": Key(
-            Record(
-                keys={
-                    "extensions": Key(ListOf(Choice(choices=myst_extensions, what="MyST の拡張"))),
-                    "heading_anchors": Key(Int(minimum=0, maximum=6)),
-                    "substitutions": Key(MapOf()),
-                }
-            ),
-            help="MyST の設定",
-        ),
-        "html": Key(Record(keys={"lang": Key(Str(non_empty=True)), "css": Key(_globs)}), help="HTML の設定"),
-        "check": Key(
-            Record(keys={"disable": Key(ListOf(Choice(choices=DRIFT_KINDS, what="ずれの種類")))}),
-            help="点検の設定",
-        ),
-        "sphinx": Key(
-            Record(keys={"conf": Key(Str(non_empty=True))}),
-            help="既にある Sphinx のプロジェクト: conf に conf.py のパス",
-        ),
-    }
-)
+    )
 
 
 @dataclass(frozen=True)
 class MarkdownSettings:
     """The MyST settings: the one thing (besides the source folder) a parse depends on."""
 
-    extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
-    heading_anchors: int = 3
-    substitutions: tuple[tuple[str, Any], ...] = ()
+    extensions: tuple[str, ...] = field(
+        default=DEFAULT_EXTENSIONS,
+        metadata=key(
+            ListOf(Choice(choices=myst_extensions, what="MyST の拡張")),
+            "使う MyST の拡張（下の表）。書くと既定を置き換える。全てのコマンドの読み方が変わる",
+        ),
+    )
+    heading_anchors: int = field(
+        default=3, metadata=key(Int(minimum=0, maximum=6), "見出しにアンカーを付ける深さ。全てのコマンドが使う")
+    )
+    substitutions: tuple[tuple[str, Any], ...] = field(
+        default=(), metadata=key(MapOf(), "`{{ 名前 }}` を置き換える名前と値。全てのコマンドが使う")
+    )
 
     def key(self) -> str:
         """A stable text for cache keys."""
@@ -88,41 +114,71 @@ class MarkdownSettings:
 
 
 @dataclass(frozen=True)
-class DocSet:
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class BuildSettings:
-    title: str = "文書"
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    out: str = "dist/docs.html"
-
-
-@dataclass(frozen=True)
 class HtmlSettings:
-    lang: str = "ja"
-    css: tuple[str, ...] = ()
+    lang: str = field(default="ja", metadata=key(Str(non_empty=True), "HTML の `lang`。`export`・`build` が使う"))
+    css: tuple[str, ...] = field(default=(), metadata=key(_globs, "HTML に埋め込む CSS ファイルのパス。`export`・`build` が使う"))
 
 
-@dataclass
+@dataclass(frozen=True)
+class CheckSettings:
+    disable: tuple[str, ...] = field(
+        default=(),
+        metadata=key(
+            ListOf(Choice(choices=DRIFT_KINDS, what="ずれの種類")), "点検しないずれの種類。`check`・Sphinx 拡張が使う", partial=True
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class SphinxSettings:
+    conf: Path | None = field(
+        default=None,
+        metadata=key(
+            Str(non_empty=True),
+            "既にある Sphinx のプロジェクトの `conf.py` のパス。`check`・`export`・`build` と MCP のツールが文書をその conf.py で読む",
+            check=conf_py,
+        ),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class Config:
-    """A loaded configuration. ``path`` is None for the built-in defaults (export with no config)."""
+    """A loaded configuration: the file's keys (declared by the fields made with :func:`key` and
+    :func:`section`), where it was read, and what was found wrong with it. ``path`` is None for the
+    built-in defaults (export with no config)."""
+
+    index: str | None = field(
+        default=None,
+        metadata=key(
+            Str(nullable=True, non_empty=True),
+            "索引のファイルのパス。`find`・`tags`・`index`、`find_docs`・`list_tags`・`update_index` と索引の点検が使う",
+            check=inside_project("index の索引のファイル"),
+        ),
+    )
+    # Unusable as a whole when any of its keys is broken: a wrong pattern would report wrong documents.
+    docs: DocSet | None = field(default=None, metadata=section(DocSet, "文書の集まり。unindexed_doc の点検に使う", whole=True))
+    build: BuildSettings | None = field(default=None, metadata=section(BuildSettings, "mdmark build が 1 枚にまとめる文書と出力先"))
+    markdown: MarkdownSettings = field(default_factory=MarkdownSettings, metadata=section(MarkdownSettings, "MyST の設定"))
+    html: HtmlSettings = field(default_factory=HtmlSettings, metadata=section(HtmlSettings, "HTML の設定"))
+    check: CheckSettings = field(default_factory=CheckSettings, metadata=section(CheckSettings, "点検の設定"))
+    sphinx: SphinxSettings = field(
+        default_factory=SphinxSettings, metadata=section(SphinxSettings, "既にある Sphinx のプロジェクト: conf に conf.py のパス")
+    )
 
     root: Path
     path: Path | None = None
-    index: str | None = None
-    docs: DocSet | None = None
-    build: BuildSettings | None = None
-    markdown: MarkdownSettings = field(default_factory=MarkdownSettings)
-    html: HtmlSettings = field(default_factory=HtmlSettings)
-    disabled: frozenset[str] = frozenset()
-    #: ``sphinx.conf``: the project's conf.py (absolute), None when the config names none or it is unusable.
-    sphinx_conf: Path | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     yaml: YamlDoc | None = None
+
+    @property
+    def disabled(self) -> frozenset[str]:
+        """``check.disable``: the drift kinds not reported."""
+        return frozenset(self.check.disable)
+
+    @property
+    def sphinx_conf(self) -> Path | None:
+        """``sphinx.conf``: the project's conf.py (absolute), None when the config names none or it is unusable."""
+        return self.sphinx.conf
 
     @property
     def shown(self) -> str:
@@ -151,6 +207,9 @@ class Config:
         return path
 
 
+CONFIG_SCHEMA = record_of(Config)
+
+
 def find_config(start: Path) -> Path | None:
     """The nearest ``mdmark.config.yaml`` in ``start`` or a folder above it."""
     start = start.resolve()
@@ -161,31 +220,24 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
-def _tuple(value: Any, default: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else default
-
-
-def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
-    value = data.get(name)
-    return value if isinstance(value, dict) else {}
-
-
 def build_config(doc: YamlDoc, path: Path) -> Config:
     """Validate parsed YAML and turn it into a :class:`Config`, keeping every diagnostic."""
     shown = path.name
     data = doc.data if doc.data is not None else {}
-    config = Config(root=path.parent.resolve(), path=path.resolve(), yaml=doc)
-    for problem in validate(CONFIG_SCHEMA, data):
+    root = path.parent.resolve()
+    diagnostics: list[Diagnostic] = []
+    problems = validate(CONFIG_SCHEMA, data)
+    for problem in problems:
         kind = DriftKind.CONFIG_KEY if problem.unknown_key else DriftKind.CONFIG_VALUE
         message = problem.message
         if not problem.where:
             message = f"設定の最上位は{message}" if problem.message.startswith("キーと値の組") else message
-        config.diagnostics.append(
+        diagnostics.append(
             Diagnostic(shown, problem.where, kind, message, doc.line_of(problem.where) if problem.where else None)
         )
     for where in doc.duplicate_keys:
         name = where.rsplit(".", 1)[-1]
-        config.diagnostics.append(
+        diagnostics.append(
             Diagnostic(
                 shown,
                 where,
@@ -194,93 +246,17 @@ def build_config(doc: YamlDoc, path: Path) -> Config:
                 doc.duplicate_lines.get(where, doc.line_of(where)),
             )
         )
+    # An unknown key that is also written twice is reported as written twice and breaks nothing.
+    duplicates = set(doc.duplicate_keys)
+    builder = Builder((p for p in problems if not (p.unknown_key and p.where in duplicates)), root)
+    config = builder.record(Config, data, "", root=root, path=path.resolve(), yaml=doc, diagnostics=diagnostics)
+    if config is None:
+        config = Config(root=root, path=path.resolve(), yaml=doc, diagnostics=diagnostics)
+    for problem in builder.found:
+        diagnostics.append(Diagnostic(shown, problem.where, DriftKind.CONFIG_VALUE, problem.message, doc.line_of(problem.where)))
     # File order, like every list of diagnostics (the top level, without a line, first).
-    config.diagnostics.sort(key=lambda d: d.line or 0)
-    if not isinstance(data, dict):
-        return config
-
-    bad = {d.where for d in config.diagnostics if d.kind == "config_value" or d.where not in doc.duplicate_keys}
-
-    def ok(where: str) -> bool:
-        return not any(b == where or b.startswith(where + ".") or b.startswith(where + "[") for b in bad)
-
-    index = data.get("index")
-    config.index = index if isinstance(index, str) and ok("index") else None
-    if "docs" in data and ok("docs"):
-        sec = _section(data, "docs")
-        config.docs = DocSet(_tuple(sec.get("include"), ()), _tuple(sec.get("exclude"), ()))
-    if "build" in data and isinstance(data["build"], dict):
-        sec = data["build"]
-        defaults = BuildSettings()
-        config.build = BuildSettings(
-            title=sec["title"] if isinstance(sec.get("title"), str) else defaults.title,
-            include=_tuple(sec.get("include"), ()),
-            exclude=_tuple(sec.get("exclude"), ()),
-            out=sec["out"] if isinstance(sec.get("out"), str) and sec["out"].strip() else defaults.out,
-        )
-    md = _section(data, "markdown")
-    md_defaults = MarkdownSettings()
-    config.markdown = MarkdownSettings(
-        extensions=_tuple(md.get("extensions"), md_defaults.extensions) if ok("markdown.extensions") else md_defaults.extensions,
-        heading_anchors=md["heading_anchors"] if ok("markdown.heading_anchors") and "heading_anchors" in md else md_defaults.heading_anchors,
-        substitutions=tuple(sorted(md["substitutions"].items())) if ok("markdown.substitutions") and isinstance(md.get("substitutions"), dict) else (),
-    )
-    html = _section(data, "html")
-    config.html = HtmlSettings(
-        lang=html["lang"] if ok("html.lang") and isinstance(html.get("lang"), str) else HtmlSettings.lang,
-        css=_tuple(html.get("css"), ()) if ok("html.css") else (),
-    )
-    _sphinx_conf(config, _section(data, "sphinx"), ok("sphinx.conf"))
-    _inside_project(config)
-    check = _section(data, "check")
-    disable = check.get("disable")
-    if isinstance(disable, list):
-        config.disabled = frozenset(k for k in disable if isinstance(k, str) and k in DRIFT_KINDS)
+    diagnostics.sort(key=lambda d: d.line or 0)
     return config
-
-
-def _inside_project(config: Config) -> None:
-    """``build.out`` and ``index`` are written to: both must lie inside the project root (the git
-    work tree of the config folder, else the config folder), or a repository's config could make
-    ``mdmark build`` or ``update_index`` overwrite a file anywhere. Outside is a ``config_value``
-    drift, and the key is unusable (build and update_index refuse with the same sentence)."""
-    from mdmark.util.roots import inside, project_root
-
-    root = project_root(config.root)
-    checks: list[tuple[str, str | None, str]] = [
-        ("build.out", config.build.out if config.build is not None else None, "build.out の出力先"),
-        ("index", config.index, "index の索引のファイル"),
-    ]
-    for where, value, what in checks:
-        if value is None or inside(config.root / value, root):
-            continue
-        message = f"{what} `{value}` はプロジェクトのルートの外を指しているので、プロジェクトの中のパスにしてください。"
-        line = config.yaml.line_of(where) if config.yaml is not None else None
-        config.diagnostics.append(Diagnostic(config.shown, where, DriftKind.CONFIG_VALUE, message, line))
-        if where == "index":
-            config.index = None
-    config.diagnostics.sort(key=lambda d: d.line or 0)
-
-
-def _sphinx_conf(config: Config, section: dict[str, Any], valid: bool) -> None:
-    """``sphinx.conf``: a ``conf.py`` inside the config folder; anything else is a ``config_value`` drift."""
-    value = section.get("conf")
-    if not valid or not isinstance(value, str) or not value.strip():
-        return
-    path = (config.root / value).absolute()
-    problem = None
-    if not path.resolve().is_relative_to(config.root):
-        problem = f"sphinx.conf の `{value}` は設定のフォルダの外を指しているので、設定のフォルダの中の conf.py を指定してください。"
-    elif not path.is_file():
-        problem = f"sphinx.conf の conf.py `{value}` が見つからないので、パスを直すか sphinx.conf を消してください。"
-    elif path.suffix != ".py":
-        problem = f"sphinx.conf の `{value}` は Python のファイル（.py）ではないので、Sphinx の conf.py を指定してください。"
-    if problem is None:
-        config.sphinx_conf = path.resolve()
-        return
-    line = config.yaml.line_of("sphinx.conf") if config.yaml is not None else None
-    config.diagnostics.append(Diagnostic(config.shown, "sphinx.conf", DriftKind.CONFIG_VALUE, problem, line))
-    config.diagnostics.sort(key=lambda d: d.line or 0)
 
 
 def load_config(start: Path, explicit: str | Path | None = None) -> Config:

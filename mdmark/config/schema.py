@@ -79,6 +79,10 @@ class Spec:
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         raise NotImplementedError
 
+    def describe(self) -> str:
+        """What a value of this spec is, as the guide's key tables say it (「空でない文字列か null」)."""
+        return self.expected
+
     def accepts(self, value: Any) -> bool:
         probe: list[Problem] = []
         self.check(value, "", probe)
@@ -87,10 +91,10 @@ class Spec:
     def wrong_type(self, value: Any, where: str, out: list[Problem]) -> None:
         now = type_name(value)
         now = f" {now} " if now.isascii() else now
-        out.append(Problem(where, f"{_spaced(self.expected)}で書いてください（いまは{now}です）。"))
+        out.append(Problem(where, f"{spaced(self.expected)}で書いてください（いまは{now}です）。"))
 
 
-def _spaced(words: str) -> str:
+def spaced(words: str) -> str:
     """A space between a name that ends in ASCII (``{name, main}``) and the Japanese after it."""
     return f"{words} " if words and words[-1].isascii() and not words[-1].isspace() else words
 
@@ -103,6 +107,9 @@ class Str(Spec):
 
     #: The string names a file: refuse what no file system accepts (too long, NUL).
     path: bool = False
+
+    def describe(self) -> str:
+        return f"{'空でない' if self.non_empty else ''}文字列{'か null' if self.nullable else ''}"
 
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         if value is None and self.nullable:
@@ -119,6 +126,9 @@ class Str(Spec):
 class Bool(Spec):
     expected: str = "真偽値（true か false）"
 
+    def describe(self) -> str:
+        return "真偽値"
+
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         if not isinstance(value, bool):
             self.wrong_type(value, where, out)
@@ -129,6 +139,10 @@ class Int(Spec):
     minimum: int | None = None
     maximum: int | None = None
     expected: str = "整数"
+
+    def describe(self) -> str:
+        bounds = bounds_text(self.minimum, self.maximum)
+        return f"{bounds}の整数" if bounds else "整数"
 
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -146,6 +160,9 @@ class Choice(Spec):
     choices: Sequence[str] | Callable[[], Sequence[str]] = ()
     what: str = "値"
     expected: str = "文字列"
+
+    def describe(self) -> str:
+        return self.what
 
     def allowed(self) -> Sequence[str]:
         return self.choices() if callable(self.choices) else self.choices
@@ -176,7 +193,10 @@ class ListOf(Spec):
 
     def __post_init__(self) -> None:
         if not self.expected:
-            self.expected = f"{_spaced(self.item.expected)}の並び"
+            self.expected = f"{spaced(self.item.expected)}の並び"
+
+    def describe(self) -> str:
+        return f"{spaced(self.item.describe())}の並び"
 
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         if not isinstance(value, list):
@@ -192,6 +212,9 @@ class MapOf(Spec):
 
     value: Spec = field(default_factory=Scalar)
     expected: str = "キーと値の組"
+
+    def describe(self) -> str:
+        return f"名前と{self.value.describe()}の組"
 
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         if not isinstance(value, dict):

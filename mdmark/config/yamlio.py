@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,7 +62,7 @@ def _json_pure(value: Any) -> bool:
         if item is None or type(item) in (str, int, bool):
             continue
         if type(item) is float:
-            if item != item or item in (float("inf"), float("-inf")):
+            if not math.isfinite(item):
                 return False
             continue
         if type(item) is list:

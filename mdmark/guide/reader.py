@@ -7,14 +7,19 @@ never from a project folder.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import MISSING, dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mdmark.errors import MdmarkError
 from mdmark.index.model import Index, load_index
 from mdmark.util.files import read_text
 from mdmark.util.text import suggestion
+
+if TYPE_CHECKING:
+    from mdmark.config.declare import Declared
 
 #: read_guide refuses to return more than this many characters in one call.
 MAX_GUIDE_CHARS = 50_000
@@ -82,13 +87,69 @@ TABLE_MARKERS = {
 }
 
 
+#: ``<!-- mdmark:keys config -->``, ``<!-- mdmark:keys docs.related -->``: the table of the keys of the
+#: config, or of the mapping at that place of the index, made from their declaration (a new key is
+#: one field of :class:`~mdmark.config.main.Config` or of the index model, and the guide shows it).
+KEYS_MARKER = re.compile(r"<!-- mdmark:keys ([a-z_.]+) -->")
+
+
 def page_text(path: Path, shown: str) -> str:
     """A guide page as it is read: its text with every table marker replaced by its table."""
     text = read_text(path, shown)
     for marker, table in TABLE_MARKERS.items():
         if marker in text:
             text = text.replace(marker, drift_table(table))
+    if "<!-- mdmark:keys " in text:
+        text = KEYS_MARKER.sub(lambda match: key_table(declaration_at(match.group(1))), text)
     return text
+
+
+def declaration_at(place: str) -> type:
+    """The dataclass declaring the keys at ``place``: ``config`` (the config file), else a dotted
+    path of keys from the top of the index (``docs``, ``docs.related``)."""
+    from mdmark.config.declare import declared
+    from mdmark.config.main import Config
+
+    if place == "config":
+        return Config
+    cls: type = Index
+    for name in place.split("."):
+        found = next((d.record for d in declared(cls) if d.name == name and d.record is not None), None)
+        if found is None:
+            raise LookupError(f"the index declares no mapping at {place!r}")
+        cls = found
+    return cls
+
+
+def default_text(declared: Declared) -> str:
+    """A key's default as the guide's tables show it: ``3``, ``[]``, 無し, or — for a required key."""
+    value = declared.default
+    if declared.required or value is MISSING:
+        return "—"
+    if value is None:
+        return "無し"
+    if declared.form == "map":
+        return "`{}`" if not value else "`{" + ", ".join(f"{k}: {v}" for k, v in value) + "}`"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, list | tuple):
+        return "`[" + ", ".join(str(v) for v in value) + "]`"
+    return f"`{value}`"
+
+
+def key_table(cls: type) -> str:
+    """The guide's table of the keys ``cls`` declares (sections opened into dotted keys): each key's
+    value, default and help; a 必須 column when any key is required."""
+    from mdmark.config.declare import leaves
+
+    rows = list(leaves(cls))
+    required = any(d.required for _, d in rows)
+    lines = ["| キー | 必須 | 値 | 既定 | 意味 |" if required else "| キー | 値 | 既定 | 意味 |"]
+    lines.append("| --- | --- | --- | --- | --- |" if required else "| --- | --- | --- | --- |")
+    for path, d in rows:
+        need = [("必須" if d.required else "任意")] if required else []
+        lines.append("| " + " | ".join([f"`{path}`", *need, d.spec.describe(), default_text(d), d.help]) + " |")
+    return "\n".join(lines)
 
 
 def drift_table(which: str) -> str:

@@ -21,27 +21,10 @@ from typing import Any
 
 import yaml
 
-from mdmark.config.schema import (
-    Key,
-    ListOf,
-    OneOf,
-    Problem,
-    Record,
-    Spec,
-    type_name,
-    validate,
-)
+from mdmark.config.schema import Key, ListOf, OneOf, Problem, Record, Spec, type_name, validate
 from mdmark.config.yamlio import guard_node, parse_yaml
 from mdmark.errors import MdmarkError
-from mdmark.index.model import (
-    DOC,
-    ITEM_KEYS,
-    RELATION,
-    TAG,
-    TERM,
-    format_problem,
-    index_problems,
-)
+from mdmark.index.model import DOC, ITEM_KEYS, RELATION, TAG, TERM, format_problem, index_problems
 from mdmark.project import Project
 from mdmark.tools import params
 from mdmark.tools.spec import checked
@@ -54,10 +37,17 @@ _KIND_NAMES: dict[str, str] = {"doc": "文書", "term": "用語", "tag": "タグ
 _WIDTH = 2**30
 
 
+def _object_form(record: Record) -> str:
+    """「to・type・when（と任意の paths）を持つオブジェクト」: the mapping form of ``record``, in words."""
+    required = "・".join(name for name, key in record.keys.items() if key.required)
+    optional = "・".join(name for name, key in record.keys.items() if not key.required)
+    return f"{required}（と任意の {optional}）を持つオブジェクト" if optional else f"{required} を持つオブジェクト"
+
+
 class _ObjectOnly(Spec):
     """A ``related`` entry written as a string: the index accepts it, update_index does not."""
 
-    expected = "to・type・when（と任意の paths）を持つオブジェクト"
+    expected = _object_form(RELATION)
 
     def check(self, value: Any, where: str, out: list[Problem]) -> None:
         out.append(

@@ -10,25 +10,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from mdmark.config.schema import (
-    Bool,
-    Choice,
-    Key,
-    ListOf,
-    Problem,
-    Record,
-    Str,
-    string_or_record,
-    validate,
-)
+from mdmark.config.declare import Builder, declared, key, record_of, text_or_record
+from mdmark.config.schema import Bool, Choice, ListOf, Problem, Record, Str, validate
 from mdmark.config.yamlio import YamlDoc, load_yaml, parse_yaml
 from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.errors import MdmarkError
-from mdmark.util.bounds import path_problem
 from mdmark.util.files import display, resolved, resolved_many
 from mdmark.util.text import normalize
 
@@ -48,57 +38,133 @@ REVERSE_TYPES: dict[str, str] = {
 
 _names = ListOf(Str(non_empty=True))
 
-TAG_REF = Record(keys={"name": Key(Str(non_empty=True), required=True), "main": Key(Bool())})
 
-RELATION = Record(
-    keys={
-        "to": Key(Str(non_empty=True), required=True),
-        "type": Key(Choice(choices=RELATION_TYPES, what="関係の種類"), required=True),
-        "when": Key(Str(non_empty=True), required=True),
-        "paths": Key(_names),
-    }
-)
+# The index is declared once, by the dataclasses below: each key is a field whose metadata
+# (mdmark.config.declare.key) holds its spec, whether it is required and its help; the schema
+# (INDEX_SCHEMA and the records of its items), the model built from a file and the key tables of
+# the guide page ``index`` all come from them. Other fields (``where``, ``*_at``) record where
+# a value was found. An entry of a list that breaks the schema is left out; the rest is kept.
 
-DOC = Record(
-    keys={
-        "id": Key(Str(non_empty=True), required=True),
-        "path": Key(Str(non_empty=True, path=True), required=True),
-        "title": Key(Str(non_empty=True), required=True),
-        "aliases": Key(_names),
-        "description": Key(Str(nullable=True)),
-        "tags": Key(ListOf(string_or_record(TAG_REF, "タグの名前の文字列か {name, main}"))),
-        "related": Key(ListOf(string_or_record(RELATION, "文書の ID の文字列か {to, type, when, paths}"))),
-    }
-)
 
-TERM = Record(
-    keys={
-        "id": Key(Str(non_empty=True), required=True),
-        "term": Key(Str(non_empty=True), required=True),
-        "aliases": Key(_names),
-        "definition": Key(Str(nullable=True)),
-        "docs": Key(_names),
-    }
-)
+@dataclass(frozen=True)
+class TagRef:
+    """A tag of a document: its name, or ``{name, main}``."""
 
-TAG = Record(
-    keys={
-        "name": Key(Str(non_empty=True), required=True),
-        "group": Key(Str(nullable=True)),
-        "description": Key(Str(nullable=True)),
-        "aliases": Key(_names),
-        "deprecated": Key(Str(nullable=True, non_empty=True)),
-    }
-)
+    #: What a tag written as a string is, in sentences.
+    TEXT_FORM: ClassVar[str] = "タグの名前"
 
-INDEX_SCHEMA = Record(keys={"docs": Key(ListOf(DOC)), "terms": Key(ListOf(TERM)), "tags": Key(ListOf(TAG))})
+    name: str = field(metadata=key(Str(non_empty=True), "タグの名前（語彙の別名でもよい）", required=True))
+    main: bool = field(default=False, metadata=key(Bool(), "この文書の主題のタグなら true。`find_docs` でこのタグを渡すと上に並ぶ"))
+    where: str = ""
 
-#: update_index items: the same records without the id/name key, and related entries only as objects.
-ITEM_KEYS: dict[str, tuple[str, str, Record]] = {
-    "doc": ("docs", "id", DOC),
-    "term": ("terms", "id", TERM),
-    "tag": ("tags", "name", TAG),
-}
+    @classmethod
+    def from_text(cls, text: str, where: str) -> TagRef:
+        return cls(text, False, where)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A ``related`` entry. A string entry has ``type`` and ``when`` None and ``written_as_string``."""
+
+    TEXT_FORM: ClassVar[str] = "文書の ID"
+
+    to: str = field(metadata=key(Str(non_empty=True), "関連する文書の ID", required=True))
+    type: str | None = field(
+        default=None, metadata=key(Choice(choices=RELATION_TYPES, what="関係の種類"), "下の 5 つのどれか", required=True)
+    )
+    when: str | None = field(
+        default=None,
+        metadata=key(Str(non_empty=True), "どんなときにこの関連をたどるか（例: 公開 API を変えたとき）", required=True),
+    )
+    paths: tuple[str, ...] = field(
+        default=(), metadata=key(_names, "関連に属する、文書でないファイル（ソースなど）のパターン。索引のファイルからの相対パス")
+    )
+    where: str = ""
+    written_as_string: bool = False
+
+    @classmethod
+    def from_text(cls, text: str, where: str) -> Relation:
+        return cls(text, None, None, (), where, written_as_string=True)
+
+
+@dataclass
+class Doc:
+    id: str = field(
+        metadata=key(
+            Str(non_empty=True),
+            "文書の ID。`docs` の中で一意。`related[].to`・`terms[].docs`・`find_docs` の `related_to` が使う",
+            required=True,
+        )
+    )
+    path: str = field(metadata=key(Str(non_empty=True, path=True), "文書のファイルのパス（索引のファイルからの相対パス）", required=True))
+    title: str = field(
+        metadata=key(Str(non_empty=True), "文書の題。文書の最初の見出しと同じにする（違うと `title_mismatch`）", required=True)
+    )
+    where: str = ""
+    aliases: list[str] = field(
+        default_factory=list,
+        metadata=key(_names, "文書のほかの呼び名。`find_docs` の `text` で引け、本文に出ると関連になる", partial=True),
+    )
+    description: str | None = field(default=None, metadata=key(Str(nullable=True), "1 行の概要。`find_docs` の結果に出る"))
+    tags: list[TagRef] = field(
+        default_factory=list,
+        metadata=key(ListOf(text_or_record(TagRef)), "文書のタグ（下の「tags の要素」）", record=TagRef, whole=True, partial=True),
+    )
+    related: list[Relation] = field(
+        default_factory=list,
+        metadata=key(
+            ListOf(text_or_record(Relation)), "ほかの文書への関連（下の「related の要素」）", record=Relation, whole=True, partial=True
+        ),
+    )
+    #: Each alias with its key path (``docs[2].aliases[1]``), so check points at the list entry.
+    aliases_at: list[tuple[str, str]] = field(default_factory=list, metadata={"at": "aliases"})
+
+    @property
+    def names(self) -> list[str]:
+        """Title then aliases: the names an occurrence in another document's text may use."""
+        return [self.title, *self.aliases]
+
+
+@dataclass
+class Term:
+    id: str = field(metadata=key(Str(non_empty=True), "用語の ID。`terms` の中で一意", required=True))
+    term: str = field(metadata=key(Str(non_empty=True), "用語", required=True))
+    where: str = ""
+    aliases: list[str] = field(default_factory=list, metadata=key(_names, "用語のほかの書き方", partial=True))
+    definition: str | None = field(default=None, metadata=key(Str(nullable=True), "用語の定義（1〜2 文）"))
+    docs: list[str] = field(
+        default_factory=list,
+        metadata=key(_names, "この用語を説明している文書の ID。無い ID は `unknown_doc`", partial=True),
+    )
+    #: Each document ID of ``docs`` with its key path (``terms[0].docs[1]``).
+    docs_at: list[tuple[str, str]] = field(default_factory=list, metadata={"at": "docs"})
+
+
+@dataclass
+class Tag:
+    name: str = field(metadata=key(Str(non_empty=True), "タグの名前。`tags` の中で一意", required=True))
+    where: str = ""
+    group: str | None = field(default=None, metadata=key(Str(nullable=True), "タグのグループ（`種類`・`topic` など）"))
+    description: str | None = field(
+        default=None,
+        metadata=key(Str(nullable=True), "何に付けるか。「含める: …。含めない: …。例: …」の形が読みやすい"),
+    )
+    aliases: list[str] = field(
+        default_factory=list,
+        metadata=key(_names, "タグの別名。文書の `tags` と `find_docs` の `tags` で、別名は `name` として扱う", partial=True),
+    )
+    deprecated: str | None = field(
+        default=None, metadata=key(Str(nullable=True, non_empty=True), "やめたタグなら、振り替え先のタグの `name`")
+    )
+    #: Each alias with its key path (``tags[0].aliases[1]``).
+    aliases_at: list[tuple[str, str]] = field(default_factory=list, metadata={"at": "aliases"})
+
+
+TAG_REF = record_of(TagRef)
+RELATION = record_of(Relation)
+DOC = record_of(Doc)
+TERM = record_of(Term)
+TAG = record_of(Tag)
 
 
 def index_problems(data: Any) -> list[Problem]:
@@ -114,68 +180,6 @@ def index_problems(data: Any) -> list[Problem]:
 def format_problem(problem: Problem) -> str:
     """``{場所}: {内容}``; the top level is called 「索引」."""
     return f"{problem.where or '索引'}: {problem.message}"
-
-
-@dataclass(frozen=True)
-class TagRef:
-    name: str
-    main: bool
-    where: str
-
-
-@dataclass(frozen=True)
-class Relation:
-    """A ``related`` entry. A string entry has ``type`` and ``when`` None and ``written_as_string``."""
-
-    to: str
-    type: str | None
-    when: str | None
-    paths: tuple[str, ...]
-    where: str
-    written_as_string: bool = False
-
-
-@dataclass
-class Doc:
-    id: str
-    path: str
-    title: str
-    where: str
-    aliases: list[str] = field(default_factory=list)
-    description: str | None = None
-    tags: list[TagRef] = field(default_factory=list)
-    related: list[Relation] = field(default_factory=list)
-    #: Each alias with its key path (``docs[2].aliases[1]``), so check points at the list entry.
-    aliases_at: list[tuple[str, str]] = field(default_factory=list)
-
-    @property
-    def names(self) -> list[str]:
-        """Title then aliases: the names an occurrence in another document's text may use."""
-        return [self.title, *self.aliases]
-
-
-@dataclass
-class Term:
-    id: str
-    term: str
-    where: str
-    aliases: list[str] = field(default_factory=list)
-    definition: str | None = None
-    docs: list[str] = field(default_factory=list)
-    #: Each document ID of ``docs`` with its key path (``terms[0].docs[1]``).
-    docs_at: list[tuple[str, str]] = field(default_factory=list)
-
-
-@dataclass
-class Tag:
-    name: str
-    where: str
-    group: str | None = None
-    description: str | None = None
-    aliases: list[str] = field(default_factory=list)
-    deprecated: str | None = None
-    #: Each alias with its key path (``tags[0].aliases[1]``).
-    aliases_at: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -256,9 +260,15 @@ class Index:
 
     path: Path
     shown: str
-    docs: list[Doc] = field(default_factory=list)
-    terms: list[Term] = field(default_factory=list)
-    tags: list[Tag] = field(default_factory=list)
+    docs: list[Doc] = field(
+        default_factory=list, metadata=key(ListOf(DOC), "文書", record=Doc, partial=True) | {"item": "doc"}
+    )
+    terms: list[Term] = field(
+        default_factory=list, metadata=key(ListOf(TERM), "用語集", record=Term, partial=True) | {"item": "term"}
+    )
+    tags: list[Tag] = field(
+        default_factory=list, metadata=key(ListOf(TAG), "タグの語彙", record=Tag, partial=True) | {"item": "tag"}
+    )
     has_tags: bool = False
     problems: list[Problem] = field(default_factory=list)
     yaml: YamlDoc | None = None
@@ -409,86 +419,24 @@ class Index:
         ]
 
 
-def _strings(value: Any) -> list[str]:
-    # Blank entries break the schema (reported there) and would match everything as a name.
-    return [v for v in value if isinstance(v, str) and v.strip()] if isinstance(value, list) else []
+INDEX_SCHEMA: Record = record_of(Index)
 
-
-def _strings_at(value: Any, where: str) -> list[tuple[str, str]]:
-    """The entries :func:`_strings` keeps, each with its key path ``<where>[j]``."""
-    if not isinstance(value, list):
-        return []
-    return [(v, f"{where}[{j}]") for j, v in enumerate(value) if isinstance(v, str) and v.strip()]
-
-
-def _opt_str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _doc(item: dict[str, Any], where: str) -> Doc | None:
-    if not all(isinstance(item.get(k), str) and item[k].strip() for k in ("id", "path", "title")):
-        return None
-    if path_problem(item["path"]) is not None:  # a schema problem; no file can be looked up by it
-        return None
-    doc = Doc(
-        id=item["id"],
-        path=item["path"],
-        title=item["title"],
-        where=where,
-        aliases=_strings(item.get("aliases")),
-        description=_opt_str(item.get("description")),
-        aliases_at=_strings_at(item.get("aliases"), f"{where}.aliases"),
-    )
-    for j, tag in enumerate(item.get("tags") or [] if isinstance(item.get("tags"), list) else []):
-        if isinstance(tag, str) and tag.strip():
-            doc.tags.append(TagRef(tag, False, f"{where}.tags[{j}]"))
-        elif isinstance(tag, dict) and TAG_REF.accepts(tag):
-            doc.tags.append(TagRef(tag["name"], bool(tag.get("main", False)), f"{where}.tags[{j}]"))
-    for j, rel in enumerate(item.get("related") or [] if isinstance(item.get("related"), list) else []):
-        rel_where = f"{where}.related[{j}]"
-        if isinstance(rel, str) and rel.strip():
-            doc.related.append(Relation(rel, None, None, (), rel_where, written_as_string=True))
-        elif isinstance(rel, dict) and RELATION.accepts(rel):
-            doc.related.append(Relation(rel["to"], rel["type"], rel["when"], tuple(rel.get("paths") or ()), rel_where))
-    return doc
+#: update_index's kinds: kind -> (the list's key, the key that names an item, the item's record).
+ITEM_KEYS: dict[str, tuple[str, str, Record]] = {
+    kinds[d.attr]: (d.name, next(iter(d.spec.item.keys)), d.spec.item)
+    for kinds in ({f.name: f.metadata["item"] for f in fields(Index) if "item" in f.metadata},)
+    for d in declared(Index)
+    if d.attr in kinds and isinstance(d.spec, ListOf) and isinstance(d.spec.item, Record)
+}
 
 
 def build_index(doc: YamlDoc, path: Path, shown: str) -> Index:
     """Validate parsed index YAML and build the model from the items that fit."""
     data = doc.data
-    index = Index(path=path.resolve(), shown=shown, yaml=doc, problems=index_problems(data))
-    if not isinstance(data, dict):
-        return index
-    index.has_tags = "tags" in data
-    for i, item in enumerate(data.get("docs") or [] if isinstance(data.get("docs"), list) else []):
-        if isinstance(item, dict) and (model := _doc(item, f"docs[{i}]")) is not None:
-            index.docs.append(model)
-    for i, item in enumerate(data.get("terms") or [] if isinstance(data.get("terms"), list) else []):
-        if isinstance(item, dict) and isinstance(item.get("id"), str) and isinstance(item.get("term"), str):
-            index.terms.append(
-                Term(
-                    id=item["id"],
-                    term=item["term"],
-                    where=f"terms[{i}]",
-                    aliases=_strings(item.get("aliases")),
-                    definition=_opt_str(item.get("definition")),
-                    docs=_strings(item.get("docs")),
-                    docs_at=_strings_at(item.get("docs"), f"terms[{i}].docs"),
-                )
-            )
-    for i, item in enumerate(data.get("tags") or [] if isinstance(data.get("tags"), list) else []):
-        if isinstance(item, dict) and isinstance(item.get("name"), str) and item["name"].strip():
-            index.tags.append(
-                Tag(
-                    name=item["name"],
-                    where=f"tags[{i}]",
-                    group=_opt_str(item.get("group")),
-                    description=_opt_str(item.get("description")),
-                    aliases=_strings(item.get("aliases")),
-                    deprecated=_opt_str(item.get("deprecated")) or None,
-                    aliases_at=_strings_at(item.get("aliases"), f"tags[{i}].aliases"),
-                )
-            )
+    problems = index_problems(data)
+    extra: dict[str, Any] = {"path": path.resolve(), "shown": shown, "yaml": doc, "problems": problems}
+    index = Builder(problems).record(Index, data, "", **extra) or Index(**extra)
+    index.has_tags = isinstance(data, dict) and "tags" in data
     return index
 
 
