@@ -25,7 +25,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from mdmark.errors import MdmarkError
 from mdmark.index.model import Doc, Index
-from mdmark.util.text import suggestion
+from mdmark.util.sentences import close_note
 
 from .state import doc_for_docname, docname_of, env_state
 
@@ -97,7 +97,7 @@ class RelatedDirective(_IndexDirective):
             doc_id = self.arguments[0].strip()
             doc = index.doc(doc_id)
             if doc is None:
-                hint = suggestion(doc_id, [d.id for d in index.docs])
+                hint = close_note(doc_id, [d.id for d in index.docs])
                 self.warn(f"文書の ID `{doc_id}` は索引に無いので、索引の docs[].id を指定してください{hint}。")
                 return []
         else:
@@ -148,7 +148,7 @@ class DocsDirective(_IndexDirective):
         vocabulary = [t.name for t in index.tags]
         for name in names:
             if index.has_tags and index.tag(name) is None:
-                self.warn(f"タグ `{name}` は索引のタグの語彙に無いので、語彙にあるタグを指定してください{suggestion(name, vocabulary)}。")
+                self.warn(f"タグ `{name}` は索引のタグの語彙に無いので、語彙にあるタグを指定してください{close_note(name, vocabulary)}。")
 
     def run(self) -> list[nodes.Node]:
         index = self.load_index()

@@ -132,7 +132,7 @@ def test_a_key_is_one_field_declaration() -> None:
     problems = validate(schema, {"limits": {"depth": 10, "dept": 1}})
     assert [(p.where, p.message) for p in problems] == [
         ("limits.depth", "10 は範囲の外なので、1 以上 9 以下の整数にしてください。"),
-        ("limits.dept", "知らないキー `dept` なので、近い名前の `depth` に直すか消してください。"),
+        ("limits.dept", "知らないキー `dept` なので、近い `depth` に直すか、消してください。"),
     ]
     assert Builder([]).record(Settings, {"limits": {"depth": 3}}, "") == Settings(Limits(3))
     assert Builder(problems).record(Settings, {"limits": {"depth": 10, "dept": 1}}, "") == Settings(Limits(2))

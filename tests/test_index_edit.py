@@ -224,7 +224,7 @@ def test_empty_or_null_list_value_gets_block_items(project: Path) -> None:
         ),
         (
             "doc", "api", {"path": "api.md", "title": "API", "tag": ["x"], "aliases": "API"},
-            "docs[2].tag: 知らないキー `tag` なので、近い名前の `tags` に直すか消してください。\n"
+            "docs[2].tag: 知らないキー `tag` なので、近い `tags` に直すか、消してください。\n"
             "docs[2].aliases: 文字列の並びで書いてください（いまは文字列です）。",
         ),
         (
@@ -233,7 +233,7 @@ def test_empty_or_null_list_value_gets_block_items(project: Path) -> None:
         ),
         (
             "tag", "設計", {"deprecated": "", "colour": "red"},
-            "tags[0].deprecated: 空の文字列なので、値を書いてください。\ntags[0].colour: 知らないキー `colour` なので、キーの名前を直すか消してください。",
+            "tags[0].deprecated: 空の文字列なので、値を書いてください。\ntags[0].colour: 知らないキー `colour` なので、キーの名前を直すか、消してください。",
         ),
     ],
 )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mdmark.util.bounds import path_problem
-from mdmark.util.text import close_names, quote_list
+from mdmark.util.sentences import close_choice, close_fix
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,7 @@ def bounds_text(minimum: int | None, maximum: int | None) -> str:
 
 def choose_from(value: str, choices: Sequence[str], hint: bool = True) -> str:
     """The fix for a value outside ``choices``: ``近い `doc` か、`doc`・`term`・`tag` のどれかにしてください。``"""
-    close = close_names(value, choices, 1) if hint else []
-    near = f"近い `{close[0]}` か、" if close else ""
-    return f"{near}{quote_list(choices)} のどれかにしてください。"
+    return close_choice(value if hint else "", choices)
 
 
 class Spec:
@@ -248,8 +246,7 @@ class Record(Spec):
         for name, item in value.items():
             child = f"{where}.{name}" if where else str(name)
             if name not in self.keys:
-                close = close_names(str(name), self.keys, 1)
-                fix = f"近い名前の `{close[0]}` に直すか" if close else "キーの名前を直すか"
+                fix = close_fix(str(name), self.keys, "キーの名前を直すか、")
                 out.append(Problem(child, f"知らないキー `{name}` なので、{fix}消してください。", unknown_key=True))
                 continue
             self.keys[name].spec.check(item, child, out)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from mdmark.errors import MdmarkError
 from mdmark.index.model import Index, load_index
 from mdmark.util.files import read_text
-from mdmark.util.text import suggestion
+from mdmark.util.sentences import close_note
 
 if TYPE_CHECKING:
     from mdmark.config.declare import Declared
@@ -59,7 +59,7 @@ def read_guide(names: list[str]) -> list[str]:
     wanted = list(dict.fromkeys(names))
     unknown = [name for name in wanted if name not in known]
     if unknown:
-        named = "・".join(f"`{name}`{suggestion(name, known, 3)}" for name in unknown)
+        named = "・".join(f"`{name}`{close_note(name, known)}" for name in unknown)
         # A closing full-width bracket takes no space after it; a code name does.
         gap = "" if named.endswith("）") else " "
         raise MdmarkError(

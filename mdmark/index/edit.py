@@ -30,7 +30,7 @@ from mdmark.tools import params
 from mdmark.tools.spec import checked
 from mdmark.util.bounds import check_path, check_value
 from mdmark.util.files import atomic_write_text, display, read_text
-from mdmark.util.text import close_names, quote_list
+from mdmark.util.sentences import unknown_item
 
 #: What a kind is called in sentences.
 _KIND_NAMES: dict[str, str] = {"doc": "文書", "term": "用語", "tag": "タグの語彙"}
@@ -247,12 +247,7 @@ def _edit_index_text(text: str, kind: str, item_id: str, item: dict[str, Any] | 
     if item is None:
         if pos is None:
             ids = [it[id_key] for it in items if isinstance(it, dict) and isinstance(it.get(id_key), str)]
-            close = close_names(item_id, ids)
-            near = f"（近い{'名前' if kind == 'tag' else ' ID'}: {quote_list(close)}）" if close else ""
-            what = "name" if kind == "tag" else "ID"
-            raise MdmarkError(
-                f"{what} が `{item_id}` の項目は索引の {list_key} に無いので、{list_key} にある {what}{near or ' '}を渡してください。"
-            )
+            raise MdmarkError(unknown_item("name" if kind == "tag" else "ID", item_id, list_key, ids))
         action = "removed"
         new_item: dict[str, Any] | None = None
         del items[pos]

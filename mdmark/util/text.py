@@ -75,14 +75,6 @@ def quote_list(names: Iterable[str]) -> str:
     return "・".join(f"`{name}`" for name in names)
 
 
-def suggestion(word: str, candidates: Iterable[str], n: int = 3) -> str:
-    """A trailing clause naming close candidates, or ``""`` when there is none."""
-    close = close_names(word, candidates, n)
-    if not close:
-        return ""
-    return f"（近い名前: {quote_list(close)}）"
-
-
 def close_file(wanted: str, candidates: Iterable[str]) -> str | None:
     """The candidate path that looks most like ``wanted``: same suffix, then the closest file stem.
 
