@@ -22,7 +22,7 @@ from mdmark.workspace import Workspace, workspace_for
 
 if TYPE_CHECKING:
     from mdmark.references import Model
-    from mdmark.host.app import ConfInfo
+    from mdmark.host.confinfo import ConfInfo
 
 
 def require_config_inside(project_dir: Path, config: str) -> None:
@@ -131,7 +131,7 @@ class Project:
 
     def conf_info(self) -> ConfInfo:
         """The Sphinx configuration references resolve with (conf.py's, else mdmark's own)."""
-        from mdmark.host.app import info_for_settings
+        from mdmark.host.confinfo import info_for_settings
 
         info = (
             info_for_settings(self.config.markdown) if self.config.sphinx_conf is None else self.pipeline.conf_info()
@@ -154,7 +154,7 @@ class Project:
         ``paths`` and the documents they link to, so nothing walks the folder tree around a file.
         """
         from mdmark.references import Model
-        from mdmark.host.app import found_documents, other_documents
+        from mdmark.host.confinfo import found_documents, other_documents
 
         srcdir = self.source_dir
         info = self.conf_info()

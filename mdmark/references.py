@@ -24,7 +24,7 @@ from mdmark.util.text import close_file, close_names
 from mdmark.util.globs import glob_match
 
 if TYPE_CHECKING:
-    from mdmark.host.app import ConfInfo
+    from mdmark.host.confinfo import ConfInfo
 
 #: Labels Sphinx's std domain always has (its generated index and search pages).
 BUILTIN_LABELS: dict[str, str] = {"genindex": "Index", "modindex": "Module Index", "py-modindex": "Module Index", "search": "Search Page"}

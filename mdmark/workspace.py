@@ -112,7 +112,7 @@ class Workspace:
     ) -> Pipeline:
         """The pipeline for a source folder, settings and conf.py (an edited conf.py makes a new one)."""
         from mdmark.pipeline.pipeline import Pipeline
-        from mdmark.host.app import conf_digest
+        from mdmark.host.confinfo import conf_digest
 
         # Trusted or not is part of the key: trusting (or editing) conf.py makes a new application.
         key = (str(srcdir.resolve()), settings.key(), str(cache_dir), str(conf), conf_digest(conf, trusted))

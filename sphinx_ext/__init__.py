@@ -40,7 +40,7 @@ def _on_config_inited(app: Sphinx, config: SphinxConfig) -> None:
 
     from mdmark.config.main import find_config, load_config
     from mdmark.errors import MdmarkError
-    from mdmark.host.app import fill_in_myst
+    from mdmark.host.myst_settings import fill_in_myst
 
     from .state import State, set_state
 

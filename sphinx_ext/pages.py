@@ -24,7 +24,7 @@ from docutils import nodes
 from sphinx.util import logging as sphinx_logging
 
 from mdmark.index.model import Doc, Index
-from mdmark.host.app import is_epub, std_terms
+from mdmark.host.accessors import is_epub, std_terms
 
 from .directives import tag_ref
 from .state import docname_of, get_state

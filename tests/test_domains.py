@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import FIXTURES, run_mdmark, trust_project
 
 from mdmark.facts import DocFacts, Link, Target
-from mdmark.host.app import ConfInfo, unverified_domains
+from mdmark.host.confinfo import ConfInfo, unverified_domains
 from mdmark.references import Model
 
 

@@ -86,7 +86,7 @@ ALLOWED_READS: dict[tuple[str, str], str] = {
     ("mdmark/html/page.py", "_static_css"): "package data (the design CSS)",
     ("mdmark/html/page.py", "check_out_path"): "the file already at the output path (4 KiB), to refuse replacing what is not HTML",
     ("mdmark/guide/reader.py", "page_text"): "package data (the guide)",
-    ("mdmark/host/app.py", "conf_digest"): "conf.py's digest (whether it runs is the trust's decision)",
+    ("mdmark/host/confinfo.py", "conf_digest"): "conf.py's digest (whether it runs is the trust's decision)",
     ("mdmark/cli/main.py", "main"): "os.devnull, when the reader of stdout went away",
     ("mdmark/cli/scaffold.py", "init_project"): "mdmark init writing its own new files (O_EXCL)",
     ("mdmark/host/static_conf.py", "read_conf"): "conf.py read as text for its literal settings (never run), regular and size-capped",

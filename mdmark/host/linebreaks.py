@@ -137,7 +137,7 @@ class JoinEastAsianLines(SphinxPostTransform):
 def enable(app: Sphinx) -> None:
     """Turn the transform on in an application mdmark reads with (export and build always join),
     unless the project's own conf.py says ``mdmark_join_east_asian_lines = False``."""
-    from mdmark.host.app import user_set
+    from mdmark.host.myst_settings import user_set
 
     app.setup_extension("mdmark.host.linebreaks")
     if not user_set(app.config, CONFIG_NAME):

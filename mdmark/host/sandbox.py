@@ -8,7 +8,7 @@ expression), and every value it makes bounded, so ``{{ "x" * 10**10 }}`` is refu
 taking the memory. The context holds plain data only: the substitutions, and ``env`` as the
 document's name and front matter (MyST hands in Sphinx's build environment, whose methods write files).
 
-:mod:`mdmark.host.app` puts :func:`render` in MyST's place; this module knows nothing of MyST.
+:mod:`mdmark.host.patches` puts :func:`render` in MyST's place; this module knows nothing of MyST.
 """
 
 from __future__ import annotations

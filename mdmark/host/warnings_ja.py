@@ -7,7 +7,7 @@ or option name stays as it was written, as a code span. A message no pattern kno
 English text inside a Japanese sentence, with the fix its warning type suggests (an uncommon
 extension's own warning is better shown than lost).
 
-The patterns match the first line of a message (:func:`mdmark.host.app._warning_of` keeps only
+The patterns match the first line of a message (:func:`mdmark.host.session._warning_of` keeps only
 that line); tests/test_warnings_ja.py holds each one to the message the installed docutils/MyST/
 Sphinx really writes.
 """

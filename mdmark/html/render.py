@@ -36,7 +36,8 @@ from mdmark.facts import DocFacts, Link
 from mdmark.util import door
 from mdmark.pipeline.pipeline import Pipeline, docname_of, file_stamp
 from mdmark.html.rawhtml import dropped_message, handler_message, sanitize
-from mdmark.host.app import SPHINX_LOCK, prepare_writing, reading_as
+from mdmark.host.session import SPHINX_LOCK
+from mdmark.host.accessors import prepare_writing, reading_as
 from mdmark.pipeline.workers import in_worker
 from mdmark.util.capture import project_output
 

@@ -10,7 +10,7 @@ workers), so an unchanged document is never parsed twice and a warm call needs n
 In a worker, one Sphinx application per (source folder, MyST settings) is created once and reused
 for every document (creating it costs far more than reading a document). Sphinx and docutils keep
 global state (directive registries, the logging set-up), so every use of an application happens
-in a :func:`mdmark.host.app.session` (under :data:`SPHINX_LOCK`), which a worker holds only
+in a :func:`mdmark.host.session.session` (under :data:`SPHINX_LOCK`), which a worker holds only
 for its own parse. Cached results are read without it."""
 
 
@@ -37,9 +37,10 @@ from mdmark.errors import MdmarkError
 from mdmark.facts import FACTS_VERSION, DocFacts, Warning
 from mdmark.util.files import resolve_many
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
-from mdmark.host.app import SPHINX_LOCK as SPHINX_LOCK
+from mdmark.host.session import SPHINX_LOCK as SPHINX_LOCK
 from mdmark.pipeline.sources import Sources
-from mdmark.host.app import ConfInfo, session
+from mdmark.host.confinfo import ConfInfo
+from mdmark.host.session import session
 from mdmark.pipeline.workers import in_worker
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ class _App:
 
         ``text`` is the document's content as the caller hashed it (default: the file as Sphinx reads it).
         """
-        from mdmark.host.app import ensure_known, take_doctree
+        from mdmark.host.app import ensure_known
+        from mdmark.host.accessors import take_doctree
 
         from mdmark.util.capture import project_output
         from mdmark.util.conflock import conf_lock
@@ -164,7 +166,7 @@ def _parse_guarded(
     except MemoryError:
         raise  # the worker reports it as its memory bound
     except Exception as exc:  # any parser/extension failure: report it for this document only
-        from mdmark.host.app import forget_document
+        from mdmark.host.accessors import forget_document
 
         try:
             forget_document(app.sphinx.env, docname_of(relpath))
@@ -216,7 +218,7 @@ class Pipeline:
         fingerprint of ``conf`` when the user trusts it (:mod:`mdmark.host.trust`) — only then does
         conf.py run; otherwise it is read statically."""
         from mdmark.host.confine import project_root
-        from mdmark.host.app import conf_digest
+        from mdmark.host.confinfo import conf_digest
 
         #: Where embedded files must lie (the guide page ``untrusted``): the config folder's git work tree, else the
         #: config folder — with a conf.py too, whose folder is only the source folder.
@@ -279,14 +281,14 @@ class Pipeline:
 
     def directives(self) -> dict[str, tuple[str, ...]]:
         """The directives documents here can use, with their options (see :func:`directive_options`)."""
-        from mdmark.host.app import directive_options
+        from mdmark.host.accessors import directive_options
 
         return directive_options(self.app)
 
     def conf_info(self) -> ConfInfo:
         """What check, export and build need of the Sphinx configuration, without running conf.py
         again when an earlier run already did (cached by the digest of conf.py)."""
-        from mdmark.host.app import info_for_settings
+        from mdmark.host.confinfo import info_for_settings
 
         if self._info is not None:
             return self._info

@@ -143,7 +143,7 @@ def _document_paths(project: Project, index: Index | None, doc_files: Mapping[in
     if conf is not None:
         # What sphinx-build reads (its source folder, source_suffix, exclude_patterns): the
         # Markdown documents among them are checked, besides docs.include.
-        from mdmark.host.app import found_documents
+        from mdmark.host.confinfo import found_documents
 
         srcdir = project.source_dir
         taken = set(indexed)

@@ -1,0 +1,212 @@
+"""What the rest of mdmark needs to know of a Sphinx configuration, as plain data: :class:`ConfInfo`
+(cached by the digest of ``conf.py``, so a warm run never executes ``conf.py`` again), the object
+types of the domains' roles, the domains a code-documenting extension would fill, and the documents
+Sphinx would find under a source folder without creating an application."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mdmark.config.main import MarkdownSettings
+from mdmark.util.globs import match_files
+
+#: Folders mdmark's own application (no conf.py) never takes documents from.
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    "**/.*",
+    "**/node_modules",
+    "**/__pycache__",
+    "**/_build",
+    "**/venv",
+    "**/site-packages",
+)
+
+#: ``{numref}`` formats without a conf.py (conf.py's ``numfig_format`` otherwise).
+DEFAULT_NUMFIG_FORMAT: dict[str, str] = {
+    "figure": "図 %s",
+    "table": "表 %s",
+    "code-block": "コード %s",
+    "section": "%s 節",
+}
+
+
+def conf_digest(conf: Path | None, trusted: str | None = None) -> str:
+    """What identifies a conf.py in cache keys ("" without one): ``trusted`` (the trust fingerprint,
+    conf.py and its local modules) when it runs, else ``static:`` and the digest of the file read."""
+    if conf is None:
+        return ""
+    if trusted is not None:
+        return f"trusted:{trusted}"
+    try:
+        return "static:" + hashlib.sha256(conf.read_bytes()).hexdigest()
+    except OSError:
+        return "static:unreadable"
+
+
+@dataclass(frozen=True)
+class ConfInfo:
+    """The parts of the Sphinx configuration check, export and build use."""
+
+    root_doc: str = "index"
+    numfig: bool = True
+    numfig_format: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_NUMFIG_FORMAT))
+    suppress_warnings: tuple[str, ...] = ()
+    nitpicky: bool = False
+    nitpick_ignore: tuple[tuple[str, str], ...] = ()
+    exclude_patterns: tuple[str, ...] = DEFAULT_EXCLUDES
+    source_suffixes: tuple[str, ...] = (".md",)
+    heading_anchors: int = 3
+    #: Extensions of conf.py that could not be loaded: (name, reason).
+    dropped: tuple[tuple[str, str], ...] = ()
+    #: conf.py was read statically, not run (the user has not trusted it; see :mod:`mdmark.host.trust`).
+    static: bool = False
+    #: With :attr:`static`: the extensions left out until the user trusts the project.
+    held: tuple[str, ...] = ()
+    #: The object types each role of a domain an extension adds looks up (``domain:role`` →
+    #: object types); Sphinx's own domains' come from :func:`builtin_role_objtypes`.
+    role_objtypes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Domains whose objects code mdmark did not run would define (autodoc while conf.py is not
+    #: trusted, or could not be loaded): a missing target there is not a drift.
+    unverified: tuple[str, ...] = ()
+    #: Whether this is a project's conf.py (``sphinx-build`` would read the project), not mdmark's own.
+    sphinx: bool = False
+
+    def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
+        """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
+        key = f"{domain}:{role}"
+        found = self.role_objtypes.get(key) or builtin_role_objtypes().get(key)
+        return frozenset(found) if found else None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ConfInfo:
+        return cls(
+            root_doc=str(data["root_doc"]),
+            numfig=bool(data["numfig"]),
+            numfig_format={str(k): str(v) for k, v in data["numfig_format"].items()},
+            suppress_warnings=tuple(data["suppress_warnings"]),
+            nitpicky=bool(data["nitpicky"]),
+            nitpick_ignore=tuple((str(a), str(b)) for a, b in data["nitpick_ignore"]),
+            exclude_patterns=tuple(data["exclude_patterns"]),
+            source_suffixes=tuple(data["source_suffixes"]),
+            heading_anchors=int(data["heading_anchors"]),
+            dropped=tuple((str(a), str(b)) for a, b in data["dropped"]),
+            static=bool(data.get("static", False)),
+            held=tuple(str(h) for h in data.get("held", ())),
+            role_objtypes={str(k): tuple(str(t) for t in v) for k, v in data.get("role_objtypes", {}).items()},
+            unverified=tuple(str(d) for d in data.get("unverified", ())),
+            sphinx=bool(data.get("sphinx", False)),
+        )
+
+    def suppressed(self, type_: str) -> bool:
+        """Whether conf.py's ``suppress_warnings`` silences a warning ``type.subtype`` (as Sphinx matches it)."""
+        kind, _, sub = type_.partition(".")
+        for entry in self.suppress_warnings:
+            target, _, target_sub = entry.partition(".")
+            if target == kind and (not target_sub or target_sub in ("*", sub)):
+                return True
+        return False
+
+
+def role_objtypes_of(domains: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """``domain:role`` → the object types the role looks up, from each domain's ``object_types``
+    (the table ``Domain.objtypes_for_role`` reads)."""
+    found: dict[str, list[str]] = {}
+    for domain in domains:
+        for objtype, spec in dict(getattr(domain, "object_types", {}) or {}).items():
+            for role in getattr(spec, "roles", ()):
+                found.setdefault(f"{domain.name}:{role}", []).append(str(objtype))
+    return {key: tuple(types) for key, types in found.items()}
+
+
+@functools.cache
+def builtin_role_objtypes() -> dict[str, tuple[str, ...]]:
+    """:func:`role_objtypes_of` of the domains Sphinx itself has (no application needed)."""
+    from sphinx.domains.c import CDomain
+    from sphinx.domains.cpp import CPPDomain
+    from sphinx.domains.javascript import JavaScriptDomain
+    from sphinx.domains.python import PythonDomain
+    from sphinx.domains.rst import ReSTDomain
+    from sphinx.domains.std import StandardDomain
+
+    return role_objtypes_of([CDomain, CPPDomain, JavaScriptDomain, PythonDomain, ReSTDomain, StandardDomain])
+
+
+#: Extensions whose directives define domain objects from the project's code (so whether a name
+#: exists is known only when conf.py is trusted and the extension runs): extension → domains.
+CODE_DOCUMENTING: dict[str, tuple[str, ...]] = {
+    "sphinx.ext.autodoc": ("py",),
+    "sphinx.ext.autosummary": ("py",),
+    "sphinx_automodapi.automodapi": ("py",),
+    "autoapi.extension": ("py",),
+    "autoapi": ("py",),
+    "sphinx_click": ("std",),
+    "sphinx_click.ext": ("std",),
+    "sphinxcontrib.autoprogram": ("std",),
+    "sphinxarg.ext": ("std",),
+}
+
+
+def unverified_domains(named: Iterable[str], loaded: Iterable[str]) -> tuple[str, ...]:
+    """The domains whose objects only a code-documenting extension conf.py names (``named``) but
+    mdmark did not load (``loaded``: untrusted conf.py, or an extension that failed) would define."""
+    running = set(loaded)
+    domains = {d for name in named if name not in running for d in CODE_DOCUMENTING.get(name, ())}
+    return tuple(sorted(domains))
+
+
+def info_for_settings(settings: MarkdownSettings) -> ConfInfo:
+    """The configuration of mdmark's own application (no conf.py)."""
+    return ConfInfo(heading_anchors=settings.heading_anchors)
+
+
+def found_documents(srcdir: Path, info: ConfInfo, extra: Iterable[str] = ()) -> list[str]:
+    """The documents Sphinx would find under ``srcdir`` (docnames, sorted), without an application.
+
+    Markdown only: mdmark reads MyST; other source files of a Sphinx project are not its documents.
+    """
+    excluded = _matcher(info.exclude_patterns)
+    found = []
+    for path in match_files(srcdir, ("**/*.md",), ()):
+        rel = path.relative_to(srcdir).as_posix()
+        if ".md" in info.source_suffixes and not excluded(rel):
+            found.append(rel[: -len(".md")])
+    return sorted({*found, *extra})
+
+
+def other_documents(srcdir: Path, info: ConfInfo) -> dict[str, str]:
+    """The project's sources of other suffixes (``.rst``…): docname → path relative to ``srcdir``.
+
+    mdmark reads them for what they define (labels, objects, toctrees) that Markdown documents
+    reference; it checks and writes Markdown only.
+    """
+    others = [s for s in info.source_suffixes if s != ".md"]
+    if not others:
+        return {}
+    excluded = _matcher(info.exclude_patterns)
+    found: dict[str, str] = {}
+    for path in match_files(srcdir, tuple(f"**/*{s}" for s in others), ()):
+        rel = path.relative_to(srcdir).as_posix()
+        if not excluded(rel):
+            found.setdefault(next(rel.removesuffix(s) for s in others if rel.endswith(s)), rel)
+    return found
+
+
+def _matcher(patterns: tuple[str, ...]) -> Any:
+    """Whether a path relative to the source folder is excluded — as ``sphinx.util.matching.
+    get_matching_files`` decides it, which also leaves out every file under an excluded folder."""
+    from sphinx.util.matching import Matcher
+
+    matcher = Matcher(list(patterns))
+
+    def excluded(rel: str) -> bool:
+        parts = rel.split("/")
+        return any(matcher("/".join(parts[:n])) for n in range(1, len(parts) + 1))
+
+    return excluded

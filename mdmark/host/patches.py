@@ -1,0 +1,277 @@
+"""The process-wide changes mdmark makes to docutils and MyST, each installed once per process by the
+first application mdmark creates (a ``sphinx-build`` that loads ``mdmark.sphinx_ext`` and never
+reads through mdmark's own application keeps docutils and MyST as they are): docutils' settings
+made once per kind of document (:func:`share_docutils_settings`), and what a document may make
+docutils and MyST do while reading (:func:`harden_parsing`: no docutils configuration files,
+substitutions in :mod:`mdmark.host.sandbox`, front matter measured first)."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+
+@functools.cache
+def share_docutils_settings() -> None:
+    """Make docutils' settings once per kind of document instead of once per document (installed
+    once per process, by the first application mdmark creates).
+
+    For every document it reads, Sphinx builds a docutils ``OptionParser`` (some 150 options, and
+    the docutils config files read again) to get default settings, and MyST builds another for a
+    document it throws away (the default of a ``dict.get`` is evaluated even when the key is
+    there): a quarter of reading a document. Both now get a copy of settings made once, as Sphinx's
+    own ``new_document`` does with its cached settings. Each copy gets its own ``DependencyList``
+    (the one value a document writes into) and its environment. The settings are equal, only not
+    rebuilt: the same documents give the same doctrees (the suite's goldens and the comparison with
+    ``sphinx-build`` on real projects check it). Installed only by a process that creates an
+    application of mdmark's own: a ``sphinx-build`` that loads ``mdmark.sphinx_ext`` does so only for
+    documents outside its source folder.
+    """
+    import sphinx.util.docutils as sphinx_docutils
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser as RSTParser
+    from docutils.utils import DependencyList, new_document
+    from myst_parser.mdit_to_docutils import base as myst_base
+
+    built_settings = sphinx_docutils._get_settings
+
+    # By the kinds of components (a parser is made per document; its options are its class's) and the
+    # plain defaults; the environment is set on each copy, so no cached entry keeps one alive.
+    made: dict[tuple[Any, ...], Any] = {}
+
+    def get_settings(*components: Any, defaults: Any, read_config_files: bool = False) -> Any:
+        plain = {k: v for k, v in defaults.items() if k != "env"}
+        try:
+            key = (
+                tuple(c if isinstance(c, type) else type(c) for c in components),
+                tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in plain.items())),
+                read_config_files,
+            )
+            hash(key)
+        except TypeError:  # a default that cannot be a key: made as before
+            made_now = built_settings(*components, defaults=defaults, read_config_files=read_config_files)
+            made_now.record_dependencies = DependencyList()  # never a file: docutils would truncate it
+            return made_now
+        cached = made.get(key)
+        if cached is None:
+            if len(made) >= 64:
+                made.clear()
+            cached = made[key] = built_settings(*components, defaults=plain, read_config_files=read_config_files)
+        settings = copy.copy(cached)
+        settings.record_dependencies = DependencyList()
+        if "env" in defaults:
+            settings.env = defaults["env"]
+        return settings
+
+    @functools.lru_cache(maxsize=8)
+    def parser_defaults(parser_cls: Any) -> Any:
+        return get_default_settings(parser_cls)
+
+    def make_document(source_path: str = "notset", parser_cls: Any = RSTParser) -> Any:
+        settings = copy.copy(parser_defaults(parser_cls))
+        settings.record_dependencies = DependencyList()
+        return new_document(source_path, settings=settings)
+
+    sphinx_docutils._get_settings = get_settings
+    myst_base.make_document = make_document
+
+
+# -- parsing of untrusted documents: what docutils and MyST may do while reading ------------------
+
+
+#: Substitutions nested in substitutions deeper than this are refused (each level recurses).
+MAX_SUBSTITUTION_DEPTH = 32
+
+
+@functools.cache
+def harden_parsing() -> None:
+    """Close what a document (or the folder mdmark runs in) could otherwise make docutils and MyST
+    do while reading (issue 28). Installed once per process, by the first application mdmark creates;
+    a ``sphinx-build`` that loads ``mdmark.sphinx_ext`` and never reads through mdmark's own
+    application keeps docutils and MyST as they are.
+
+    - docutils reads no configuration file (``docutils.conf`` in the working folder, ``~/.docutils``,
+      ``/etc/docutils.conf``, ``DOCUTILSCONFIG``): settings come from mdmark only. A planted
+      ``docutils.conf`` could name ``record_dependencies: /home/u/file``, which docutils truncates.
+    - Substitutions render in :mod:`mdmark.host.sandbox` (MyST's Jinja2 environment runs anything).
+    - Front matter is measured before MyST loads it (alias bombs, nesting), and its
+      ``myst.enable_extensions`` cannot turn on what the configuration left off.
+    """
+    from docutils.frontend import OptionParser
+    from myst_parser.mdit_to_docutils import base as myst_base
+    from myst_parser.parsers import sphinx_ as myst_sphinx
+
+    options: Any = OptionParser
+    options.standard_config_files = []
+    options.get_standard_config_files = classmethod(lambda cls: [])
+
+    renderer: Any = myst_base.DocutilsRenderer
+    renderer.render_substitution = _render_substitution
+    original_front_matter = renderer.render_front_matter
+
+    def render_front_matter(self: Any, token: Any) -> None:
+        # Refused front matter was reported when the parser read it; MyST must not load it again.
+        if isinstance(token.content, str) and _front_matter_problem(token.content, "") is not None:
+            return
+        original_front_matter(self, token)
+
+    renderer.render_front_matter = render_front_matter
+    parser: Any = myst_sphinx.MystParser
+    parser.parse = _myst_parse
+
+
+def _refuse_reading(env: Any, line: int | None, message: str) -> None:
+    """A refusal while reading, at the document's line: a ``syntax`` drift with ``message`` as its sentence."""
+    from sphinx.util import logging as sphinx_logging
+
+    sphinx_logging.getLogger("mdmark").warning(
+        message, location=(env.docname, line), type="mdmark", subtype="refused"
+    )
+
+
+def _front_matter_problem(text: str, shown: str) -> str | None:
+    from mdmark.config.yamlio import bounds_problem
+
+    # One blank line first: the YAML starts on the document's second line, so lines match.
+    return bounds_problem("\n" + text, shown or "front matter")
+
+
+def _front_matter_text(source: str) -> str | None:
+    """The front matter block of a document as MyST finds it (``read_topmatter``), unparsed."""
+    if not source.startswith("---"):
+        return None
+    lines = source.splitlines()
+    if not lines or not lines[0].startswith("---"):
+        return None
+    body = []
+    for line in lines[1:]:
+        if line.startswith(("---", "...")):
+            break
+        body.append(line.rstrip() + "\n")
+    return "".join(body)
+
+
+def _myst_parse(self: Any, inputstring: str, document: Any) -> None:
+    """MyST's ``MystParser.parse`` with the front matter measured before it is loaded and its
+    ``enable_extensions`` held to the configuration's."""
+    from myst_parser.config.main import TopmatterReadError, merge_file_level, read_topmatter
+    from myst_parser.mdit_to_docutils.sphinx_ import SphinxRenderer
+    from myst_parser.parsers.mdit import create_md_parser
+    from myst_parser.warnings_ import create_warning
+
+    env = document.settings.env
+    config = env.myst_config
+    front = _front_matter_text(inputstring)
+    problem = _front_matter_problem(front, f"{env.docname} の front matter") if front is not None else None
+    if problem is not None:
+        _refuse_reading(env, 1, problem)
+    else:
+        try:
+            topmatter = read_topmatter(inputstring)
+        except TopmatterReadError:
+            pass  # reported while rendering, as MyST does
+        else:
+            if topmatter:
+                _hold_extensions(topmatter, config, env)
+
+                def warning(wtype: Any, msg: str) -> None:
+                    create_warning(document, msg, wtype, line=1, append_to=document)
+
+                config = merge_file_level(config, topmatter, warning)
+    parser = create_md_parser(config, SphinxRenderer)
+    parser.options["document"] = document
+    parser.render(inputstring)
+
+
+def _hold_extensions(topmatter: dict[str, Any], config: Any, env: Any) -> None:
+    """Drop from the front matter's ``myst.enable_extensions`` what the configuration does not enable."""
+    myst = topmatter.get("myst")
+    if not isinstance(myst, dict) or "enable_extensions" not in myst:
+        return
+    wanted = myst["enable_extensions"]
+    if isinstance(wanted, str) or not isinstance(wanted, list | tuple | set | frozenset):
+        return  # MyST reports the wrong type itself
+    enabled = set(config.enable_extensions)
+    extra = sorted({str(w) for w in wanted} - enabled)
+    if extra:
+        names = "・".join(f"`{name}`" for name in extra[:10])
+        _refuse_reading(
+            env,
+            1,
+            f"front matter の `myst.enable_extensions` の {names} は設定で有効にしていないので使わず、"
+            "使うなら設定の markdown.extensions に足してください。",
+        )
+    myst["enable_extensions"] = [w for w in wanted if str(w) in enabled]
+
+
+def _render_substitution(self: Any, token: Any, inline: bool) -> None:
+    """MyST's ``render_substitution`` (``{{ name }}``), rendered by :mod:`mdmark.host.sandbox`.
+
+    The context is the substitutions and, as ``env``, the document's name and front matter as plain
+    data (MyST hands in Sphinx's environment, whose methods read and write files).
+    """
+    from myst_parser.mdit_to_docutils.base import REGEX_DIRECTIVE_START, token_line
+    from myst_parser.warnings_ import MystWarnings
+
+    from mdmark.host import sandbox
+
+    position = token_line(token)
+
+    def refuse(reason: str) -> None:
+        message = sandbox.refusal_message(token.content.strip(), reason)
+        if self.sphinx_env is not None:
+            _refuse_reading(self.sphinx_env, position, message)
+        else:
+            self.create_warning(message, MystWarnings.SUBSTITUTION, line=position, append_to=self.current_node)
+
+    context: dict[str, Any] = dict(self.md_config.substitutions)
+    if self.sphinx_env is not None:
+        docname = str(self.sphinx_env.docname)
+        metadata = self.sphinx_env.metadata.get(docname, {})
+        context["env"] = {"docname": docname, "metadata": {docname: {str(k): v for k, v in dict(metadata).items()}}}
+    content = token.content.strip()
+    self.document.sub_references = getattr(self.document, "sub_references", set())
+    if len(self.document.sub_references) >= MAX_SUBSTITUTION_DEPTH:
+        refuse(f"置き換えの中の置き換えが {MAX_SUBSTITUTION_DEPTH} 段を超えるので")
+        return
+    if content in context and content != "env":
+        # An exact key is looked up directly (keys that are not identifiers work, MyST #1007).
+        value = context[content]
+        rendered = value if isinstance(value, str) else str(value)
+        if len(rendered) > sandbox.MAX_VALUE_CHARS:
+            refuse(f"作る値が大きすぎる（{sandbox.MAX_VALUE_CHARS:,} 文字まで）ので")
+            return
+        references = {content}
+    else:
+        try:
+            rendered = sandbox.render(token.content, context)
+        except sandbox.Refusal as refusal:
+            refuse(str(refusal))
+            return
+        except Exception as error:  # an undefined name, a syntax error: as MyST reports them
+            self.create_warning(
+                f"Substitution error:{error.__class__.__name__}: {error}",
+                MystWarnings.SUBSTITUTION,
+                line=position,
+                append_to=self.current_node,
+            )
+            return
+        references = sandbox.names_in(token.content)
+    cyclic = references.intersection(self.document.sub_references)
+    if cyclic:
+        self.create_warning(
+            f"circular substitution reference: {cyclic}",
+            MystWarnings.SUBSTITUTION,
+            line=position,
+            append_to=self.current_node,
+        )
+        return
+    self.document.sub_references.update(references)
+    try:
+        if inline and not REGEX_DIRECTIVE_START.match(rendered):
+            self.nested_render_text(rendered, position, inline=True)
+        else:
+            self.nested_render_text(rendered, position)
+    finally:
+        self.document.sub_references.difference_update(references)
