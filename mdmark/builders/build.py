@@ -193,7 +193,7 @@ def build_site(
         warnings: list[str] = css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
-        recorder = Recorder(model)
+        recorder = Recorder(model, {f.docname: f.html for f in fragments})
         srcdir = pipeline.srcdir
 
         def is_doc_file(docname: str) -> bool:
@@ -206,7 +206,7 @@ def build_site(
             shown = shown_under(real[path], start)
             own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
             section = kept.finished.get(docname)
-            if section is not None and section.own == own and recorder.still(section.reads, markup, is_doc_file):
+            if section is not None and section.own == own and recorder.still(section.reads, is_doc_file):
                 kept.kept += 1
             else:
                 with recorder.recording() as (watched, reads):

@@ -118,8 +118,10 @@ class Recorder:
     file questions are replaced by recording ones; the model itself is never changed, so another
     thread using it sees nothing."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, sources: dict[str, str]) -> None:
+        """``sources``: each document's fragment HTML (what its heading markup is made from)."""
         self.model = model
+        self.sources = sources
         self._facts = model.facts
         # The model's file questions: relative to the source folder (exists, is a folder, listing).
         self._exists: Callable[[str], bool] = model._exists
@@ -161,7 +163,9 @@ class Recorder:
 
     def note(self, kind: str, name: str, answer: Any) -> Any:
         if self.log is not None:
-            self.log.append((kind, name, _frozen(answer) if kind == "markup" else answer))
+            # A heading markup is made from its document's fragment alone: the fragment's text
+            # (kept, not copied) stands for it, compared by identity while it is unchanged.
+            self.log.append((kind, name, self.sources.get(name) if kind == "markup" else answer))
         return answer
 
     @contextmanager
@@ -174,7 +178,7 @@ class Recorder:
         finally:
             self.log = None
 
-    def answer(self, kind: str, name: str, markup: dict[str, dict[str, str]], is_file: Callable[[str], bool]) -> Hashable:
+    def answer(self, kind: str, name: str, is_file: Callable[[str], bool]) -> Hashable:
         """The answer to a recorded question now (against the model of this build)."""
         if kind == "facts":
             return fingerprint(self._facts(name))
@@ -185,15 +189,12 @@ class Recorder:
         if kind == "listdir":
             return tuple(self._listdir(name))
         if kind == "markup":
-            return _frozen(markup.get(name))
+            return self.sources.get(name)
         if kind == "doc_file":
             return is_file(name)
         raise ValueError(kind)
 
-    def still(self, reads: tuple[Read, ...], markup: dict[str, dict[str, str]], is_file: Callable[[str], bool]) -> bool:
+    def still(self, reads: tuple[Read, ...], is_file: Callable[[str], bool]) -> bool:
         """Whether every recorded question has the same answer now."""
-        return all(self.answer(kind, name, markup, is_file) == was for kind, name, was in reads)
+        return all(self.answer(kind, name, is_file) == was for kind, name, was in reads)
 
-
-def _frozen(markup: dict[str, str] | None) -> Hashable:
-    return None if markup is None else tuple(sorted(markup.items()))
