@@ -210,8 +210,12 @@ def test_rebuild_with_one_change_renders_one_document(tmp_path: Path) -> None:
     before = pipeline.parse_count
     doc = root / "docs" / "c.md"
     doc.write_text(doc.read_text(encoding="utf-8") + "\n追記した段落。\n", encoding="utf-8")
-    result = build_site(root)
-    assert pipeline.parse_count == before + 1
+    seen: list[tuple[int, int]] = []
+    result = build_site(root, progress=lambda done, total: seen.append((done, total)))
+    # Three documents come from the cache; the changed one is parsed and rendered in one trip to a
+    # worker (its facts come back with its fragment), never parsed here.
+    assert seen == [(3, 4), (4, 4)]
+    assert pipeline.parse_count == before
     assert "追記した段落。" in Path(result["out"]).read_text(encoding="utf-8")
 
 

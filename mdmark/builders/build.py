@@ -39,11 +39,12 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
     ``real``: the resolved path of each of ``files``; ``index_files``: the index's documents'
     files (:meth:`~mdmark.index.model.Index.doc_files`), none without an index."""
     by_doc: dict[str, Path] = {}
+    # Path.relative_to, as text (a thousand documents' paths are parsed on every rebuild otherwise).
+    inside = str(srcdir).rstrip(os.sep) + os.sep
     for f in files:
-        try:
-            by_doc[real[f].relative_to(srcdir).as_posix().removesuffix(".md")] = f
-        except ValueError:
-            continue
+        text = str(real[f])
+        if text.startswith(inside):
+            by_doc[text[len(inside) :].replace(os.sep, "/").removesuffix(".md")] = f
     ordered: list[Path] = []
     root = model.info.root_doc
     root_facts = model.facts(root) if root in by_doc else None
@@ -150,13 +151,16 @@ def build_site(
 
     # A cold build parses and renders in worker processes (both cores for all of the work);
     # what is cached is only read, so a rebuild with one document changed renders one document.
+    # A document is parsed and rendered in one trip to a worker (its facts come back with its
+    # fragment), not parsed for the reference model and then parsed again to be rendered.
     reals = resolve_many(files)
     real = {f: r if r is not None else Path(os.path.abspath(f)) for f, r in zip(files, reals, strict=True)}
     cold = _uncached(pipeline, files, reals, lang)
     advance(total - len(cold))
-    if parallel(len(cold)):
+    if cold:
         # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
-        render_parallel(pipeline, cold, lang, advance, meanwhile=project.index if cfg.index is not None else None)
+        meanwhile = project.index if cfg.index is not None and parallel(len(cold)) else None
+        render_parallel(pipeline, cold, lang, advance, meanwhile=meanwhile)
         cold = []
     known: dict[Path, DocFacts] = {}
     model = project.reference_model(project.facts_for, known, files)
