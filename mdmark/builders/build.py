@@ -101,7 +101,9 @@ def _kept(project: Project, out: Path) -> PageSections:
     found = project.workspace.page_sections.get(key)
     if isinstance(found, PageSections):
         return found
-    return project.workspace.page_sections.put(key, PageSections())
+    made = PageSections()
+    project.workspace.page_sections.put(key, made)
+    return made
 
 
 def build_site(
