@@ -28,6 +28,7 @@ from mdmark.util.text import quote_list
 
 if TYPE_CHECKING:
     from mdmark.builders.sections import PageSections
+    from mdmark.html.render import Fragment
     from mdmark.references import Model
 
 
@@ -59,13 +60,17 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
     return ordered + [f for f in files if real[f] in wanted]
 
 
-def _uncached(pipeline: Pipeline, paths: list[Path], reals: list[Path | None], lang: str) -> list[Path]:
-    """The documents whose fragment is not cached (unreadable ones too: the parse reports them);
-    ``reals``: :func:`~mdmark.util.files.resolve_many` of ``paths``."""
+def _uncached(
+    pipeline: Pipeline, paths: list[Path], reals: list[Path | None], lang: str
+) -> tuple[list[Path], dict[Path, tuple[str, Fragment]]]:
+    """The documents whose fragment is not cached (unreadable ones too: the parse reports them),
+    and the cached ones: path → (content key, fragment), so the page takes them without asking
+    the cache again; ``reals``: :func:`~mdmark.util.files.resolve_many` of ``paths``."""
     from mdmark.html.render import fragment_cache, render_key
 
     cache = fragment_cache(pipeline)
     missing: list[Path] = []
+    hits: dict[Path, tuple[str, Fragment]] = {}
     for path, real in zip(paths, reals, strict=True):
         try:
             key = pipeline.key_of(path, real)
@@ -75,7 +80,9 @@ def _uncached(pipeline: Pipeline, paths: list[Path], reals: list[Path | None], l
         hit = cache.get(render_key(key, lang))
         if hit is None or not hit.fresh(pipeline.srcdir):
             missing.append(path)
-    return missing
+        else:
+            hits[path] = (key, hit)
+    return missing, hits
 
 
 def _facts_of(pipeline: Pipeline, ordered: list[Path], real: dict[Path, Path], known: dict[Path, DocFacts]) -> list[DocFacts]:
@@ -157,7 +164,7 @@ def build_site(
     # fragment), not parsed for the reference model and then parsed again to be rendered.
     reals = resolve_many(files)
     real = {f: r if r is not None else Path(os.path.abspath(f)) for f, r in zip(files, reals, strict=True)}
-    cold = _uncached(pipeline, files, reals, lang)
+    cold, cached = _uncached(pipeline, files, reals, lang)
     advance(total - len(cold))
     if cold:
         # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
@@ -179,7 +186,9 @@ def build_site(
     waiting = {real[p] for p in cold}
     fragments = []
     for path, facts in zip(ordered, all_facts, strict=True):
-        fragments.append(render_document(pipeline, path, facts, lang))
+        hit = cached.get(path)
+        # The cached fragment of the very content the facts come from (a save in between: rendered anew).
+        fragments.append(hit[1] if hit is not None and hit[0] == facts.sha else render_document(pipeline, path, facts, lang))
         if real[path] in waiting:
             advance(1)
 
