@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/bench_preview.py [--docs 1200] [--runs 10] [--sphinx-runs 3] [--keep DIR]
 
+(``--sphinx-runs 0`` leaves sphinx-build out: a before/after comparison of mdmark alone.)
+
 Generates the knowledge base of :mod:`bench.corpus`, starts ``mdmark preview --port 0`` on it (cold
 parse cache; the time to the startup line is the cold build), opens the page's event stream as the
 browser does, then ``--runs`` times appends a sentence to one document and times the save → the
@@ -97,7 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=1200)
     parser.add_argument("--runs", type=int, default=10, help="saves timed in the preview")
-    parser.add_argument("--sphinx-runs", type=int, default=3, help="incremental sphinx-build runs timed")
+    parser.add_argument("--sphinx-runs", type=int, default=3, help="incremental sphinx-build runs timed (0: no sphinx-build)")
     parser.add_argument("--keep", type=Path, help="generate the corpus here and keep it")
     args = parser.parse_args()
 
@@ -133,6 +135,12 @@ def main() -> None:
         stopped = preview.stop()
     print(f"Ctrl+C → exit: {stopped:.2f}s", flush=True)
 
+    if args.sphinx_runs == 0:  # a before/after comparison of mdmark alone
+        print(f"\nmdmark preview save → reload event p50 {median(saves) * 1000:.0f} ms, p90 {percentile(saves, 0.9) * 1000:.0f} ms "
+              f"(sphinx-build not run: --sphinx-runs 0)")
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+        return
     sphinx = [str(BIN / "sphinx-build"), "-q", "-b", "singlehtml", ".", "_build"]
     cold = run(sphinx, theirs).wall
     print(f"sphinx-build cold (reference): {cold:.2f}s", flush=True)

@@ -97,6 +97,9 @@ class Workspace:
         #: out): by the document graph's nodes, groups and edges and the page's anchors, so a
         #: rebuild after an edit that changes no relation lays out nothing (``mdmark preview``).
         self.page_graphs: Memo[Hashable, Any] = Memo(4)
+        #: The built page's finished sections, by config and output file (``mdmark.builders.sections``):
+        #: a rebuild fills in again only the sections whose inputs changed.
+        self.page_sections: Memo[str, Any] = Memo(4)
         #: Code points per document file: by path, with the file's stat.
         self._chars: Memo[Path, tuple[tuple[int, ...], int | None]] = Memo(100_000)
 

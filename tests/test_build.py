@@ -210,9 +210,63 @@ def test_rebuild_with_one_change_renders_one_document(tmp_path: Path) -> None:
     before = pipeline.parse_count
     doc = root / "docs" / "c.md"
     doc.write_text(doc.read_text(encoding="utf-8") + "\n追記した段落。\n", encoding="utf-8")
-    result = build_site(root)
-    assert pipeline.parse_count == before + 1
+    seen: list[tuple[int, int]] = []
+    result = build_site(root, progress=lambda done, total: seen.append((done, total)))
+    # Three documents come from the cache; the changed one is parsed and rendered in one trip to a
+    # worker (its facts come back with its fragment), never parsed here.
+    assert seen == [(3, 4), (4, 4)]
+    assert pipeline.parse_count == before
     assert "追記した段落。" in Path(result["out"]).read_text(encoding="utf-8")
+
+
+def _fresh_build(root: Path, where: Path) -> str:
+    """The page a cold ``mdmark build`` (a new process, a copy of the project with no cache) writes."""
+    import shutil
+
+    from conftest import run_mdmark
+
+    shutil.rmtree(where, ignore_errors=True)
+    shutil.copytree(root, where, ignore=shutil.ignore_patterns(".mdmark_cache", "dist"))
+    done = run_mdmark("build", cwd=where, env={"XDG_CACHE_HOME": str(where.parent / f"{where.name}-cache")})
+    assert done.returncode == 0, done.stderr
+    return (where / "dist" / "docs.html").read_text(encoding="utf-8")
+
+
+def test_a_rebuild_keeps_sections_and_equals_a_cold_build(tmp_path: Path) -> None:
+    """A rebuild after each edit makes only the sections whose inputs changed, and writes the very
+    bytes a cold build of the edited project writes: a paragraph appended, a heading another
+    document links to renamed (that document's section must change too) and named back, a label
+    added that another document refers to."""
+    (tmp_path / "proj").mkdir()
+    root = make_project(tmp_path / "proj")
+    build_site(root)
+    kept = next(iter(Project.open(root).workspace.page_sections.values()))
+
+    def edit(rel: str, old: str, new: str) -> None:
+        path = root / rel
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    steps = [
+        lambda: edit("docs/c.md", "本文。", "本文。\n\n追記した段落。"),
+        lambda: edit("docs/b.md", "## B の詳細", "## B の詳しい話"),
+        lambda: edit("docs/b.md", "## B の詳しい話", "## B の詳細"),
+        lambda: edit("docs/sub/d.md", "[A](../a.md)", "[A](../a.md)、{ref}`d-new`"),
+        lambda: edit("docs/c.md", "## C のラベルの節", "(d-new)=\n## 新しいラベルの節\n\n## C のラベルの節"),
+    ]
+    made = []
+    for number, step in enumerate(steps):
+        step()
+        result = build_site(root)
+        made.append(kept.made)
+        rebuilt = Path(result["out"]).read_text(encoding="utf-8")
+        assert rebuilt == _fresh_build(root, tmp_path / f"fresh{number}"), f"step {number}"
+    # c's paragraph: c and a (it links into c); b's heading, twice: b and a (it links to that
+    # heading); d's new reference: d alone (no document reads d); a new label: every section (labels
+    # are the project's, any reference may land on it).
+    assert made == [2, 2, 2, 1, 4]
+    assert '<span class="xref std std-ref">新しいラベルの節</span>' in rebuilt
 
 
 def test_many_documents_parallel(tmp_path: Path) -> None:

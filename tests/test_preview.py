@@ -69,7 +69,7 @@ class Running:
         return self.errfile.read_text(encoding="utf-8", errors="replace")
 
 
-def start_preview(folder: Path, *extra: str) -> Running:
+def start_preview(folder: Path, *extra: str, env: dict[str, str] | None = None) -> Running:
     """``mdmark preview --port 0`` (a free port; the startup line names it)."""
     errfile = folder.parent / f"{folder.name}-preview.err"
     with errfile.open("wb") as err:
@@ -79,6 +79,7 @@ def start_preview(folder: Path, *extra: str) -> Running:
             stdout=subprocess.DEVNULL,
             stderr=err,
             cwd=folder,
+            env={**os.environ, **(env or {})},
         )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -246,6 +247,27 @@ def test_the_panel_shows_the_drift_mdmark_check_prints(browser: Browser, preview
 
 
 @needs_program("chromium")
+def test_the_panel_follows_a_save_that_changes_the_drift(browser: Browser, preview: Running, project: Path) -> None:
+    """A save that mends one drift and makes another: the reloaded page's panel lists what
+    ``mdmark check`` prints now, with nothing of the old one."""
+    browser.open(preview.url)
+    wait_for(lambda: _panel(browser).get("state") == "drift", "the panel")
+    doc = project / "docs" / "a.md"
+    good = doc.read_text(encoding="utf-8")
+    assert "[無い節](b.md#無い節)" in good
+    save(doc, good.replace("[無い節](b.md#無い節)", "[別の無い節](b.md#別の無い節)"))
+    try:
+        checked = run_mdmark("check", cwd=project)
+        expected = checked.stdout.splitlines()
+        assert any("別の無い節" in line for line in expected) and not any("`無い節`" in line for line in expected)
+        wait_for(lambda: _panel(browser).get("lines") == expected, "the panel of the saved document")
+        assert browser.evaluate("performance.getEntriesByType('navigation')[0].type") == "reload"
+    finally:
+        save(doc, good)
+    wait_for(lambda: any("`無い節`" in str(line) for line in _panel(browser).get("lines") or []), "the panel back")
+
+
+@needs_program("chromium")
 def test_a_broken_save_keeps_the_page_and_shows_the_sentence(browser: Browser, preview: Running, project: Path) -> None:
     browser.open(preview.url)
     assert _has_text(browser, "文書 A")
@@ -313,6 +335,25 @@ def test_ctrl_c_stops_promptly_with_a_page_open(tmp_path: Path) -> None:
     assert seconds < 2, seconds
     assert "止めました" in running.stderr()
     assert "Traceback" not in running.stderr()
+
+
+def test_open_hands_the_url_to_the_users_browser(tmp_path: Path) -> None:
+    """``--open``: the browser the user's ``BROWSER`` names is started with the page's URL."""
+    project = make_project(tmp_path / "proj")
+    record = tmp_path / "opened.txt"
+    script = tmp_path / "browser.sh"
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{record}"\n', encoding="utf-8")
+    script.chmod(0o755)
+    running = start_preview(project, "--open", env={"BROWSER": str(script)})
+    try:
+        wait_for(record.exists, "the browser started")
+        wait_for(lambda: record.read_text(encoding="utf-8").endswith("\n"), "the URL written")
+        assert record.read_text(encoding="utf-8") == f"{running.url}\n"
+        status, _headers, body = get(running.port, "/")
+        assert status == 200 and "A の本文。".encode() in body
+    finally:
+        code, _seconds = stop(running)
+    assert code == 0, running.stderr()
 
 
 def test_export_of_one_file_and_a_port_in_use(tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ file and line; the page is still written.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html as htmllib
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,8 @@ from mdmark.util.globs import match_files
 from mdmark.util.text import quote_list
 
 if TYPE_CHECKING:
+    from mdmark.builders.sections import PageSections
+    from mdmark.html.render import Fragment
     from mdmark.references import Model
 
 
@@ -36,11 +40,12 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
     ``real``: the resolved path of each of ``files``; ``index_files``: the index's documents'
     files (:meth:`~mdmark.index.model.Index.doc_files`), none without an index."""
     by_doc: dict[str, Path] = {}
+    # Path.relative_to, as text (a thousand documents' paths are parsed on every rebuild otherwise).
+    inside = str(srcdir).rstrip(os.sep) + os.sep
     for f in files:
-        try:
-            by_doc[real[f].relative_to(srcdir).as_posix().removesuffix(".md")] = f
-        except ValueError:
-            continue
+        text = str(real[f])
+        if text.startswith(inside):
+            by_doc[text[len(inside) :].replace(os.sep, "/").removesuffix(".md")] = f
     ordered: list[Path] = []
     root = model.info.root_doc
     root_facts = model.facts(root) if root in by_doc else None
@@ -55,13 +60,18 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
     return ordered + [f for f in files if real[f] in wanted]
 
 
-def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
-    """The documents whose fragment is not cached (unreadable ones too: the parse reports them)."""
+def _uncached(
+    pipeline: Pipeline, paths: list[Path], reals: list[Path | None], lang: str
+) -> tuple[list[Path], dict[Path, tuple[str, Fragment]]]:
+    """The documents whose fragment is not cached (unreadable ones too: the parse reports them),
+    and the cached ones: path → (content key, fragment), so the page takes them without asking
+    the cache again; ``reals``: :func:`~mdmark.util.files.resolve_many` of ``paths``."""
     from mdmark.html.render import fragment_cache, render_key
 
     cache = fragment_cache(pipeline)
     missing: list[Path] = []
-    for path, real in zip(paths, resolve_many(paths), strict=True):
+    hits: dict[Path, tuple[str, Fragment]] = {}
+    for path, real in zip(paths, reals, strict=True):
         try:
             key = pipeline.key_of(path, real)
         except (MdmarkError, OSError):
@@ -70,7 +80,37 @@ def _uncached(pipeline: Pipeline, paths: list[Path], lang: str) -> list[Path]:
         hit = cache.get(render_key(key, lang))
         if hit is None or not hit.fresh(pipeline.srcdir):
             missing.append(path)
-    return missing
+        else:
+            hits[path] = (key, hit)
+    return missing, hits
+
+
+def _facts_of(pipeline: Pipeline, ordered: list[Path], real: dict[Path, Path], known: dict[Path, DocFacts]) -> list[DocFacts]:
+    """The facts of each document of the page: those the reference model fetched (``known``, by
+    the source folder's path of each document), else parsed now."""
+    by_path: dict[Path, DocFacts] | None = None
+    out: list[DocFacts] = []
+    for path in ordered:
+        found = known.get(real[path])
+        if found is None:
+            if by_path is None:  # a document reached through a link: the model's paths resolved
+                by_path = dict(zip(resolved_many(known), known.values(), strict=True))
+            found = by_path.get(real[path])
+        out.append(found or pipeline.facts_many([path])[0])
+    return out
+
+
+def _kept(project: Project, out: Path) -> PageSections:
+    """What the workspace keeps of the page written to ``out`` between builds."""
+    from mdmark.builders.sections import PageSections
+
+    key = f"{project.config.path}\0{out}"
+    found = project.workspace.page_sections.get(key)
+    if isinstance(found, PageSections):
+        return found
+    made = PageSections()
+    project.workspace.page_sections.put(key, made)
+    return made
 
 
 def build_site(
@@ -83,6 +123,7 @@ def build_site(
 
     ``write(out, text, shown_out)`` replaces the writing of the page (``mdmark preview`` serves
     the text instead of writing it); by default :func:`~mdmark.html.page.write_page`."""
+    from mdmark.builders.sections import Finished, Recorder, fingerprint, whole_key
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
     from mdmark.html.nav import NavDoc, heading_markup, navigation
     from mdmark.html.page import check_out_path, css_warnings, page, page_script, stylesheet, write_page
@@ -119,20 +160,23 @@ def build_site(
 
     # A cold build parses and renders in worker processes (both cores for all of the work);
     # what is cached is only read, so a rebuild with one document changed renders one document.
-    cold = _uncached(pipeline, files, lang)
+    # A document is parsed and rendered in one trip to a worker (its facts come back with its
+    # fragment), not parsed for the reference model and then parsed again to be rendered.
+    reals = resolve_many(files)
+    real = {f: r if r is not None else Path(os.path.abspath(f)) for f, r in zip(files, reals, strict=True)}
+    cold, cached = _uncached(pipeline, files, reals, lang)
     advance(total - len(cold))
-    if parallel(len(cold)):
+    if cold:
         # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
-        render_parallel(pipeline, cold, lang, advance, meanwhile=project.index if cfg.index is not None else None)
+        meanwhile = project.index if cfg.index is not None and parallel(len(cold)) else None
+        render_parallel(pipeline, cold, lang, advance, meanwhile=meanwhile)
         cold = []
     known: dict[Path, DocFacts] = {}
     model = project.reference_model(project.facts_for, known, files)
-    real = dict(zip(files, resolved_many(files), strict=True))
     index = project.index() if cfg.index is not None else None
     index_files = index.doc_files() if index is not None else []
     ordered = _ordered(files, real, project.source_dir, model, index_files)
-    by_path = dict(zip(resolved_many(known), known.values(), strict=True))
-    all_facts = [by_path.get(real[p]) or pipeline.facts_many([p])[0] for p in ordered]
+    all_facts = _facts_of(pipeline, ordered, real, known)
     broken = [f for f in all_facts if f.error]
     if broken:
         raise MdmarkError(broken[0].error or "")
@@ -142,33 +186,60 @@ def build_site(
     waiting = {real[p] for p in cold}
     fragments = []
     for path, facts in zip(ordered, all_facts, strict=True):
-        fragments.append(render_document(pipeline, path, facts, lang))
+        hit = cached.get(path)
+        # The cached fragment of the very content the facts come from (a save in between: rendered anew).
+        fragments.append(hit[1] if hit is not None and hit[0] == facts.sha else render_document(pipeline, path, facts, lang))
         if real[path] in waiting:
             advance(1)
 
     in_page = {fragment.docname for fragment in fragments}
     from mdmark.graph.views import build_graphs
 
-    graphs = build_graphs(project, {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)})
-    # Titles as the page shows them (inline HTML), for the navigation and the toctrees in the page.
-    markup = {fragment.docname: heading_markup(fragment.html) for fragment in fragments}
-    body: list[str] = []
-    nav_docs: list[NavDoc] = []
-    start = project.start.resolve()
-    warnings: list[str] = css_warnings(cfg)
-    for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
-        docname = fragment.docname
-        prefix = doc_id(docname)
-        links = BuildLinks(model, docname, pipeline.srcdir, out, in_page)
-        links.markup = markup
-        html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)), links, facts.toctrees)
-        rel = shown_under(real[path], project.root)
-        body.append(
-            f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{html}{graphs.after(real[path])}</section>\n'
-        )
-        title = index_titles.get(real[path]) or facts.title or path.stem
-        nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
-        warnings += document_warnings(shown_under(real[path], start), facts, [*fragment.notes, *notes], model)
+    graphs = build_graphs(
+        project, {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)}, index_files
+    )
+    kept = _kept(project, out)
+    with kept.lock:
+        # Titles as the page shows them (inline HTML), for the navigation and the toctrees in the page.
+        markup = {f.docname: kept.markup_of(f.docname, f.html, functools.partial(heading_markup, f.html)) for f in fragments}
+        body: list[str] = []
+        nav_docs: list[NavDoc] = []
+        start = project.start.resolve()
+        warnings: list[str] = css_warnings(cfg)
+        page_order = tuple(f.docname for f in fragments)
+        kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
+        recorder = Recorder(model, {f.docname: f.html for f in fragments})
+        srcdir = pipeline.srcdir
+
+        def is_doc_file(docname: str) -> bool:
+            return (srcdir / f"{docname}.md").is_file()
+
+        for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
+            docname = fragment.docname
+            prefix = doc_id(docname)
+            rel = shown_under(real[path], project.root)
+            shown = shown_under(real[path], start)
+            own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
+            section = kept.finished.get(docname)
+            if section is not None and section.own == own and recorder.still(section.reads, is_doc_file):
+                kept.kept += 1
+            else:
+                with recorder.recording() as (watched, reads):
+                    links = BuildLinks(watched, docname, srcdir, out, in_page)
+                    links.markup = markup
+                    links.noted = recorder.note
+                    html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)), links, facts.toctrees)
+                    said = document_warnings(shown, facts, [*fragment.notes, *notes], watched)
+                section = Finished(own, tuple(dict.fromkeys(reads)), html, said)
+                kept.finished[docname] = section
+                kept.made += 1
+            body.append(
+                f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{section.html}{graphs.after(real[path])}</section>\n'
+            )
+            title = index_titles.get(real[path]) or facts.title or path.stem
+            nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
+            warnings += section.warnings
+        kept.keep_only(in_page)
 
     nav = navigation(model, nav_docs)
     graphs.finish(body, nav)

@@ -14,7 +14,7 @@ from typing import Any
 
 from mdmark.graph.style import BODY, UNTYPED
 from mdmark.index.model import Doc, Index
-from mdmark.index.relations import RelationGraph, doc_file
+from mdmark.index.relations import RelationGraph
 
 
 @dataclass(frozen=True)
@@ -110,13 +110,19 @@ class DocGraph:
         }
 
 
-def _group_of(index: Index, doc: Doc, root: Path) -> Group:
+def _group_of(index: Index, doc: Doc, root: Path, folders: dict[str, Group]) -> Group:
+    """``folders``: the groups of the folders met so far (one path computation per folder, not per
+    document: the page's graph is drawn again on every rebuild of ``mdmark preview``)."""
     for tag in doc.tags:
         if tag.main:
             return Group(index.canonical_tag(tag.name), "tag")
-    folder = os.path.relpath(doc_file(index, doc).parent, root)
-    folder = Path(folder).as_posix()
-    return Group("./" if folder == "." else f"{folder}/", "folder")
+    # doc_file(index, doc).parent, as text.
+    parent = os.path.dirname(os.path.normpath(os.path.join(index.folder, doc.path)))
+    group = folders.get(parent)
+    if group is None:
+        folder = Path(os.path.relpath(parent, root)).as_posix()
+        group = folders[parent] = Group("./" if folder == "." else f"{folder}/", "folder")
+    return group
 
 
 def doc_graph(index: Index, relations: RelationGraph, root: Path) -> DocGraph:
@@ -129,11 +135,12 @@ def doc_graph(index: Index, relations: RelationGraph, root: Path) -> DocGraph:
     numbers: dict[Group, int] = {}
     nodes: list[Node] = []
     seen: set[str] = set()
+    folders: dict[str, Group] = {}
     for doc in index.docs:
         if doc.id in seen:
             continue
         seen.add(doc.id)
-        group = _group_of(index, doc, root)
+        group = _group_of(index, doc, root, folders)
         if group not in numbers:
             numbers[group] = len(groups)
             groups.append(group)

@@ -262,8 +262,9 @@ def _listing(graph: DocGraph, doc_id: str, hidden: int, anchors: dict[str, str],
     )
 
 
-def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
-    """``sections``: resolved path of each document in the page → the id of its section."""
+def build_graphs(project: Project, sections: dict[Path, str], doc_files: list[Path] | None = None) -> PageGraphs:
+    """``sections``: resolved path of each document in the page → the id of its section;
+    ``doc_files``: the index's :meth:`~mdmark.index.model.Index.doc_files` when the caller has them."""
     if project.config.index is None:
         return PageGraphs()
     index, graph = load(project)
@@ -271,7 +272,7 @@ def build_graphs(project: Project, sections: dict[Path, str]) -> PageGraphs:
         return PageGraphs()
     anchors: dict[str, str] = {}
     paths: dict[str, Path] = {}
-    for doc, path in zip(index.docs, index.doc_files(), strict=True):
+    for doc, path in zip(index.docs, doc_files if doc_files is not None else index.doc_files(), strict=True):
         if path in sections and doc.id not in anchors:
             anchors[doc.id] = f"#{sections[path]}"
             paths[doc.id] = path

@@ -19,7 +19,9 @@ import os
 import posixpath
 import re
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mdmark.facts import Heading, Link, Toctree
 from mdmark.html.render import TEXT_MARK_CLOSE, TEXT_MARK_OPEN, TOCTREE_MARK, XREF_PREFIX, Fragment, Note
@@ -43,9 +45,14 @@ class _Links:
         #: docname → heading id → the heading's inner HTML as the page shows it
         #: (:func:`mdmark.html.nav.heading_markup`); titles without an entry are escaped text.
         self.markup: dict[str, dict[str, str]] = {}
+        #: Told ``(what, of what, the answer)`` for each question about another document this page
+        #: asks outside the reference model (the build keeps finished sections by them).
+        self.noted: Callable[[str, str, Any], object] | None = None
 
     def title_html(self, docname: str, heading: Heading | None, text: str) -> str:
         """A heading's title in a toctree: its markup when the page shows inline HTML there."""
+        if self.noted is not None:
+            self.noted("markup", docname, self.markup.get(docname))
         found = self.markup.get(docname, {})
         if heading is not None:
             for ident in heading.ids:
@@ -255,7 +262,10 @@ class BuildLinks(_Links):
         return f"#{wrapper}:{anchor}" if anchor else f"#{wrapper}"
 
     def missing_doc(self, docname: str, written: str) -> str | None:
-        if not (self.srcdir / f"{docname}.md").is_file():
+        there = (self.srcdir / f"{docname}.md").is_file()
+        if self.noted is not None:
+            self.noted("doc_file", docname, there)
+        if not there:
             # A Sphinx project's .rst document: mdmark builds Markdown only, so the reference stays
             # text; nothing the user could add to build.include would change that.
             return None

@@ -208,6 +208,11 @@ def serve(
     except BaseException:
         sock.close()
         raise
+    # What the cold build parsed and rendered stays for the whole session: moved out of the
+    # collector's sight, so a rebuild's full collections walk what it made, not every document
+    # of the project again (measured: a tenth of a rebuild at 1,200 documents).
+    gc.collect()
+    gc.freeze()
     if after_cold is not None:
         after_cold()
     builder = Builder(preview, hub)

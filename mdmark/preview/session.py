@@ -138,8 +138,16 @@ class Preview:
         """Where a drift is in the page: its document's heading at or above the line, else the
         document itself; None for a file the page does not show (config, index)."""
         root = project.root
+        # Each document's section id and where its section lies in the page: a heading's id is
+        # looked for there, not in the whole page (a thousand documents make a page of megabytes).
+        spans: dict[str, tuple[int, int]] = {}
         if self.file is None:
-            prefixes = {htmllib.unescape(src): htmllib.unescape(ident) for ident, src in _SECTION.findall(page)}
+            prefixes: dict[str, str] = {}
+            found = list(_SECTION.finditer(page))
+            for number, match in enumerate(found):
+                src = htmllib.unescape(match.group(2))
+                prefixes[src] = htmllib.unescape(match.group(1))
+                spans[src] = (match.start(), found[number + 1].start() if number + 1 < len(found) else len(page))
         else:
             try:
                 rel = (self.start / self.file).resolve().relative_to(root.resolve()).as_posix()
@@ -162,7 +170,8 @@ class Preview:
             if not above:
                 return whole
             anchor = f"{prefix}:{above[-1].ids[0]}" if prefix else above[-1].ids[0]
-            return f"#{anchor}" if f'id="{htmllib.escape(anchor)}"' in page else whole
+            start, end = spans.get(diag.file, (0, len(page)))
+            return f"#{anchor}" if page.find(f'id="{htmllib.escape(anchor)}"', start, end) >= 0 else whole
 
         return place
 

@@ -1,0 +1,200 @@
+"""The built page's finished sections, kept between builds of one page (``mdmark preview`` builds
+the page again on every save).
+
+A finished section is a document's fragment with its ids prefixed and its references and toctrees
+filled in, plus the warnings the build prints for it. What it came from is of two kinds:
+
+* its own inputs (the document's facts and fragment, where it sits in the page), compared as a key;
+* what filling it in read of other documents and of the disk: each document's facts the reference
+  model looked at, each heading markup a toctree showed, each file whose existence it asked. These
+  reads are recorded while the section is made, and a kept section is used again only when asking
+  the same questions now gives the same answers.
+
+What every section may depend on without asking by name (the project's labels, targets, figures,
+toctrees and included files, the set of documents, the page's order and documents, conf.py's
+settings) is one key for the whole page: when it changes, no section is kept.
+So an edit that changes no label, figure or toctree makes the edited document's section again and
+the sections that read it (the documents that link to it or list it in a toctree), nothing else.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mdmark.facts import DocFacts
+    from mdmark.references import Model
+
+#: One recorded question: (what was asked, of what, the answer).
+Read = tuple[str, str, Hashable]
+
+
+def fingerprint(facts: DocFacts | None) -> Hashable:
+    """What a document's facts are made from: its content key (bytes, settings, conf.py) and the
+    stamps of the files it pulled in."""
+    return None if facts is None else (facts.sha, tuple(facts.deps))
+
+
+@dataclass
+class Finished:
+    """One document's section of the page as it was made, and what it was made from."""
+
+    own: Hashable
+    reads: tuple[Read, ...]
+    #: The section's inner HTML (the fragment filled in, before the relation aside).
+    html: str
+    warnings: list[str]
+
+
+@dataclass
+class PageSections:
+    """What one page (by its output file) keeps between builds."""
+
+    #: The key for the whole page (see the module's text); sections made under another are dropped.
+    whole: Hashable = None
+    #: docname → (the fragment's identity, its headings' markup).
+    markup: dict[str, tuple[Hashable, dict[str, str]]] = field(default_factory=dict)
+    finished: dict[str, Finished] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Sections made again and kept in the last build (a benchmark and the tests read them).
+    made: int = 0
+    kept: int = 0
+
+    def markup_of(self, docname: str, identity: Hashable, make: Callable[[], dict[str, str]]) -> dict[str, str]:
+        hit = self.markup.get(docname)
+        if hit is not None and hit[0] == identity:
+            return hit[1]
+        value = make()
+        self.markup[docname] = (identity, value)
+        return value
+
+    def begin(self, whole: Hashable) -> None:
+        if whole != self.whole:
+            self.finished.clear()
+            self.whole = whole
+        self.made = self.kept = 0
+
+    def keep_only(self, docnames: set[str]) -> None:
+        """Forget the documents that left the page (bounded by the page's documents)."""
+        for gone in [d for d in self.finished if d not in docnames]:
+            del self.finished[gone]
+        for gone in [d for d in self.markup if d not in docnames]:
+            del self.markup[gone]
+
+
+def whole_key(model: Model, extra: Hashable) -> Hashable:
+    """The page-wide key: every document's labels, targets, figures, toctrees and included files
+    (the tables the reference model is built from, numbering and toctree membership), the sets of
+    documents, conf.py's settings, and ``extra`` (the page's order, documents, output, language).
+
+    The facts' lists are compared as they are: unchanged documents keep the same list objects, so
+    comparing the key of an unchanged project is a walk of identities."""
+    surfaces = []
+    for docname in sorted(model.found):
+        facts = model.facts(docname)
+        surfaces.append(
+            None if facts is None else (docname, facts.labels, facts.targets, facts.figures, facts.toctrees, facts.deps)
+        )
+    return (
+        repr(model.info),
+        model.srcdir,
+        frozenset(model.found),
+        frozenset(model.unread),
+        frozenset(model.sphinx_docs),
+        tuple(surfaces),
+        extra,
+    )
+
+
+class Recorder:
+    """Records what making sections asks of the reference model and of the disk.
+
+    It works on a shallow copy of the model (made once per build) whose per-document lookup and
+    file questions are replaced by recording ones; the model itself is never changed, so another
+    thread using it sees nothing."""
+
+    def __init__(self, model: Model, sources: dict[str, str]) -> None:
+        """``sources``: each document's fragment HTML (what its heading markup is made from)."""
+        self.model = model
+        self.sources = sources
+        self._facts = model.facts
+        # The model's file questions: relative to the source folder (exists, is a folder, listing).
+        self._exists: Callable[[str], bool] = model._exists
+        self._is_dir: Callable[[str], bool] = model._is_dir
+        self._listdir: Callable[[str], list[str]] = model._listdir
+        self.log: list[Read] | None = None
+        self._copy: Model | None = None
+
+    def _recording(self) -> Model:
+        if self._copy is None:
+            # What the whole-page key stands for is made before the copy, without recording: a
+            # section that numbers a figure or asks for toctree membership must not depend on
+            # every document by name for it.
+            self.model.numbers  # noqa: B018
+            self.model.in_toctrees()
+            watched = copy.copy(self.model)
+
+            def facts(docname: str) -> DocFacts | None:
+                found = self._facts(docname)
+                self.note("facts", docname, fingerprint(found))
+                return found
+
+            def exists(rel: str) -> bool:
+                return bool(self.note("exists", rel, self._exists(rel)))
+
+            def is_dir(rel: str) -> bool:
+                return bool(self.note("is_dir", rel, self._is_dir(rel)))
+
+            def listdir(folder: str) -> list[str]:
+                names = self._listdir(folder)
+                self.note("listdir", folder, tuple(names))
+                return names
+
+            # Instance attributes of the copy: the model's own methods call these.
+            for name, value in (("facts", facts), ("_exists", exists), ("_is_dir", is_dir), ("_listdir", listdir)):
+                setattr(watched, name, value)
+            self._copy = watched
+        return self._copy
+
+    def note(self, kind: str, name: str, answer: Any) -> Any:
+        if self.log is not None:
+            # A heading markup is made from its document's fragment alone: the fragment's text
+            # (kept, not copied) stands for it, compared by identity while it is unchanged.
+            self.log.append((kind, name, self.sources.get(name) if kind == "markup" else answer))
+        return answer
+
+    @contextmanager
+    def recording(self) -> Iterator[tuple[Model, list[Read]]]:
+        """The recording model and the list the section's reads go to."""
+        log: list[Read] = []
+        self.log = log
+        try:
+            yield self._recording(), log
+        finally:
+            self.log = None
+
+    def answer(self, kind: str, name: str, is_file: Callable[[str], bool]) -> Hashable:
+        """The answer to a recorded question now (against the model of this build)."""
+        if kind == "facts":
+            return fingerprint(self._facts(name))
+        if kind == "exists":
+            return self._exists(name)
+        if kind == "is_dir":
+            return self._is_dir(name)
+        if kind == "listdir":
+            return tuple(self._listdir(name))
+        if kind == "markup":
+            return self.sources.get(name)
+        if kind == "doc_file":
+            return is_file(name)
+        raise ValueError(kind)
+
+    def still(self, reads: tuple[Read, ...], is_file: Callable[[str], bool]) -> bool:
+        """Whether every recorded question has the same answer now."""
+        return all(self.answer(kind, name, is_file) == was for kind, name, was in reads)
+
