@@ -138,7 +138,7 @@ def test_out_file_and_format_from_its_suffix(project: Path) -> None:
         (
             ["--doc", "apj"],
             1,
-            "文書の ID `apj` は索引に無いので、索引の docs の id（近い ID: `api`）を指定してください。\n",
+            "--doc の `apj` は索引の文書の ID に無いので、索引の docs の id（近い ID: `api`）を渡してください。\n",
         ),
         (
             ["-o", "graph.txt"],

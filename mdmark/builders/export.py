@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark.errors import MdmarkError
 from mdmark.util import door
 from mdmark.util.files import display
+from mdmark.util.sentences import not_markdown
 from mdmark.pipeline.pipeline import docname_of
 from mdmark.project import Project
 
@@ -69,7 +70,7 @@ def export_html(
     if not source.is_file():
         raise MdmarkError(f"`{shown_source}` はファイルではないので、Markdown のファイルを指定してください。")
     if source.suffix.lower() != ".md":
-        raise MdmarkError(f"`{shown_source}` は Markdown（.md）のファイルではないので、.md のファイルを指定してください。")
+        raise MdmarkError(not_markdown(shown_source))
     door.read_text(source, project.pipeline.project_root, "文書", shown_source)
 
     target = project.resolve_arg(out) if out is not None else source.with_suffix(".html")

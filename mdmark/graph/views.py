@@ -25,7 +25,8 @@ from mdmark.html.page import NavEntry
 from mdmark.index.model import Index
 from mdmark.project import Project
 from mdmark.index.relations import build_graph, doc_file
-from mdmark.util.text import close_names, quote_list
+from mdmark.util.sentences import close_choice, output_not_file, unknown_doc_id
+from mdmark.util.text import quote_list
 
 FORMATS: tuple[str, ...] = ("svg", "dot", "json")
 SUFFIXES: dict[str, tuple[str, ...]] = {"svg": (".svg",), "dot": (".dot", ".gv"), "json": (".json",)}
@@ -63,9 +64,7 @@ def _format(fmt: Any, out: Path | None) -> str:
         suffix = out.suffix.lower() if out is not None else ""
         return next((name for name, suffixes in SUFFIXES.items() if suffix in suffixes), "svg")
     if not isinstance(fmt, str) or fmt not in FORMATS:
-        close = close_names(str(fmt), FORMATS, 1)
-        hint = f"近い `{close[0]}` か、" if close else ""
-        raise MdmarkError(f"形式 `{fmt}` は使えないので、{hint}{quote_list(FORMATS)} のどれかにしてください。")
+        raise MdmarkError(f"形式 `{fmt}` は使えないので、{close_choice(str(fmt), FORMATS)}")
     return fmt
 
 
@@ -75,7 +74,7 @@ def _check_out(out: Path, shown: str, fmt: str) -> None:
             f"出力先 `{shown}` の拡張子が形式 {fmt} に合わないので、{quote_list(SUFFIXES[fmt])} で終わるパスを指定してください。"
         )
     if out.is_symlink() or (out.exists() and not out.is_file()):
-        raise MdmarkError(f"出力先 `{shown}` はふつうのファイルではないので、別のパスを指定してください。")
+        raise MdmarkError(output_not_file(shown))
 
 
 def graph_text(
@@ -98,9 +97,7 @@ def graph_text(
     index, graph = load(project)
     if doc is not None:
         if graph.node(doc) is None:
-            close = close_names(doc, [n.id for n in graph.nodes])
-            near = f"（近い ID: {quote_list(close)}）" if close else ""
-            raise MdmarkError(f"文書の ID `{doc}` は索引に無いので、索引の docs の id{near or ' '}を指定してください。")
+            raise MdmarkError(unknown_doc_id("--doc", doc, [n.id for n in graph.nodes]))
         graph = graph.neighbourhood(doc)
     base = target.parent if target is not None else project.start
     files = {d.id: doc_file(index, d) for d in index.docs}

@@ -20,6 +20,7 @@ from mdmark import __version__
 from mdmark.errors import MdmarkError
 from mdmark.util import door
 from mdmark.util.files import display
+from mdmark.util.sentences import output_not_file, unreadable
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -191,13 +192,13 @@ def check_out_path(out: Path, shown: str) -> None:
             f"出力先 `{shown}` は HTML のファイル（.html）ではないので、拡張子が .html のパスを指定してください。"
         )
     if out.is_symlink() or (out.exists() and not out.is_file()):
-        raise MdmarkError(f"出力先 `{shown}` はふつうのファイルではないので、別のパスを指定してください。")
+        raise MdmarkError(output_not_file(shown))
     if out.exists():
         try:
             with open(out, "rb") as handle:
                 head = handle.read(4096)
         except OSError as exc:
-            raise MdmarkError(f"出力先 `{shown}` を読めない（{exc.strerror}）ので、ファイルの権限を確かめてください。") from None
+            raise MdmarkError(unreadable(shown, exc.strerror or "", "出力先")) from None
         text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
         if head and not text.startswith(b"<") or b"\x00" in head:
             raise MdmarkError(
