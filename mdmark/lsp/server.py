@@ -37,7 +37,7 @@ class MdmarkServer(LanguageServer):
         self.projects: dict[Path, ProjectState] = {}
         #: Checks run one at a time (they share one Sphinx application per project).
         self.checks = ThreadPoolExecutor(1, thread_name_prefix="mdmark-check")
-        #: One edited document's own drifts, beside a running whole check (:func:`diagnostics.quick`).
+        #: One edited document's own drifts, beside a running project check (:func:`diagnostics.document_lane`).
         self.quick = ThreadPoolExecutor(1, thread_name_prefix="mdmark-quick")
         #: Navigation answers from the last check's results, beside a running check.
         self.queries = ThreadPoolExecutor(1, thread_name_prefix="mdmark-query")
@@ -45,6 +45,9 @@ class MdmarkServer(LanguageServer):
         self.told: set[str] = set()
         #: Seconds a change waits for the next one before it is checked.
         self.debounce = float(os.environ.get("MDMARK_LSP_DEBOUNCE", "0.05"))
+        #: Seconds without a change before the rest of the project is checked after an edit that
+        #: changed what other files can refer to (the edited document is answered before that).
+        self.settle = float(os.environ.get("MDMARK_LSP_SETTLE", "0.3"))
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -159,10 +162,9 @@ class MdmarkServer(LanguageServer):
         if state is None:
             return None
         if state.navigator is None:
-            from mdmark.lsp.diagnostics import schedule
+            from mdmark.lsp.diagnostics import project_lane
 
-            if not state.running:
-                asyncio.ensure_future(schedule(self, state, 0))
+            asyncio.ensure_future(project_lane(self, state))
             await state.ready.wait()
         return (state, state.navigator) if state.navigator is not None else None
 
