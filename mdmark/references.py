@@ -83,8 +83,8 @@ def _suggest(wanted: str, pool: Iterable[str]) -> str:
 
 
 def _names(facts: DocFacts) -> tuple[object, ...]:
-    """What a document adds to the project-wide pools of close-name hints."""
-    return (facts.error, tuple(facts.labels), tuple(facts.targets), tuple(h.slug for h in facts.headings))
+    """What a document adds to the model's name tables (labels, targets, terms, objects)."""
+    return (facts.error, tuple(facts.labels), tuple(facts.targets))
 
 
 def _slugify(title: str) -> str:
@@ -119,7 +119,7 @@ class Model:
         names_of: Model | None = None,
     ) -> None:
         """``names_of``: a model whose documents define the same names (labels, targets, terms):
-        its tables are shared instead of every document being read again."""
+        its tables and close-name hints are shared instead of every document being read again."""
         self._facts = facts
         #: The facts this model was made from and the documents :meth:`with_facts` replaced.
         self._layers: tuple[Callable[[str], DocFacts | None], dict[str, DocFacts]] = (facts, {})
@@ -142,11 +142,11 @@ class Model:
         self.terms: dict[str, tuple[str, str, str]] = {}
         #: Domain objects: domain → full name → [(object type, document, id)], as the domains hold them.
         self.objects: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
-        #: Close-name hints already found over a project-wide pool: (pool, wanted) → hint.
-        self._hints: dict[tuple[str, str], str] = {}
+        #: Close-name hints already found over each project-wide pool: pool → wanted → hint.
+        self._hints: dict[str, dict[str, str]] = {}
         if names_of is not None:
             self.labels, self.targets, self.terms, self.objects = names_of.labels, names_of.targets, names_of.terms, names_of.objects
-            self._hints = names_of._hints
+            self._hints = dict(names_of._hints)
         # Sphinx reads documents in sorted order and a later label replaces an earlier one.
         for docname in sorted(self.found) if names_of is None else ():
             doc_facts = self._facts(docname)
@@ -194,14 +194,16 @@ class Model:
             names_of=self if before is not None and _names(before) == _names(facts) else None,
         )
         model._layers = (base, replaced)
+        if before is not None and [h.slug for h in before.headings] != [h.slug for h in facts.headings]:
+            model._hints.pop("anchors", None)  # the pool of Markdown anchors holds every heading's slug
         return model
 
     def _hint(self, pool: str, wanted: str, names: Callable[[], Iterable[str]]) -> str:
         """:func:`_suggest` over the project-wide pool ``pool`` (its ``names``), remembered."""
-        key = (pool, wanted)
-        found = self._hints.get(key)
+        hints = self._hints.setdefault(pool, {})
+        found = hints.get(wanted)
         if found is None:
-            found = self._hints[key] = _suggest(wanted, names())
+            found = hints[wanted] = _suggest(wanted, names())
         return found
 
     @property
