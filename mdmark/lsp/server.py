@@ -26,6 +26,15 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
+#: Seconds a change waits for the next one before it is checked (``MDMARK_LSP_DEBOUNCE``). Short:
+#: a keystroke comes every 100 ms or more, and the document lane checks only the newest text when
+#: it is free (never a queue), so the wait only gathers the changes a client sends together (an
+#: edit and its auto-closed bracket, a multi-cursor edit, an agent's several edits to one file).
+DEBOUNCE = "0.02"
+#: Seconds without a change before the rest of the project is checked after an edit that changed
+#: what other files can refer to (``MDMARK_LSP_SETTLE``); the edited document is answered before.
+SETTLE = "0.3"
+
 #: File suffixes whose buffers the check reads (documents, the index, the config).
 CHECKED_SUFFIXES = (".md", ".yaml", ".yml")
 
@@ -44,10 +53,9 @@ class MdmarkServer(LanguageServer):
         #: Sentences already shown with window/showMessage (each once).
         self.told: set[str] = set()
         #: Seconds a change waits for the next one before it is checked.
-        self.debounce = float(os.environ.get("MDMARK_LSP_DEBOUNCE", "0.05"))
-        #: Seconds without a change before the rest of the project is checked after an edit that
-        #: changed what other files can refer to (the edited document is answered before that).
-        self.settle = float(os.environ.get("MDMARK_LSP_SETTLE", "0.3"))
+        self.debounce = float(os.environ.get("MDMARK_LSP_DEBOUNCE", DEBOUNCE))
+        #: Seconds without a change before the rest of the project is checked after such an edit.
+        self.settle = float(os.environ.get("MDMARK_LSP_SETTLE", SETTLE))
 
     # -- messages -----------------------------------------------------------------------------
 

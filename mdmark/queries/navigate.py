@@ -128,6 +128,7 @@ class Navigator:
         self.texts = dict(texts or {})
         self._lines: dict[Path, list[str]] = {}
         self._spans: dict[str, list[tuple[Link, Span]]] = {}
+        self._docnames: dict[Path, str] = {}
         #: Each document's references by what they land on (merged into ``_refs`` when asked).
         self._refs_of: dict[str, _Refs] = {}
         self._refs: _Refs | None = None
@@ -174,11 +175,16 @@ class Navigator:
         return found
 
     def docname(self, path: Path) -> str | None:
-        try:
-            rel = path.resolve().relative_to(self.srcdir).as_posix()
-        except ValueError:
-            return None
-        return rel[: -len(".md")] if rel.endswith(".md") else None
+        # Most paths come resolved (the server's, the facts'): resolving again costs system calls
+        # for every drift of every change.
+        found = self._docnames.get(path)
+        if found is None:
+            try:
+                rel = path.resolve().relative_to(self.srcdir).as_posix()
+            except ValueError:
+                rel = ""
+            found = self._docnames[path] = rel[: -len(".md")] if rel.endswith(".md") else ""
+        return found or None
 
     def path_of(self, docname: str) -> Path:
         return self.srcdir / f"{docname}.md"
@@ -187,7 +193,8 @@ class Navigator:
         return self.model.facts(docname)
 
     def is_index(self, path: Path) -> bool:
-        return self.index is not None and path.resolve() == self.index.path
+        # The index is YAML: a document's path is never resolved to be compared with it.
+        return self.index is not None and (path == self.index.path or (path.suffix != ".md" and path.resolve() == self.index.path))
 
     def doc_of_id(self, doc_id: str) -> tuple[Doc, str | None] | None:
         """The index entry of ``doc_id`` and its document's docname (None outside the source folder)."""
