@@ -14,7 +14,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -30,6 +30,8 @@ CORPORA = next((c for c in (REPO.parent / "shared" / "corpora", REPO.parent.pare
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 _WORK: Path | None = None
+#: What the server asked the client to register (client/registerCapability), in order.
+REGISTRATIONS: list[types.Registration] = []
 
 
 def work_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -53,6 +55,10 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config=ClientServerConfig(server_command=[sys.executable, "-m", "mdmark", "lsp"], server_env={**os.environ, "MDMARK_LSP_DEBOUNCE": "0.05"}),
 )
 async def client(lsp_client: LanguageClient, work: Path) -> AsyncIterator[None]:
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        REGISTRATIONS.extend(params.registrations)
+
     params = types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         workspace_folders=[types.WorkspaceFolder(uri=work.as_uri(), name="work")],
@@ -392,6 +398,96 @@ async def test_bad_inputs_keep_the_server_answering(client: LanguageClient, work
     assert symbols
     for path in (odd, binary, huge):
         path.unlink()
+
+
+# --- files changed on disk -------------------------------------------------------------------
+
+
+def watched(client: LanguageClient, *events: tuple[Path, types.FileChangeType]) -> None:
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri(path), type=kind) for path, kind in events])
+    )
+
+
+async def until(check: Callable[[], bool], timeout: float = 60) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("the server did not publish what was expected")
+        await asyncio.sleep(0.05)
+
+
+def shown_under(client: LanguageClient, project: Path) -> list[tuple[str, str, str, str]]:
+    """What the client shows under ``project`` as check's JSON would say it: (file, where, kind, message)."""
+    got = []
+    for item_uri, diagnostics in list(client.diagnostics.items()):
+        path = Path(item_uri.removeprefix("file://"))
+        if path.is_relative_to(project):
+            for d in diagnostics:
+                where = d.data["where"] if isinstance(d.data, dict) else ""
+                got.append((path.relative_to(project).as_posix(), where, str(d.code), d.message))
+    return sorted(got)
+
+
+async def shows_check(client: LanguageClient, project: Path) -> None:
+    """Wait until the client shows what ``mdmark check --format json`` says of the files on disk."""
+    want = sorted((i["file"], i["where"], i["kind"], i["message"]) for i in check_json(project))
+    try:
+        await until(lambda: shown_under(client, project) == want)
+    except AssertionError:
+        assert shown_under(client, project) == want
+
+
+async def test_files_changed_on_disk_are_checked_again(client: LanguageClient, work: Path) -> None:
+    # The server asked to watch what a check reads (once initialized).
+    await until(lambda: bool(REGISTRATIONS))
+    (registration,) = [r for r in REGISTRATIONS if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    options = registration.register_options
+    assert isinstance(options, dict)
+    assert {w["globPattern"] for w in options["watchers"]} == {"**/*.md", "**/index.yaml", "**/mdmark.config.yaml", "**/conf.py"}
+
+    project = work / "watched"
+    shutil.copytree(FIXTURES / "references" / "project", project)
+    guide, chapter, index_md, b = (project / "docs" / n for n in ("guide.md", "chapter2.md", "index.md", "parts/b.md"))
+    await open_doc(client, guide)
+    await shows_check(client, project)
+    before = client.diagnostics[uri(guide)]
+
+    # A document deleted (a git checkout): references to it break, in the open document and in
+    # documents the editor never opened.
+    saved = chapter.read_text(encoding="utf-8")
+    chapter.unlink()
+    watched(client, (chapter, types.FileChangeType.Deleted))
+    await shows_check(client, project)
+    assert any("chapter2" in d.message for d in client.diagnostics[uri(index_md)])
+    # Back again: as before.
+    chapter.write_text(saved, encoding="utf-8")
+    watched(client, (chapter, types.FileChangeType.Created))
+    await shows_check(client, project)
+    assert client.diagnostics[uri(guide)] == before
+    # A document the editor has not opened, written by another tool: its new drift is published.
+    b.write_text(b.read_text(encoding="utf-8") + "\n{ref}`zz-written-outside`\n", encoding="utf-8")
+    watched(client, (b, types.FileChangeType.Changed))
+    await shows_check(client, project)
+    assert [d for d in client.diagnostics[uri(b)] if "zz-written-outside" in d.message]
+    # A deleted document's diagnostics are cleared.
+    assert client.diagnostics[uri(index_md)]
+    index_md.unlink()
+    watched(client, (index_md, types.FileChangeType.Deleted))
+    await shows_check(client, project)
+    assert uri(index_md) in client.diagnostics and not client.diagnostics[uri(index_md)]
+    # The config changed on disk: what it turns off is gone.
+    config = project / "mdmark.config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "check:\n  disable: [broken_link]\n", encoding="utf-8")
+    watched(client, (config, types.FileChangeType.Changed))
+    await shows_check(client, project)
+    assert not any(d.code == "broken_link" for d in client.diagnostics[uri(guide)])
+    # A change on disk to an open document: its buffer is what counts.
+    shown = client.diagnostics[uri(guide)]
+    guide.write_text("# 上書き\n", encoding="utf-8")
+    watched(client, (guide, types.FileChangeType.Changed))
+    await asyncio.sleep(1)
+    assert client.diagnostics[uri(guide)] == shown
 
 
 # --- the real corpora -----------------------------------------------------------------------------

@@ -329,6 +329,10 @@ async def project_lane(server: MdmarkServer, state: ProjectState) -> None:
                 state.edited.clear()
                 state.whole_wanted = state.whole_urgent = False
                 publish(server, state, checked)
+                if checked.navigator is not None:
+                    from mdmark.lsp.watch import watch_index
+
+                    watch_index(server, checked.navigator.project.config.index_path)
                 return
             # Stale: dropped.
             if state.navigator is None and checked.navigator is not None:

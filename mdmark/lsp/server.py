@@ -50,6 +50,8 @@ class MdmarkServer(LanguageServer):
         self.quick = ThreadPoolExecutor(1, thread_name_prefix="mdmark-quick")
         #: Navigation answers from the last check's results, beside a running check.
         self.queries = ThreadPoolExecutor(1, thread_name_prefix="mdmark-query")
+        #: File patterns the client was asked to watch beyond :data:`mdmark.lsp.watch.GLOBS`.
+        self.watched: set[str] = set()
         #: Sentences already shown with window/showMessage (each once).
         self.told: set[str] = set()
         #: Seconds a change waits for the next one before it is checked.
@@ -198,10 +200,10 @@ class MdmarkServer(LanguageServer):
 
 def build() -> MdmarkServer:
     """The server with every feature registered."""
-    from mdmark.lsp import actions, completion, definition, diagnostics, hover, references, rename, symbols
+    from mdmark.lsp import actions, completion, definition, diagnostics, hover, references, rename, symbols, watch
 
     server = MdmarkServer()
-    for module in (diagnostics, definition, references, hover, completion, symbols, rename, actions):
+    for module in (diagnostics, watch, definition, references, hover, completion, symbols, rename, actions):
         module.register(server)
     return server
 
