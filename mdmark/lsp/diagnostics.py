@@ -349,7 +349,24 @@ async def project_lane(server: MdmarkServer, state: ProjectState) -> None:
         state.whole_running = False
 
 
+def warm_up(server: MdmarkServer) -> None:
+    """Check each workspace folder that is a project (its config in the folder itself) before the
+    client opens anything: the first document opened is then answered by its own check."""
+    for folder in server.folders():
+        if (folder / "mdmark.config.yaml").is_file():
+            state = server.state_for(server.uri_of(folder / "mdmark.config.yaml"), quiet=True)
+            if state is not None and state.navigator is None:
+                asyncio.ensure_future(project_lane(server, state))
+
+
 def register(server: MdmarkServer) -> None:
+    from mdmark.lsp import watch
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: MdmarkServer, params: types.InitializedParams) -> None:
+        warm_up(ls)
+        await watch.start(ls)
+
     def start(uri: str, delay: float, document: bool = True) -> None:
         state = server.state_for(uri)
         if state is not None:
@@ -357,7 +374,17 @@ def register(server: MdmarkServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: MdmarkServer, params: types.DidOpenTextDocumentParams) -> None:
-        start(params.text_document.uri, 0)
+        uri = params.text_document.uri
+        state = ls.state_for(uri)
+        path = ls.path_of(uri)
+        if state is None or path is None:
+            return
+        if state.navigator is None and _as_on_disk(path, params.text_document.text):
+            # The first project check (perhaps running since initialize) reads this very text and
+            # publishes every open document: nothing to make it stale for.
+            asyncio.ensure_future(project_lane(server, state))
+            return
+        changed(ls, state, path, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: MdmarkServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -379,6 +406,13 @@ def register(server: MdmarkServer) -> None:
     def did_close(ls: MdmarkServer, params: types.DidCloseTextDocumentParams) -> None:
         # The file on disk is what counts again.
         start(params.text_document.uri, ls.debounce)
+
+
+def _as_on_disk(path: Path, text: str) -> bool:
+    try:
+        return path.read_bytes() == text.encode("utf-8", "surrogatepass")
+    except (OSError, UnicodeError):
+        return False
 
 
 def _included(navigator: Navigator, path: Path) -> bool:

@@ -46,6 +46,12 @@ async def register_watchers(server: MdmarkServer, key: str, globs: tuple[str, ..
         log.warning("mdmark lsp: the client did not register file watchers", exc_info=True)
 
 
+async def start(server: MdmarkServer) -> None:
+    """Once the client is initialized: ask it to watch what a check reads."""
+    if can_register(server):
+        await register_watchers(server, REGISTRATION, GLOBS)
+
+
 def watch_index(server: MdmarkServer, index: Path | None) -> None:
     """Watch a project's index when :data:`GLOBS` do not name it (``index: kb.yaml``)."""
     if index is None or index.name == "index.yaml" or not can_register(server):
@@ -64,11 +70,6 @@ def affected(server: MdmarkServer, path: Path) -> list[Path]:
 
 def register(server: MdmarkServer) -> None:
     from mdmark.lsp.diagnostics import changed
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: MdmarkServer, params: types.InitializedParams) -> None:
-        if can_register(ls):
-            await register_watchers(ls, REGISTRATION, GLOBS)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: MdmarkServer, params: types.DidChangeWatchedFilesParams) -> None:
