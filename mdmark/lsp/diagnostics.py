@@ -367,6 +367,12 @@ def register(server: MdmarkServer) -> None:
         warm_up(ls)
         await watch.start(ls)
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: MdmarkServer, params: types.DidChangeWatchedFilesParams) -> None:
+        # One project check for however many files a checkout touched.
+        for root in watch.roots_changed(ls, params):
+            changed(ls, ls.projects[root], None, ls.debounce)
+
     def start(uri: str, delay: float, document: bool = True) -> None:
         state = server.state_for(uri)
         if state is not None:

@@ -200,10 +200,10 @@ class MdmarkServer(LanguageServer):
 
 def build() -> MdmarkServer:
     """The server with every feature registered."""
-    from mdmark.lsp import actions, completion, definition, diagnostics, hover, references, rename, symbols, watch
+    from mdmark.lsp import actions, completion, definition, diagnostics, hover, references, rename, symbols
 
     server = MdmarkServer()
-    for module in (diagnostics, watch, definition, references, hover, completion, symbols, rename, actions):
+    for module in (diagnostics, definition, references, hover, completion, symbols, rename, actions):
         module.register(server)
     return server
 

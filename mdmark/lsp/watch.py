@@ -68,21 +68,14 @@ def affected(server: MdmarkServer, path: Path) -> list[Path]:
     return [root for root in server.projects if path.is_relative_to(root)]
 
 
-def register(server: MdmarkServer) -> None:
-    from mdmark.lsp.diagnostics import changed
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def did_change_watched_files(ls: MdmarkServer, params: types.DidChangeWatchedFilesParams) -> None:
-        roots: set[Path] = set()
-        opened = {ls.path_of(uri) for uri in list(ls.workspace.text_documents)}
-        for event in params.changes:
-            path = ls.path_of(event.uri)
-            if path is None:
-                continue
-            # An open buffer is what the check reads, whatever the disk says — unless the file went.
-            if event.type == types.FileChangeType.Changed and path in opened:
-                continue
-            roots.update(affected(ls, path))
-        # One project check for however many files a checkout touched.
-        for root in sorted(roots):
-            changed(ls, ls.projects[root], None, ls.debounce)
+def roots_changed(server: MdmarkServer, params: types.DidChangeWatchedFilesParams) -> list[Path]:
+    """The roots of the projects whose check the files of ``params`` change: an open buffer is
+    what the check reads, whatever the disk says — unless the file went."""
+    roots: set[Path] = set()
+    opened = {server.path_of(uri) for uri in list(server.workspace.text_documents)}
+    for event in params.changes:
+        path = server.path_of(event.uri)
+        if path is None or (event.type == types.FileChangeType.Changed and path in opened):
+            continue
+        roots.update(affected(server, path))
+    return sorted(roots)
