@@ -387,7 +387,9 @@ def register(server: MdmarkServer) -> None:
             return
         if state.navigator is None and _as_on_disk(path, params.text_document.text):
             # The first project check (perhaps running since initialize) reads this very text and
-            # publishes every open document: nothing to make it stale for.
+            # publishes every open document: nothing to make it stale for. Should a change make
+            # that check stale, the document is checked on its own once it lands.
+            state.edited[path] = None
             asyncio.ensure_future(project_lane(server, state))
             return
         changed(ls, state, path, 0)
