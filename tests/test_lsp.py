@@ -256,6 +256,32 @@ async def test_changes_faster_than_checks_end_with_the_last_text(client: Languag
     assert symbols
 
 
+async def test_index_changes_faster_than_project_checks_end_with_the_last_text(client: LanguageClient, work: Path) -> None:
+    # The index is checked with the whole project: the same rule, stale checks dropped.
+    project = work / "roots" / "test-glossary"
+    index_yaml = project / "index.yaml"
+    base = index_yaml.read_text(encoding="utf-8")
+    await open_doc(client, index_yaml)
+    await settled(client, index_yaml)
+    first = len(PUBLISHED)
+    for version in range(2, 22):
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri(index_yaml), version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=base + f"bogus{version}: 1\n")],
+            )
+        )
+    await until(lambda: [d.message for d in client.diagnostics.get(uri(index_yaml), []) if "bogus" in d.message] == ["知らないキー `bogus21` なので、キーの名前を直すか消してください。"])
+    await asyncio.sleep(1)
+    seen = [
+        [int(m.group(1)) for d in diagnostics if (m := re.search(r"bogus(\d+)", d.message))]
+        for published_uri, diagnostics in PUBLISHED[first:]
+        if published_uri == uri(index_yaml)
+    ]
+    assert len(seen) <= 5 and [v for v in seen if v] == sorted(v for v in seen if v) and seen[-1] == [21], seen
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri(index_yaml))))
+
+
 # --- navigation -----------------------------------------------------------------------------------
 
 
