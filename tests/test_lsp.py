@@ -555,6 +555,7 @@ async def test_files_changed_on_disk_are_checked_again(client: LanguageClient, w
     project = work / "watched"
     shutil.copytree(FIXTURES / "references" / "project", project)
     guide, chapter, index_md, b = (project / "docs" / n for n in ("guide.md", "chapter2.md", "index.md", "parts/b.md"))
+    before_text = guide.read_text(encoding="utf-8")
     await open_doc(client, guide)
     await shows_check(client, project)
     before = client.diagnostics[uri(guide)]
@@ -594,6 +595,17 @@ async def test_files_changed_on_disk_are_checked_again(client: LanguageClient, w
     watched(client, (guide, types.FileChangeType.Changed))
     await asyncio.sleep(1)
     assert client.diagnostics[uri(guide)] == shown
+    # An open document deleted (the editor closes it, the watcher tells): its diagnostics go.
+    await open_doc(client, b)
+    await until(lambda: bool(client.diagnostics.get(uri(b))))
+    b.unlink()
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri(b))))
+    watched(client, (b, types.FileChangeType.Deleted))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri(guide))))
+    guide.write_text(before_text, encoding="utf-8")
+    watched(client, (guide, types.FileChangeType.Changed))
+    await shows_check(client, project)
+    assert not client.diagnostics[uri(b)]
 
 
 # --- the real corpora -----------------------------------------------------------------------------

@@ -135,10 +135,12 @@ def run_check(root: Path, texts: dict[Path, str], previous: Navigator | None = N
 def run_document(navigator: Navigator, path: Path, texts: dict[Path, str]) -> Quick | None:
     """One edited document checked against ``navigator``'s project (see
     :func:`mdmark.check.collect.check_document`), each drift with its span; None when that check
-    did not cover the document (the project lane must run)."""
+    did not cover the document or it is gone (the project lane must run)."""
     from mdmark.check.collect import check_document
     from mdmark.queries.navigate import Navigator
 
+    if path not in texts and not path.is_file():
+        return None  # closed and gone from disk: the project check clears what it showed
     found = check_document(navigator.ctx, path, texts)
     if found is None:
         return None
