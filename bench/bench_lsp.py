@@ -176,13 +176,17 @@ def breakdown(root: Path, changes: int, nonce: str) -> dict[str, float]:
         t1 = time.perf_counter()
         check_document(navigator.ctx, doc, texts)
         t2 = time.perf_counter()
-        quick = run_document(navigator, doc, texts)
+        # Once more, as run_document will find it (the close-name hint of the new reference made):
+        # what run_document adds to it is the server's part.
+        check_document(navigator.ctx, doc, texts)
         t3 = time.perf_counter()
+        quick = run_document(navigator, doc, texts)
+        t4 = time.perf_counter()
         assert quick is not None and quick.drifts
         navigator = quick.navigator
         parse.append(t1 - t0)
         check.append(t2 - t1)
-        rest.append(max((t3 - t2) - (t2 - t1), 0.0))
+        rest.append(max((t4 - t3) - (t3 - t2), 0.0))
     return {"parse": p(parse, 0.5), "check": p(check, 0.5), "rest": p(rest, 0.5)}
 
 
