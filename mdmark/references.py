@@ -82,6 +82,11 @@ def _suggest(wanted: str, pool: Iterable[str]) -> str:
     return f"近い `{close[0]}` に直すか、" if close else ""
 
 
+def _names(facts: DocFacts) -> tuple[object, ...]:
+    """What a document adds to the model's name tables (labels, targets, terms, objects)."""
+    return (facts.error, tuple(facts.labels), tuple(facts.targets))
+
+
 def _slugify(title: str) -> str:
     """MyST's default heading slug (``myst_parser.mdit_to_docutils.base.default_slugify``)."""
     import re
@@ -111,8 +116,13 @@ class Model:
         srcdir: str | None = None,
         is_dir: Callable[[str], bool] | None = None,
         sphinx_docs: Iterable[str] | None = None,
+        names_of: Model | None = None,
     ) -> None:
+        """``names_of``: a model whose documents define the same names (labels, targets, terms):
+        its tables and close-name hints are shared instead of every document being read again."""
         self._facts = facts
+        #: The facts this model was made from and the documents :meth:`with_facts` replaced.
+        self._layers: tuple[Callable[[str], DocFacts | None], dict[str, DocFacts]] = (facts, {})
         #: The source folder (absolute, POSIX): warnings that name absolute paths are shown relative.
         self.srcdir = srcdir
         self._is_dir = is_dir or (lambda _path: False)
@@ -132,8 +142,13 @@ class Model:
         self.terms: dict[str, tuple[str, str, str]] = {}
         #: Domain objects: domain → full name → [(object type, document, id)], as the domains hold them.
         self.objects: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
+        #: Close-name hints already found over each project-wide pool: pool → wanted → hint.
+        self._hints: dict[str, dict[str, str]] = {}
+        if names_of is not None:
+            self.labels, self.targets, self.terms, self.objects = names_of.labels, names_of.targets, names_of.terms, names_of.objects
+            self._hints = dict(names_of._hints)
         # Sphinx reads documents in sorted order and a later label replaces an earlier one.
-        for docname in sorted(self.found):
+        for docname in sorted(self.found) if names_of is None else ():
             doc_facts = self._facts(docname)
             if doc_facts is None or doc_facts.error is not None:
                 continue
@@ -153,14 +168,19 @@ class Model:
 
     def with_facts(self, docname: str, facts: DocFacts) -> Model:
         """This model with one document's facts replaced (an edited document, the others as they
-        were): what a check of that one document resolves against."""
-        own = self._facts
+        were): what a check of that one document resolves against. Made again at every keystroke
+        of an editor: one lookup deep however many edits came before, and when the document
+        defines the same names as before, the name tables are this model's."""
+        base, replaced = self._layers
+        replaced = {**replaced, docname: facts}
 
         def lookup(name: str) -> DocFacts | None:
-            return facts if name == docname else own(name)
+            found = replaced.get(name)
+            return found if found is not None else base(name)
 
+        before = self._facts(docname)
         unread = {d for d in self.unread if d != docname} | ({docname} if facts.error is not None else set())
-        return Model(
+        model = Model(
             lookup,
             self.found,
             self.info,
@@ -171,7 +191,20 @@ class Model:
             srcdir=self.srcdir,
             is_dir=self._is_dir,
             sphinx_docs=self.sphinx_docs,
+            names_of=self if before is not None and _names(before) == _names(facts) else None,
         )
+        model._layers = (base, replaced)
+        if before is not None and [h.slug for h in before.headings] != [h.slug for h in facts.headings]:
+            model._hints.pop("anchors", None)  # the pool of Markdown anchors holds every heading's slug
+        return model
+
+    def _hint(self, pool: str, wanted: str, names: Callable[[], Iterable[str]]) -> str:
+        """:func:`_suggest` over the project-wide pool ``pool`` (its ``names``), remembered."""
+        hints = self._hints.setdefault(pool, {})
+        found = hints.get(wanted)
+        if found is None:
+            found = hints[wanted] = _suggest(wanted, names())
+        return found
 
     @property
     def numbers(self) -> dict[tuple[str, str], str]:
@@ -466,8 +499,9 @@ class Model:
                 )
             return Resolved(problem=Problem("broken_link", "myst.xref_missing", self._missing_file(written, link.path, docname)))
         name = _written_name(link)
-        pool = sorted({*self.labels, *(h.slug for f in self._all_facts() for h in f.headings if h.slug)})
-        fix = _suggest(name, pool) or "見出しかラベルを足すか、"
+        fix = self._hint(
+            "anchors", name, lambda: sorted({*self.labels, *(h.slug for f in self._all_facts() for h in f.headings if h.slug)})
+        ) or "見出しかラベルを足すか、"
         return Resolved(
             problem=Problem(
                 "broken_anchor",
@@ -510,7 +544,7 @@ class Model:
 
     def _missing_label(self, link: Link, type_: str) -> Resolved:
         name = link.target
-        fix = _suggest(name, self.labels) or f"`({name})=` を置くか、"
+        fix = self._hint("labels", name, lambda: self.labels) or f"`({name})=` を置くか、"
         role = link.role
         return Resolved(
             problem=Problem(
@@ -563,7 +597,7 @@ class Model:
     def _term(self, link: Link) -> Resolved:
         found = self.terms.get(link.target.lower())
         if found is None:
-            fix = _suggest(link.target, [t[2] for t in self.terms.values()]) or "用語の綴りを直すか、"
+            fix = self._hint("terms", link.target, lambda: [t[2] for t in self.terms.values()]) or "用語の綴りを直すか、"
             return Resolved(
                 problem=Problem(
                     "broken_anchor",
@@ -576,7 +610,7 @@ class Model:
     def _eq(self, link: Link) -> Resolved:
         found = self.targets.get(("math", link.target))
         if found is None:
-            fix = _suggest(link.target, [n for d, n in self.targets if d == "math"]) or "ラベルを直すか、"
+            fix = self._hint("math", link.target, lambda: [n for d, n in self.targets if d == "math"]) or "ラベルを直すか、"
             return Resolved(
                 problem=Problem(
                     "broken_anchor",

@@ -46,6 +46,30 @@ def test_unsaved_text_is_checked_and_nothing_is_written(tmp_path: Path) -> None:
     assert guide.read_bytes() == before
 
 
+def test_a_long_editing_session_checks_as_the_whole_check(tmp_path: Path) -> None:
+    # An editor checks each keystroke against the project the last one left: past Python's
+    # recursion limit of edits, each answer still the whole check's, other documents' too.
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES / "references" / "project", root)
+    guide = (root / "docs" / "guide.md").resolve()
+    chapter = (root / "docs" / "chapter2.md").resolve()
+    base = guide.read_text(encoding="utf-8")
+    texts_of = [{guide: base + "\n{ref}`zz-one`\n"}, {guide: base + "\n{ref}`tbl-sizes`\n"}]
+    ctx, _ = check_texts(root, {})
+    for turn in range(1100):
+        found = check_document(ctx, guide, texts_of[turn % 2])
+        assert found is not None
+        ctx = found[0]
+    for texts in texts_of:
+        _whole, want = check_texts(root, texts)
+        found = check_document(ctx, guide, texts)
+        assert found is not None
+        ctx = found[0]
+        assert found[1] == [d for d in want if d.file == "docs/guide.md"]
+        other = check_document(ctx, chapter, texts)
+        assert other is not None and other[1] == [d for d in want if d.file == "docs/chapter2.md"]
+
+
 def test_index_and_config_from_text(tmp_path: Path) -> None:
     root = tmp_path / "project"
     shutil.copytree(FIXTURES / "check" / "title_mismatch", root)

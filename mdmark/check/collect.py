@@ -110,24 +110,27 @@ def check_document(
     """The drifts of one document of an earlier run ``ctx`` (by resolved path), its content given in
     ``texts`` (else its file): the document rules only, resolved against the other documents as
     that run read them — what an editor shows at once while the whole project is checked again.
-    None when the document was not one ``ctx`` checked (a full :func:`check_texts` is needed)."""
+    Returns ``ctx`` with that document's new facts in place of its old ones (the project as the
+    editor now has it, for the next document's check and for navigation) and the drifts. None
+    when the document was not one ``ctx`` checked (a full :func:`check_texts` is needed).
+
+    Only the edited document is read (one parse, in a worker); the other documents' facts are
+    shared with ``ctx``, not copied or read again."""
     import dataclasses
 
     from mdmark.check.rules import Scope, run
 
-    document = next((d for d in ctx.documents if d.path == path), None)
-    if document is None:
+    at = next((i for i, d in enumerate(ctx.documents) if d.path == path), None)
+    if at is None:
         return None
+    document = ctx.documents[at]
     project = ctx.project
     facts = project.pipeline.facts_many([path], texts=texts)[0]
     docname = facts.path[: -len(".md")] if facts.error is None else None
     model = ctx.model.with_facts(docname, facts) if docname is not None else ctx.model
     known = dict(ctx.facts)
     known[path] = facts
-    one = dataclasses.replace(
-        ctx,
-        documents=(dataclasses.replace(document, facts=facts),),
-        facts=MappingProxyType(known),
-        model=model,
-    )
-    return one, run(one, frozenset({Scope.DOCUMENT}))
+    edited = dataclasses.replace(document, facts=facts)
+    one = dataclasses.replace(ctx, documents=(edited,), facts=MappingProxyType(known), model=model)
+    whole = dataclasses.replace(one, documents=(*ctx.documents[:at], edited, *ctx.documents[at + 1 :]))
+    return whole, run(one, frozenset({Scope.DOCUMENT}))

@@ -26,6 +26,15 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
+#: Seconds a change waits for the next one before it is checked (``MDMARK_LSP_DEBOUNCE``). Short:
+#: a keystroke comes every 100 ms or more, and the document lane checks only the newest text when
+#: it is free (never a queue), so the wait only gathers the changes a client sends together (an
+#: edit and its auto-closed bracket, a multi-cursor edit, an agent's several edits to one file).
+DEBOUNCE = "0.02"
+#: Seconds without a change before the rest of the project is checked after an edit that changed
+#: what other files can refer to (``MDMARK_LSP_SETTLE``); the edited document is answered before.
+SETTLE = "0.3"
+
 #: File suffixes whose buffers the check reads (documents, the index, the config).
 CHECKED_SUFFIXES = (".md", ".yaml", ".yml")
 
@@ -37,14 +46,18 @@ class MdmarkServer(LanguageServer):
         self.projects: dict[Path, ProjectState] = {}
         #: Checks run one at a time (they share one Sphinx application per project).
         self.checks = ThreadPoolExecutor(1, thread_name_prefix="mdmark-check")
-        #: One edited document's own drifts, beside a running whole check (:func:`diagnostics.quick`).
+        #: One edited document's own drifts, beside a running project check (:func:`diagnostics.document_lane`).
         self.quick = ThreadPoolExecutor(1, thread_name_prefix="mdmark-quick")
         #: Navigation answers from the last check's results, beside a running check.
         self.queries = ThreadPoolExecutor(1, thread_name_prefix="mdmark-query")
+        #: File patterns the client was asked to watch beyond :data:`mdmark.lsp.watch.GLOBS`.
+        self.watched: set[str] = set()
         #: Sentences already shown with window/showMessage (each once).
         self.told: set[str] = set()
         #: Seconds a change waits for the next one before it is checked.
-        self.debounce = float(os.environ.get("MDMARK_LSP_DEBOUNCE", "0.05"))
+        self.debounce = float(os.environ.get("MDMARK_LSP_DEBOUNCE", DEBOUNCE))
+        #: Seconds without a change before the rest of the project is checked after such an edit.
+        self.settle = float(os.environ.get("MDMARK_LSP_SETTLE", SETTLE))
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -159,10 +172,9 @@ class MdmarkServer(LanguageServer):
         if state is None:
             return None
         if state.navigator is None:
-            from mdmark.lsp.diagnostics import schedule
+            from mdmark.lsp.diagnostics import project_lane
 
-            if not state.running:
-                asyncio.ensure_future(schedule(self, state, 0))
+            asyncio.ensure_future(project_lane(self, state))
             await state.ready.wait()
         return (state, state.navigator) if state.navigator is not None else None
 

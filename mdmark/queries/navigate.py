@@ -25,10 +25,10 @@ from mdmark.util import door
 from mdmark.util.text import normalize
 
 if TYPE_CHECKING:
+    from mdmark.check.rules.context import CheckContext
     from mdmark.diagnostics import Diagnostic
     from mdmark.index.model import Doc, Index
     from mdmark.references import Model
-    from mdmark.check.rules.context import CheckContext
 
 #: Lines after a reference's paragraph line searched for its text (a paragraph's lines).
 _PARAGRAPH_LINES = 200
@@ -128,7 +128,35 @@ class Navigator:
         self.texts = dict(texts or {})
         self._lines: dict[Path, list[str]] = {}
         self._spans: dict[str, list[tuple[Link, Span]]] = {}
+        self._docnames: dict[Path, str] = {}
+        #: Each document's references by what they land on (merged into ``_refs`` when asked).
+        self._refs_of: dict[str, _Refs] = {}
         self._refs: _Refs | None = None
+
+    def keep_from(self, previous: Navigator, edited: Path | None = None, landings: bool = False) -> Navigator:
+        """Take over ``previous``'s per-document work for every document this run read as that one
+        did (same facts, same text) — its lines and where its references are written, and with
+        ``landings`` where they land (the caller knows the reference model did not change) — so
+        the first question after an edit reads and resolves the edited document only.
+        Returns ``self``."""
+        # Copies of the dicts: a question on the query thread may be filling them meanwhile.
+        for docname, spans in list(previous._spans.items()):
+            path = self.path_of(docname)
+            if path == edited or not self._same(previous, docname, path):
+                continue
+            self._spans[docname] = spans
+            lines = previous._lines.get(path)
+            if lines is not None:
+                self._lines[path] = lines
+            refs = previous._refs_of.get(docname) if landings else None
+            if refs is not None:
+                self._refs_of[docname] = refs
+        return self
+
+    def _same(self, previous: Navigator, docname: str, path: Path) -> bool:
+        mine, theirs = self.facts(docname), previous.facts(docname)
+        same_facts = mine is theirs or (mine is not None and theirs is not None and mine.content_key == theirs.content_key)
+        return same_facts and self.texts.get(path) == previous.texts.get(path)
 
     # -- files and names ----------------------------------------------------------------------
 
@@ -147,11 +175,16 @@ class Navigator:
         return found
 
     def docname(self, path: Path) -> str | None:
-        try:
-            rel = path.resolve().relative_to(self.srcdir).as_posix()
-        except ValueError:
-            return None
-        return rel[: -len(".md")] if rel.endswith(".md") else None
+        # Most paths come resolved (the server's, the facts'): resolving again costs system calls
+        # for every drift of every change.
+        found = self._docnames.get(path)
+        if found is None:
+            try:
+                rel = path.resolve().relative_to(self.srcdir).as_posix()
+            except ValueError:
+                rel = ""
+            found = self._docnames[path] = rel[: -len(".md")] if rel.endswith(".md") else ""
+        return found or None
 
     def path_of(self, docname: str) -> Path:
         return self.srcdir / f"{docname}.md"
@@ -160,7 +193,8 @@ class Navigator:
         return self.model.facts(docname)
 
     def is_index(self, path: Path) -> bool:
-        return self.index is not None and path.resolve() == self.index.path
+        # The index is YAML: a document's path is never resolved to be compared with it.
+        return self.index is not None and (path == self.index.path or (path.suffix != ".md" and path.resolve() == self.index.path))
 
     def doc_of_id(self, doc_id: str) -> tuple[Doc, str | None] | None:
         """The index entry of ``doc_id`` and its document's docname (None outside the source folder)."""
@@ -234,7 +268,6 @@ class Navigator:
         if facts is None:
             return []
         path = self.path_of(docname)
-        lines = self.lines(path)
         out = []
         for tree in facts.toctrees:
             for entry in tree.entries:
@@ -323,14 +356,10 @@ class Navigator:
             if not isinstance(value, str):
                 continue
             at = text.find(value)
-            span = Span(path, line, at if at >= 0 else 0, at + len(value) if at >= 0 else len(text))
+            span = Span(path, line, max(at, 0), at + len(value) if at >= 0 else len(text))
             top = parts[0] if parts else ""
             last = parts[-1]
-            if top == "docs" and (last == "to" or "related" in parts):
-                found = self.doc_of_id(value)
-                if found is not None and found[1] is not None:
-                    return Found(Thing("doc", found[1]), span, True)
-            elif top == "terms" and "docs" in parts[1:]:
+            if top == "docs" and (last == "to" or "related" in parts) or top == "terms" and "docs" in parts[1:]:
                 found = self.doc_of_id(value)
                 if found is not None and found[1] is not None:
                     return Found(Thing("doc", found[1]), span, True)
@@ -359,7 +388,7 @@ class Navigator:
         if thing.kind == "doc" and thing.doc is not None:
             if self.is_index(found.span.path):
                 entry = self.entry_of(thing.doc)
-                if entry is not None and not found.span.path == self.path_of(thing.doc):
+                if entry is not None and found.span.path != self.path_of(thing.doc):
                     span = self.index_span(f"{entry.where}.id", entry.id)
                     if span is not None and span.line != found.span.line:
                         out.append(span)
@@ -445,24 +474,40 @@ class Navigator:
         for docname in sorted(self.model.found):
             if self.facts(docname) is None:
                 continue
-            for link, span in self.reference_spans(docname):
-                thing = self._landing(link, docname)
-                if thing is None or thing.doc is None:
-                    continue
-                if thing.kind == "term" and thing.name:
-                    refs.by_term.setdefault(thing.name.lower(), []).append(span)
-                elif thing.anchor is not None:
-                    refs.by_anchor.setdefault((thing.doc, thing.anchor), []).append(span)
-                else:
-                    refs.by_doc.setdefault(thing.doc, []).append(span)
-            facts = self.facts(docname)
-            assert facts is not None
-            spans = dict(((e.line, e.written), s) for e, s in self.toc_spans(docname))
-            for tree in facts.toctrees:
-                for item in self.model.toctree_items(tree, docname):
-                    if item.kind == "doc" and (item.line, item.written) in spans:
-                        refs.by_doc.setdefault(item.target, []).append(spans[(item.line, item.written)])
+            own = self._doc_refs(docname)
+            for doc, spans in own.by_doc.items():
+                refs.by_doc.setdefault(doc, []).extend(spans)
+            for anchor, spans in own.by_anchor.items():
+                refs.by_anchor.setdefault(anchor, []).extend(spans)
+            for term, spans in own.by_term.items():
+                refs.by_term.setdefault(term, []).extend(spans)
         self._refs = refs
+        return refs
+
+    def _doc_refs(self, docname: str) -> _Refs:
+        """The references one document makes, by what they land on."""
+        hit = self._refs_of.get(docname)
+        if hit is not None:
+            return hit
+        refs = _Refs()
+        for link, span in self.reference_spans(docname):
+            thing = self._landing(link, docname)
+            if thing is None or thing.doc is None:
+                continue
+            if thing.kind == "term" and thing.name:
+                refs.by_term.setdefault(thing.name.lower(), []).append(span)
+            elif thing.anchor is not None:
+                refs.by_anchor.setdefault((thing.doc, thing.anchor), []).append(span)
+            else:
+                refs.by_doc.setdefault(thing.doc, []).append(span)
+        facts = self.facts(docname)
+        assert facts is not None
+        spans = {(e.line, e.written): s for e, s in self.toc_spans(docname)}
+        for tree in facts.toctrees:
+            for item in self.model.toctree_items(tree, docname):
+                if item.kind == "doc" and (item.line, item.written) in spans:
+                    refs.by_doc.setdefault(item.target, []).append(spans[(item.line, item.written)])
+        self._refs_of[docname] = refs
         return refs
 
     def references(self, found: Found, include_definition: bool = True) -> list[Span]:
@@ -945,7 +990,7 @@ def _written_targets(text: str, link: Link) -> Iterator[tuple[int, int]]:
         for pattern in (f"]({target}", f"](<{target}>", f"<{target}>", f"]: {target}"):
             at = text.find(pattern)
             while at >= 0:
-                start = at + len(pattern) - len(target) - (1 if pattern.startswith("](<") or pattern.startswith("<") else 0)
+                start = at + len(pattern) - len(target) - (1 if pattern.startswith(("](<", "<")) else 0)
                 after = text[start + len(target) : start + len(target) + 1]
                 # The whole target, not the start of a longer one (`b.md#準備` in `b.md#準備す`).
                 if after in ("", ")", ">", " ", '"', "'"):
