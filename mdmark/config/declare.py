@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass
 from typing import Any, TypeVar
 
-from mdmark.config.schema import Key, ListOf, MapOf, OneOf, Problem, Record, Spec, Str, spaced
+from mdmark.config.schema import Key, ListOf, MapOf, OneOf, Problem, Record, Spec, spaced, string_or_record
 
 _META = "mdmark"
 
@@ -145,16 +145,7 @@ def text_or_record(cls: type) -> OneOf:
     """An entry written either as a string (``cls.TEXT_FORM``, e.g. a tag's name, read by
     ``cls.from_text``) or as a mapping of ``cls``'s keys: 「タグの名前の文字列か {name, main}」."""
     record = record_of(cls)
-    text = Str(non_empty=True)
-
-    def pick(value: Any) -> Spec | None:
-        if isinstance(value, str):
-            return text
-        if isinstance(value, dict):
-            return record
-        return None
-
-    return OneOf(options=(text, record), pick=pick, expected=f"{spaced(cls.TEXT_FORM)}の文字列か {{{', '.join(record.keys)}}}")  # type: ignore[attr-defined]
+    return string_or_record(record, f"{spaced(cls.TEXT_FORM)}の文字列か {{{', '.join(record.keys)}}}")  # type: ignore[attr-defined]
 
 
 def leaves(cls: type, prefix: str = "") -> Iterator[tuple[str, Declared]]:
