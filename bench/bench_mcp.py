@@ -122,7 +122,7 @@ def edit_target(project: Path) -> Path:
     config = yaml.safe_load((project / "mdmark.config.yaml").read_text(encoding="utf-8"))
     index_file = project / config["index"]
     docs = yaml.safe_load(index_file.read_text(encoding="utf-8"))["docs"]
-    return (index_file.parent / docs[len(docs) // 2]["path"]).resolve()
+    return (index_file.parent / str(docs[len(docs) // 2]["path"])).resolve()
 
 
 #: Issue 23's goals at 1,200 documents (p50, ms), by row.
