@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.util.files import stat_stamp
+from mdmark.util.files import settled, stat_stamp
+from mdmark.util.globs import SKIP_DIRS
 
 if TYPE_CHECKING:
     from mdmark.config.main import MarkdownSettings
+    from mdmark.facts import DocFacts
     from mdmark.index.model import Index
     from mdmark.index.occurrences import NameMatcher
     from mdmark.pipeline.pipeline import Pipeline
@@ -99,6 +101,13 @@ class Workspace:
         self.page_graphs: Memo[Hashable, Any] = Memo(4)
         #: Code points per document file: by path, with the file's stat.
         self._chars: Memo[Path, tuple[tuple[int, ...], int | None]] = Memo(100_000)
+        #: What files and folders exist under a folder (by folder): see :class:`FileTree`.
+        self._trees: Memo[str, FileTree] = Memo(4)
+        #: Documents' facts by file stat, per pipeline: see :class:`StampedFacts`.
+        self._stamped_facts: Memo[int, StampedFacts] = Memo(8)
+        #: The last run's per-document parts of a check or a relation graph, by what they belong to
+        #: (each value validates itself against the run that reuses it: see mdmark.check.rules.memo).
+        self.last_runs: Memo[Hashable, Any] = Memo(16)
 
     # -- pipelines ----------------------------------------------------------------------------
 
@@ -172,6 +181,20 @@ class Workspace:
 
     # -- file facts -------------------------------------------------------------------------------
 
+    def tree(self, root: Path) -> FileTree:
+        """What exists under ``root`` (see :class:`FileTree`), kept between calls."""
+        key = os.path.realpath(root)
+        with _REGISTRY_LOCK:
+            return self._trees.get_or_make(key, lambda: FileTree(key))
+
+    def stamped_facts(self, pipeline: Pipeline) -> StampedFacts:
+        """The documents' facts of ``pipeline`` by their files' stats (see :class:`StampedFacts`)."""
+        with _REGISTRY_LOCK:
+            found = self._stamped_facts.get(id(pipeline))
+            if found is None or found.pipeline is not pipeline:
+                found = self._stamped_facts.put(id(pipeline), StampedFacts(pipeline))
+        return found
+
     def file_chars(self, path: Path, count: Callable[[], int | None]) -> int | None:
         """``count()`` of the file at ``path``, reused while its stat is unchanged."""
         try:
@@ -184,6 +207,178 @@ class Workspace:
         chars = count()
         self._chars.put(path, (stamp, chars))
         return chars
+
+
+#: A folder's entries: (name, kind) with kind "d" (folder), "f" (anything else that is not a link).
+Entries = tuple[tuple[str, str], ...]
+
+
+class FileTree:
+    """Which files and folders exist under one folder, kept current at the cost of one ``stat`` per
+    folder: what every answer derived from paths alone (the documents a glob finds, a file a link
+    names, whether an image exists) may be reused for while :meth:`version` is unchanged.
+
+    A folder's entries are read again when its stat changed (a file added, removed or renamed in
+    it) or is too recent to trust (:func:`~mdmark.util.files.settled`); the version moves only when
+    some folder's entries (names and whether each is a folder) differ, so a document saved by
+    writing a new file and renaming it over the old one leaves it as it was. Folders
+    :data:`~mdmark.util.globs.SKIP_DIRS` names are not walked (nothing derived from paths looks
+    inside them). A tree with a symbolic link in it is not tracked (:meth:`version` gives None):
+    what a link reaches changes without any stat here changing.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._folders: dict[str, tuple[tuple[int, ...] | None, Entries]] = {}
+        self._version = 0
+        self._links = False
+        self._lock = threading.Lock()
+
+    def covers(self, path: str) -> bool:
+        """Whether ``path`` (absolute, normalised) is under the root and outside the skipped folders."""
+        if path != self.root and not path.startswith(self.root.rstrip(os.sep) + os.sep):
+            return False
+        rel = os.path.relpath(path, self.root)
+        return rel == "." or not any(part in SKIP_DIRS for part in rel.split(os.sep)[:-1])
+
+    def version(self) -> int | None:
+        """A number that stays the same while no folder's entries changed since the last call;
+        None when the tree cannot be tracked (a symbolic link in it, or its root unreadable)."""
+        with self._lock:
+            if not self._folders:
+                self._walk(self.root)
+                self._version += 1
+            else:
+                changed = False
+                for folder in list(self._folders):
+                    if folder in self._folders and self._refresh(folder):
+                        changed = True
+                if changed:
+                    self._version += 1
+                    self._links = any(kind == "l" for _s, entries in self._folders.values() for _n, kind in entries)
+            return None if self._links or self.root not in self._folders else self._version
+
+    def _refresh(self, folder: str) -> bool:
+        """Read ``folder`` again if its stat says it may have changed; whether its entries did."""
+        known = self._folders[folder]
+        try:
+            info = os.stat(folder)
+        except OSError:
+            self._drop(folder)
+            return True
+        stamp = stat_stamp(info)
+        if known[0] == stamp and settled(info):
+            return False
+        entries = _entries(folder)
+        if entries is None:
+            self._drop(folder)
+            return True
+        self._folders[folder] = (stamp, entries)
+        if entries == known[1]:
+            return False
+        old = {name for name, kind in known[1] if kind == "d"}
+        new = {name for name, kind in entries if kind == "d"}
+        for name in old - new:
+            self._drop(os.path.join(folder, name))
+        for name in new - old:
+            self._walk(os.path.join(folder, name))
+        return True
+
+    def _walk(self, top: str) -> None:
+        todo = [top]
+        while todo:
+            folder = todo.pop()
+            try:
+                info = os.stat(folder)
+            except OSError:
+                continue
+            entries = _entries(folder)
+            if entries is None:
+                continue
+            self._folders[folder] = (stat_stamp(info), entries)
+            self._links = self._links or any(kind == "l" for _n, kind in entries)
+            todo.extend(os.path.join(folder, name) for name, kind in entries if kind == "d")
+
+    def _drop(self, top: str) -> None:
+        prefix = top + os.sep
+        for folder in [f for f in self._folders if f == top or f.startswith(prefix)]:
+            del self._folders[folder]
+
+
+def _entries(folder: str) -> Entries | None:
+    """A folder's entries, sorted (kind "l" for a symbolic link); None when it cannot be read."""
+    try:
+        with os.scandir(folder) as scan:
+            found = []
+            for entry in scan:
+                if entry.is_symlink():
+                    kind = "l"
+                elif entry.is_dir(follow_symlinks=False):
+                    kind = "d" if entry.name not in SKIP_DIRS else "s"
+                else:
+                    kind = "f"
+                found.append((entry.name, kind))
+    except OSError:
+        return None
+    return tuple(sorted(found))
+
+
+class StampedFacts:
+    """The facts of documents by their files' stats: a document whose file (and every file it
+    includes) keeps its stat, settled, gets the facts it had, without its path resolved or its
+    content key looked up again; the others go to the pipeline. The pipeline decides exactly so
+    (a settled stat stands for the content), one document at a time.
+    """
+
+    def __init__(self, pipeline: Pipeline) -> None:
+        self.pipeline = pipeline
+        self._known: dict[str, tuple[tuple[int, ...], DocFacts]] = {}
+        self._lock = threading.Lock()
+
+    def facts_many(self, paths: list[Path], progress: Callable[[int, int], None] | None = None) -> list[DocFacts]:
+        """``pipeline.facts_many(paths, progress)``, asking it only about the documents whose stat changed."""
+        from mdmark.pipeline.pipeline import file_stamp
+
+        out: list[DocFacts | None] = [None] * len(paths)
+        todo: list[int] = []
+        stamps: list[tuple[int, ...] | None] = [None] * len(paths)
+        srcdir = self.pipeline.srcdir
+        with self._lock:
+            known = self._known
+            for i, path in enumerate(paths):
+                text = str(path)
+                try:
+                    info = os.stat(text)
+                except OSError:
+                    todo.append(i)
+                    continue
+                if settled(info):
+                    stamps[i] = stat_stamp(info)
+                hit = known.get(text)
+                if (
+                    hit is not None
+                    and stamps[i] is not None
+                    and hit[0] == stamps[i]
+                    and all(file_stamp(srcdir / rel) == (size, mtime) for rel, size, mtime in hit[1].deps)
+                ):
+                    out[i] = hit[1]
+                else:
+                    todo.append(i)
+        reused = len(paths) - len(todo)
+        counted = None if progress is None else (lambda done, _total: progress(reused + done, len(paths)))
+        if todo or progress is None:
+            fresh = self.pipeline.facts_many([paths[i] for i in todo], counted) if todo else []
+            with self._lock:
+                for i, facts in zip(todo, fresh, strict=True):
+                    out[i] = facts
+                    stamp = stamps[i]
+                    if stamp is not None and facts.error is None:
+                        self._known[str(paths[i])] = (stamp, facts)
+                    else:
+                        self._known.pop(str(paths[i]), None)
+        else:
+            progress(len(paths), len(paths))
+        return [facts for facts in out if facts is not None]
 
 
 def _yaml_cache() -> ContentCache[dict[str, Any]]:

@@ -70,6 +70,11 @@ def _occurring(workspace: Workspace, signature: str, matcher: NameMatcher, facts
     )
 
 
+def _same_content(a: DocFacts, b: DocFacts) -> bool:
+    """The same document content (parse key and included files), so the same links and text."""
+    return a is b or (a.path == b.path and a.sha == b.sha and a.deps == b.deps)
+
+
 class RelationGraph:
     """All relations among the documents of one index, computed once and queried per document.
 
@@ -77,8 +82,19 @@ class RelationGraph:
     body links and occurrences.
     """
 
-    def __init__(self, index: Index, facts: list[DocFacts], srcdir: Path, workspace: Workspace) -> None:
-        """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing)."""
+    def __init__(
+        self,
+        index: Index,
+        facts: list[DocFacts],
+        srcdir: Path,
+        workspace: Workspace,
+        previous: RelationGraph | None = None,
+    ) -> None:
+        """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing).
+
+        ``previous``: a graph of the same project made earlier: each document whose content, and
+        whose link targets and names to look for, are as they were keeps its body relations from it
+        (after one edit, one document's links and occurrences are worked out again, not all)."""
         self.index = index
         # Lexical paths (both roots are already resolved): resolving every link target costs
         # system calls per link, seconds for thousands of documents.
@@ -88,6 +104,19 @@ class RelationGraph:
             by_file.setdefault(os.path.normpath(os.path.join(folder, doc.path)), doc.id)
         src = str(srcdir.resolve())
         signature, matcher = _matcher(workspace, index)
+        self._by_file = by_file
+        self._signature = signature
+        self._src = src
+        #: The facts each source's body relations came from.
+        self._sources: dict[str, DocFacts] = {}
+        earlier = (
+            previous
+            if previous is not None
+            and previous._src == src
+            and previous._signature == signature
+            and previous._by_file == by_file
+            else None
+        )
         #: source id -> target ids reached by a body link or an occurrence (no self-relations).
         self.body: dict[str, set[str]] = {}
         seen_sources: set[str] = set()
@@ -96,6 +125,13 @@ class RelationGraph:
                 continue
             seen_sources.add(doc.id)
             if doc_facts.error is not None:
+                continue
+            self._sources[doc.id] = doc_facts
+            before = earlier._sources.get(doc.id) if earlier is not None else None
+            if earlier is not None and before is not None and _same_content(before, doc_facts):
+                kept = earlier.body.get(doc.id)
+                if kept:
+                    self.body[doc.id] = kept
                 continue
             targets: set[str] = set()
             for link in doc_facts.links:
@@ -108,12 +144,20 @@ class RelationGraph:
             targets.discard(doc.id)
             if targets:
                 self.body[doc.id] = targets
+        #: target id -> ids of every document whose index relations refer to it (the index's part of
+        #: :attr:`_incoming`, kept while the index model is the same object).
+        self._written_incoming: dict[str, frozenset[str]]
+        if previous is not None and previous.index is index:
+            self._written_incoming = previous._written_incoming
+        else:
+            written: dict[str, set[str]] = {}
+            for doc in index.first_docs():
+                for seen in index.relations_of(doc.id):
+                    if seen.direction == "outgoing":
+                        written.setdefault(seen.other.id, set()).add(doc.id)
+            self._written_incoming = {target: frozenset(ids) for target, ids in written.items()}
         #: target id -> ids of every document that refers to it (index relation, link or occurrence).
-        self._incoming: dict[str, set[str]] = {}
-        for doc in index.first_docs():
-            for seen in index.relations_of(doc.id):
-                if seen.direction == "outgoing":
-                    self._incoming.setdefault(seen.other.id, set()).add(doc.id)
+        self._incoming: dict[str, set[str]] = {target: set(ids) for target, ids in self._written_incoming.items()}
         for source_id, targets in self.body.items():
             for target in targets:
                 self._incoming.setdefault(target, set()).add(source_id)
@@ -211,7 +255,10 @@ def build_graph(
         digest.update(b"\0")
     for doc_facts in facts:
         digest.update(f"{doc_facts.path}\1{doc_facts.content_key}\1{doc_facts.error is not None}\0".encode())
-    graph = workspace.graphs.get_or_make(digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir, workspace))
+    previous = cast(RelationGraph, last[4]) if last is not None else None
+    graph = workspace.graphs.get_or_make(
+        digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir, workspace, previous)
+    )
     if stamps is not None:
         deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _, _ in f.deps})
         dep_stamps = file_stamps(deps)

@@ -9,47 +9,66 @@ from pathlib import Path
 from mdmark.util.files import display
 from mdmark.diagnostics import Diagnostic, DriftKind, missing_image_message
 from mdmark.check.rules.context import CheckContext
+from mdmark.facts import DocFacts
 
 
 def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
     """broken_link, broken_anchor and syntax: what :func:`mdmark.references.document_problems` finds, the
     same sentences export and build print."""
-    from mdmark.references import document_problems
-
+    reuse = ctx.reusing()
     for document in ctx.documents:
-        facts = document.facts
+        facts, shown = document.facts, document.file
         if facts.error is not None:
             continue
-        docname = facts.path[: -len(".md")]
-        for line, problem in document_problems(facts, ctx.model, docname):
-            # A warning of {include}d text stands at the included file's line, as Sphinx says it.
-            file = display(Path(problem.file), ctx.root) if problem.file is not None else document.file
-            yield Diagnostic(file, str(line) if line else "", DriftKind.of(problem.kind), problem.message, line)
+        if reuse is None:
+            yield from _document_problems(ctx, shown, facts)
+        else:
+            yield from reuse.document_problems(shown, facts, lambda: list(_document_problems(ctx, shown, facts)))
+
+
+def _document_problems(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
+    from mdmark.references import document_problems
+
+    docname = facts.path[: -len(".md")]
+    for line, problem in document_problems(facts, ctx.model, docname):
+        # A warning of {include}d text stands at the included file's line, as Sphinx says it.
+        file = display(Path(problem.file), ctx.root) if problem.file is not None else shown
+        yield Diagnostic(file, str(line) if line else "", DriftKind.of(problem.kind), problem.message, line)
 
 
 def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
+    reuse = ctx.reusing()
+    for document in ctx.documents:
+        facts, shown = document.facts, document.file
+        if facts.error is not None:
+            continue
+        if reuse is None:
+            yield from _missing_images(ctx, shown, facts)
+        else:
+            paths = [image.path for image in facts.images if not image.remote and image.path is not None]
+            yield from reuse.missing_images(shown, facts, paths, lambda: list(_missing_images(ctx, shown, facts)))
+
+
+def _missing_images(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
     from mdmark.host.confine import inside, outside_message, project_root
 
     srcdir = ctx.project.source_dir
     root = project_root(ctx.project.root)
-    for document in ctx.documents:
-        if document.facts.error is not None:
+    for image in facts.images:
+        if image.remote or image.path is None:
             continue
-        for image in document.facts.images:
-            if image.remote or image.path is None:
-                continue
-            image_file = Path(os.path.normpath(srcdir / image.path))
-            if image_file.is_file() and not inside(image_file, root):
-                # Not embedded by export/build (the guide page ``untrusted``): the same sentence they print.
-                message = outside_message("画像", image.uri)
-                yield Diagnostic(document.file, str(image.line) if image.line else "", DriftKind.MISSING_IMAGE, message, image.line)
-                continue
-            if image_file.is_file():
-                continue
-            yield Diagnostic(
-                document.file,
-                str(image.line) if image.line else "",
-                DriftKind.MISSING_IMAGE,
-                missing_image_message(image.uri, image_file),
-                image.line,
-            )
+        image_file = Path(os.path.normpath(srcdir / image.path))
+        if image_file.is_file() and not inside(image_file, root):
+            # Not embedded by export/build (the guide page ``untrusted``): the same sentence they print.
+            message = outside_message("画像", image.uri)
+            yield Diagnostic(shown, str(image.line) if image.line else "", DriftKind.MISSING_IMAGE, message, image.line)
+            continue
+        if image_file.is_file():
+            continue
+        yield Diagnostic(
+            shown,
+            str(image.line) if image.line else "",
+            DriftKind.MISSING_IMAGE,
+            missing_image_message(image.uri, image_file),
+            image.line,
+        )
