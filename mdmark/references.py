@@ -237,7 +237,7 @@ class Model:
     def track(self) -> Iterator[Consulted]:
         """Record what the block's resolving looks at beyond the project-wide tables: the tables
         (labels, targets, toctrees, figure numbers) are made first, unrecorded."""
-        self.numbers
+        _ = self.numbers
         self.in_toctrees()
         self.included_files()
         consulted = Consulted()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mdmark.util.files import display
@@ -23,7 +24,13 @@ def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
         if reuse is None:
             yield from _document_problems(ctx, shown, facts)
         else:
-            yield from reuse.document_problems(shown, facts, lambda: list(_document_problems(ctx, shown, facts)))
+            yield from reuse.document_problems(shown, facts, functools.partial(_listed, _document_problems, ctx, shown, facts))
+
+
+def _listed(
+    rule: Callable[[CheckContext, str, DocFacts], Iterator[Diagnostic]], ctx: CheckContext, shown: str, facts: DocFacts
+) -> list[Diagnostic]:
+    return list(rule(ctx, shown, facts))
 
 
 def _document_problems(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
@@ -46,7 +53,7 @@ def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
             yield from _missing_images(ctx, shown, facts)
         else:
             paths = [image.path for image in facts.images if not image.remote and image.path is not None]
-            yield from reuse.missing_images(shown, facts, paths, lambda: list(_missing_images(ctx, shown, facts)))
+            yield from reuse.missing_images(shown, facts, paths, functools.partial(_listed, _missing_images, ctx, shown, facts))
 
 
 def _missing_images(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
