@@ -69,8 +69,8 @@ def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path, monkeypa
 
 def test_yaml_that_json_cannot_hold_is_parsed_every_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Dates and non-string keys would come back changed from JSON: such a file is not cached on disk."""
-    from mdmark.workspace import Workspace
     from mdmark.config.yamlio import parse_yaml
+    from mdmark.workspace import Workspace
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
@@ -240,10 +240,10 @@ def _project(root: Path) -> None:
 def test_a_check_after_each_edit_is_the_check_of_a_fresh_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The server's check after an edit reuses what the edit cannot change (mdmark.check.rules.reuse):
     after every kind of edit it says exactly what a check in a new workspace says."""
+    import mdmark.workspace
     from mdmark.check.collect import collect
     from mdmark.check.rules import build_context, run
     from mdmark.check.rules.reuse import last_check
-    import mdmark.workspace
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "project"
