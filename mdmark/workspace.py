@@ -337,12 +337,10 @@ class StampedFacts:
 
     def facts_many(self, paths: list[Path], progress: Callable[[int, int], None] | None = None) -> list[DocFacts]:
         """``pipeline.facts_many(paths, progress)``, asking it only about the documents whose stat changed."""
-        from mdmark.pipeline.pipeline import file_stamp
-
         out: list[DocFacts | None] = [None] * len(paths)
         todo: list[int] = []
         stamps: list[tuple[int, ...] | None] = [None] * len(paths)
-        srcdir = self.pipeline.srcdir
+        srcdir = str(self.pipeline.srcdir)
         with self._lock:
             known = self._known
             for i, path in enumerate(paths):
@@ -359,7 +357,7 @@ class StampedFacts:
                     hit is not None
                     and stamps[i] is not None
                     and hit[0] == stamps[i]
-                    and all(file_stamp(srcdir / rel) == (size, mtime) for rel, size, mtime in hit[1].deps)
+                    and all(_size_mtime(os.path.join(srcdir, rel)) == (size, mtime) for rel, size, mtime in hit[1].deps)
                 ):
                     out[i] = hit[1]
                 else:
@@ -379,6 +377,15 @@ class StampedFacts:
         else:
             progress(len(paths), len(paths))
         return [facts for facts in out if facts is not None]
+
+
+def _size_mtime(path: str) -> tuple[int, int]:
+    """:func:`mdmark.pipeline.pipeline.file_stamp` of a path given as text (no ``Path`` made)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (info.st_size, info.st_mtime_ns)
 
 
 def _yaml_cache() -> ContentCache[dict[str, Any]]:

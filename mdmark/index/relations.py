@@ -82,6 +82,12 @@ class RelationGraph:
     body links and occurrences.
     """
 
+    _by_file: dict[str, str]
+    _signature: str
+    _src: str
+    _sources: dict[str, DocFacts]
+    _written_incoming: dict[str, frozenset[str]]
+
     def __init__(
         self,
         index: Index,
@@ -98,17 +104,24 @@ class RelationGraph:
         self.index = index
         # Lexical paths (both roots are already resolved): resolving every link target costs
         # system calls per link, seconds for thousands of documents.
-        folder = str(index.folder)
-        by_file: dict[str, str] = {}
-        for doc in index.docs:
-            by_file.setdefault(os.path.normpath(os.path.join(folder, doc.path)), doc.id)
+        by_file: dict[str, str]
+        if previous is not None and previous.index is index:
+            by_file = previous._by_file
+        else:
+            by_file = {}
+            for doc, path in zip(index.docs, index.doc_paths(), strict=True):
+                by_file.setdefault(path, doc.id)
         src = str(srcdir.resolve())
-        signature, matcher = _matcher(workspace, index)
+        kept_matcher = workspace.matchers.get(previous._signature) if previous is not None and previous.index is index else None
+        if previous is not None and kept_matcher is not None:
+            signature, matcher = previous._signature, kept_matcher  # the same index model: the same names
+        else:
+            signature, matcher = _matcher(workspace, index)
         self._by_file = by_file
         self._signature = signature
         self._src = src
         #: The facts each source's body relations came from.
-        self._sources: dict[str, DocFacts] = {}
+        self._sources = {}
         earlier = (
             previous
             if previous is not None
@@ -146,7 +159,6 @@ class RelationGraph:
                 self.body[doc.id] = targets
         #: target id -> ids of every document whose index relations refer to it (the index's part of
         #: :attr:`_incoming`, kept while the index model is the same object).
-        self._written_incoming: dict[str, frozenset[str]]
         if previous is not None and previous.index is index:
             self._written_incoming = previous._written_incoming
         else:
@@ -248,7 +260,9 @@ def build_graph(
         and file_stamps(last[2]) == last[3]
     ):
         return cast(RelationGraph, last[4])
-    facts = facts_for([Path(f) for f in files])
+    # The same index model gives the same paths: made once (a thousand Path objects cost ms).
+    paths = cast(list[Path], last[5]) if last is not None and last[0] is index else [Path(f) for f in files]
+    facts = facts_for(paths)
     digest = hashlib.sha256()
     for part in (str(index.path), str(srcdir), index.yaml.text if index.yaml is not None else repr(index.docs)):
         digest.update(part.encode())
@@ -263,5 +277,5 @@ def build_graph(
         deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _, _ in f.deps})
         dep_stamps = file_stamps(deps)
         if dep_stamps is not None:
-            workspace.stamped.put(quick, (index, stamps, deps, dep_stamps, graph))
+            workspace.stamped.put(quick, (index, stamps, deps, dep_stamps, graph, paths))
     return graph
