@@ -224,10 +224,12 @@ class Project:
 
         # Documents that exist but could not be read: references to them are not checked further.
         unread = [name for name, facts in by_name.items() if facts is None or facts.error is not None]
-        return Model(
+        model = Model(
             by_name.get, files, layout.info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread,
             srcdir=srcdir.as_posix(), is_dir=lambda rel: (srcdir / rel).is_dir(), sphinx_docs=layout.sphinx_docs,
         )  # fmt: skip
+        model.known = by_name
+        return model
 
     def index(self) -> Index:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""

@@ -15,7 +15,7 @@ import dataclasses
 import posixpath
 import re
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
@@ -145,6 +145,8 @@ class Model:
         sphinx_docs: Iterable[str] | None = None,
     ) -> None:
         self._facts = facts
+        #: Every document's facts by docname, when the maker has them as a mapping.
+        self.known: Mapping[str, DocFacts | None] | None = None
         #: What the document being resolved looks at, while :meth:`track` records it.
         self._consulted: Consulted | None = None
         #: The source folder (absolute, POSIX): warnings that name absolute paths are shown relative.

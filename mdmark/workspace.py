@@ -337,6 +337,12 @@ class StampedFacts:
 
     def facts_many(self, paths: list[Path], progress: Callable[[int, int], None] | None = None) -> list[DocFacts]:
         """``pipeline.facts_many(paths, progress)``, asking it only about the documents whose stat changed."""
+        return self.facts_settled(paths, progress)[0]
+
+    def facts_settled(
+        self, paths: list[Path], progress: Callable[[int, int], None] | None = None
+    ) -> tuple[list[DocFacts], bool]:
+        """:meth:`facts_many`, and whether every file's stat was old enough to stand for its content."""
         out: list[DocFacts | None] = [None] * len(paths)
         todo: list[int] = []
         stamps: list[tuple[int, ...] | None] = [None] * len(paths)
@@ -376,7 +382,7 @@ class StampedFacts:
                         self._known.pop(str(paths[i]), None)
         else:
             progress(len(paths), len(paths))
-        return [facts for facts in out if facts is not None]
+        return [facts for facts in out if facts is not None], all(stamp is not None for stamp in stamps)
 
 
 def _size_mtime(path: str) -> tuple[int, int]:

@@ -166,7 +166,7 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
         # A document that could not be read may have hit a worker's time or memory bound, which
         # another run may not: such an answer is not kept.
         return
-    if _stamp(map(str, ctx.facts)) is None:
+    if (ctx.reuse is not None and not ctx.reuse.settled) or _stamp(map(str, ctx.facts)) is None:
         return  # a document just saved: the answer cannot be kept (checked before walking the tree)
     environment = _environment()
     inputs = _inputs(project, ctx)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,14 +149,19 @@ def _reusing_context(
     stamped = project.workspace.stamped_facts(project.pipeline)
     paths = list(layout.paths)
     # Documents outside the source folder too: they come back with an error to report.
-    known: dict[Path, DocFacts] = dict(zip(paths, stamped.facts_many(paths, progress), strict=True))
+    first, settled = stamped.facts_settled(paths, progress)
+    known: dict[Path, DocFacts] = dict(zip(paths, first, strict=True))
     # conf.py that cannot be read fails here, after the documents were read, as without reuse.
     model_layout = layout.model if layout.model is not None else project.model_layout(paths)
     model = project.model_from(model_layout, stamped.facts_many, known)
-    documents = tuple(Document(p, shown_under(p, project.root), known[p], p in layout.unindexed) for p in paths)
-    by_name = {name: known.get(file) for name, file in model_layout.files.items()}
+    documents = tuple(
+        Document(p, shown, facts, p in layout.unindexed) for p, shown, facts in zip(paths, layout.shown, first, strict=True)
+    )
+    by_name = model.known if model.known is not None else {}
     covered = layout.key[0] is not None
-    reuse = Reuse(project, model, index, tree, version, layout if covered else None, last, by_name, model.inputs())
+    reuse = Reuse(
+        project, model, index, tree, version, layout if covered else None, last, by_name, model.inputs(), settled
+    )
     return CheckContext(
         project, base, changed, index, documents, MappingProxyType(known), model, layout.doc_files, reuse
     )
@@ -177,11 +183,16 @@ def _layout(project: Project, index: Index | None, version: int | None, last: La
     doc_files = dict(zip(map(id, index.docs), index.doc_files(), strict=True)) if index is not None else {}
     paths, unindexed = _document_paths(project, index, doc_files)
     model = project.model_layout(paths) if info is not None else None
+    if model is not None:
+        # The model's files as the very objects of ``paths``: looking one up then compares no paths.
+        same = {p: p for p in paths}
+        model = dataclasses.replace(model, files={name: same.get(f, f) for name, f in model.files.items()})
     tree = project.workspace.tree(project.root)
     every = [*paths, *doc_files.values(), *(model.files.values() if model is not None else ()), project.source_dir]
     if version is None or model is None or not all(tree.covers(str(p)) for p in every):
         key = (None, *key[1:])  # some path lies outside the tree: never reused
-    return Layout(key, index, info, tuple(paths), frozenset(unindexed), MappingProxyType(doc_files), model)
+    shown = tuple(shown_under(p, project.root) for p in paths)
+    return Layout(key, index, info, tuple(paths), shown, frozenset(unindexed), MappingProxyType(doc_files), model)
 
 
 def _document_paths(project: Project, index: Index | None, doc_files: Mapping[int, Path]) -> tuple[list[Path], set[Path]]:

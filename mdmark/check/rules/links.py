@@ -52,8 +52,7 @@ def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
         if reuse is None:
             yield from _missing_images(ctx, shown, facts)
         else:
-            paths = [image.path for image in facts.images if not image.remote and image.path is not None]
-            yield from reuse.missing_images(shown, facts, paths, functools.partial(_listed, _missing_images, ctx, shown, facts))
+            yield from reuse.missing_images(shown, facts, functools.partial(_listed, _missing_images, ctx, shown, facts))
 
 
 def _missing_images(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:

@@ -58,6 +58,8 @@ class Layout:
     index: Index | None
     info: Any
     paths: tuple[Path, ...]
+    #: Each of ``paths`` as diagnostics name it.
+    shown: tuple[str, ...]
     unindexed: frozenset[Path]
     doc_files: Mapping[int, Path]
     #: None when conf.py's settings could not be read (the check then fails as it would anyway).
@@ -117,6 +119,8 @@ class Reuse:
     last: LastCheck | None
     by_name: Mapping[str, DocFacts | None]
     model_inputs: tuple[object, ...]
+    #: Every document's stat was old enough to stand for its content (else the answer is not stored).
+    settled: bool
     problems: dict[str, Entry] = field(default_factory=dict)
     images: dict[str, Entry] = field(default_factory=dict)
     missing_docs: tuple[Index, int, tuple[Diagnostic, ...]] | None = None
@@ -176,15 +180,14 @@ class Reuse:
         self.problems[file] = Entry(facts, result, consulted, self._disk(consulted.paths))
         return result
 
-    def missing_images(
-        self, file: str, facts: DocFacts, paths: list[str], make: Callable[[], list[Diagnostic]]
-    ) -> tuple[Diagnostic, ...]:
-        """The missing images of one document (``paths``: its images, relative to the source folder)."""
+    def missing_images(self, file: str, facts: DocFacts, make: Callable[[], list[Diagnostic]]) -> tuple[Diagnostic, ...]:
+        """The missing images of one document."""
         last = self.last.images.get(file) if self.last is not None else None
         if last is not None and self._holds(last, facts):
             self.images[file] = last
             return last.result
         result = tuple(make())
+        paths = [image.path for image in facts.images if not image.remote and image.path is not None]
         self.images[file] = Entry(facts, result, None, self._disk(paths))
         return result
 
