@@ -117,6 +117,22 @@ def _stamp(paths: Iterable[str]) -> Stamps | None:
     return out
 
 
+def _unchanged(stamps: list[list[Any]]) -> bool:
+    """Whether every stored ``[path, stamp]`` still holds, settled; stops at the first that does not
+    (after an edit, the rest need no ``stat``)."""
+    now = time.time_ns()
+    for path, stamp in stamps:
+        try:
+            info = os.stat(path)
+        except OSError:
+            if stamp is not None:
+                return False
+            continue
+        if now - info.st_mtime_ns <= SETTLED_NS or stamp is None or list(stat_stamp(info)) != stamp:
+            return False
+    return True
+
+
 def _inputs(project: Project, ctx: CheckContext) -> list[str] | None:
     """The files and folders the answer depends on; None when a document lies outside the project
     root (a new file beside it could not be seen by the stamps of the folders walked)."""
@@ -151,8 +167,7 @@ def lookup(project: Project) -> list[Diagnostic] | None:
         return None
     if stored["environment"] != _environment():
         return None
-    now = _stamp(path for path, _ in stored["stamps"])
-    if now is None or [list(s) if s is not None else None for _, s in now] != [s for _, s in stored["stamps"]]:
+    if not _unchanged(stored["stamps"]):
         return None
     return [Diagnostic(d["file"], d["where"], d["kind"], d["message"], d.get("line")) for d in stored["issues"]]
 
