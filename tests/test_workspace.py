@@ -304,3 +304,41 @@ def test_related_to_after_each_edit_is_the_answer_of_a_fresh_process(tmp_path: P
         edit()
         _age(root)
         assert answers() == fresh(), what
+
+
+def test_the_file_tree_moves_its_version_only_when_entries_change(tmp_path: Path) -> None:
+    """What exists under a folder: an edited file (in place or saved by rename) changes nothing; a
+    file added, removed or renamed, or a folder added, does; a symbolic link makes it untracked."""
+    from mdmark.workspace import FileTree
+
+    (tmp_path / "docs/sub").mkdir(parents=True)
+    (tmp_path / "docs/a.md").write_text("# A\n", encoding="utf-8")
+    (tmp_path / "node_modules").mkdir()
+    _age(tmp_path)
+    tree = FileTree(str(tmp_path))
+    first = tree.version()
+    assert first is not None and tree.version() == first
+    (tmp_path / "docs/a.md").write_text("# A\n\n本文。\n", encoding="utf-8")
+    assert tree.version() == first
+    (tmp_path / "docs/a.tmp").write_text("# A\n\n本文。\n", encoding="utf-8")
+    os.replace(tmp_path / "docs/a.tmp", tmp_path / "docs/a.md")
+    assert tree.version() == first
+    (tmp_path / "node_modules/x.md").write_text("x", encoding="utf-8")  # not walked
+    assert tree.version() == first
+    assert tree.covers(str(tmp_path / "docs/sub/b.md")) and not tree.covers(str(tmp_path / "node_modules/x.md"))
+    assert not tree.covers(str(tmp_path.parent / "other.md"))
+    (tmp_path / "docs/sub/b.md").write_text("# B\n", encoding="utf-8")
+    second = tree.version()
+    assert second is not None and second != first
+    (tmp_path / "docs/sub/deeper").mkdir()
+    third = tree.version()
+    assert third != second
+    (tmp_path / "docs/sub/deeper/c.md").write_text("# C\n", encoding="utf-8")
+    fourth = tree.version()
+    assert fourth != third
+    (tmp_path / "docs/sub/b.md").rename(tmp_path / "docs/sub/b2.md")
+    assert tree.version() != fourth
+    (tmp_path / "docs/link.md").symlink_to(tmp_path / "docs/a.md")
+    assert tree.version() is None
+    (tmp_path / "docs/link.md").unlink()
+    assert tree.version() is not None
