@@ -3,9 +3,11 @@
 The MCP server answers many calls on one project, and the CLI one call; both go through the same
 :class:`Workspace`, which owns the pipelines (one Sphinx application and parse cache per source
 folder and settings), the index model (reused while its file's stat is unchanged), the relation
-graph and the name matcher (keyed by the content they came from), and the per-file character
-counts. Nothing else in mdmark keeps state between calls: a test asserts that no module holds a
-mutable cache of its own.
+graph and the name matcher (keyed by the content they came from), the per-file character
+counts, which files exist under the project (:class:`FileTree`), the documents' facts by their
+files' stats (:class:`StampedFacts`) and the last check's per-document parts (what a check after one
+edit reuses: :mod:`mdmark.check.rules.reuse`). Nothing else in mdmark keeps state between calls: a
+test asserts that no module holds a mutable cache of its own.
 
 Every memo here is bounded and keyed by content (hashes) or by file stat, so a stale entry is
 never returned, only dropped when the bound is reached.
