@@ -11,8 +11,9 @@ written in another document ``R`` naming ``T`` reads with its reverse name (inco
 ``requires`` → ``required_by`` …). Only for a direction that has no index relation, one relation
 of type null stands for the body links and occurrences.
 
-The body graph (links + occurrences) is computed once per call over all indexed documents from the
-pipeline facts (cached by content). Occurrences depend on the names in the index as well as on
+The body graph (links + occurrences) is computed over all indexed documents from the pipeline
+facts (cached by content); after an edit, each document whose content, link targets and names to
+look for are unchanged keeps its part from the graph made before, so one edit costs one document. Occurrences depend on the names in the index as well as on
 the text, so they are cached per (set of names, document content): an unchanged index and
 unchanged documents cost one dictionary look-up per document.
 """
