@@ -19,12 +19,13 @@ import hashlib
 import json
 import os
 import threading
+import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.util.files import settled, stat_stamp
+from mdmark.util.files import SETTLED_NS, settled, stat_stamp
 from mdmark.util.globs import SKIP_DIRS
 
 if TYPE_CHECKING:
@@ -349,6 +350,11 @@ class StampedFacts:
         todo: list[int] = []
         stamps: list[tuple[int, ...] | None] = [None] * len(paths)
         srcdir = str(self.pipeline.srcdir)
+        # One clock reading for the whole list: "settled" is judged as of the start of the call.
+        recent = time.time_ns() - SETTLED_NS
+        join = os.path.join
+        #: Each included file's (size, mtime), stat'ed once per call: many documents show the same images.
+        dep_stamps: dict[str, tuple[int, int]] = {}
         with self._lock:
             known = self._known
             for i, path in enumerate(paths):
@@ -358,18 +364,24 @@ class StampedFacts:
                 except OSError:
                     todo.append(i)
                     continue
-                if settled(info):
-                    stamps[i] = stat_stamp(info)
+                if info.st_mtime_ns >= recent:
+                    todo.append(i)  # changed too recently for its stat to stand for its content
+                    continue
+                stamp = stamps[i] = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
                 hit = known.get(text)
-                if (
-                    hit is not None
-                    and stamps[i] is not None
-                    and hit[0] == stamps[i]
-                    and all(_size_mtime(os.path.join(srcdir, rel)) == (size, mtime) for rel, size, mtime in hit[1].deps)
-                ):
-                    out[i] = hit[1]
-                else:
+                if hit is None or hit[0] != stamp:
                     todo.append(i)
+                    continue
+                facts = hit[1]
+                for rel, size, mtime in facts.deps:
+                    now = dep_stamps.get(rel)
+                    if now is None:
+                        now = dep_stamps[rel] = _size_mtime(join(srcdir, rel))
+                    if now != (size, mtime):
+                        todo.append(i)
+                        break
+                else:
+                    out[i] = facts
         reused = len(paths) - len(todo)
         counted = None if progress is None else (lambda done, _total: progress(reused + done, len(paths)))
         if todo or progress is None:
@@ -377,9 +389,9 @@ class StampedFacts:
             with self._lock:
                 for i, facts in zip(todo, fresh, strict=True):
                     out[i] = facts
-                    stamp = stamps[i]
-                    if stamp is not None and facts.error is None:
-                        self._known[str(paths[i])] = (stamp, facts)
+                    kept = stamps[i]
+                    if kept is not None and facts.error is None:
+                        self._known[str(paths[i])] = (kept, facts)
                     else:
                         self._known.pop(str(paths[i]), None)
         else:

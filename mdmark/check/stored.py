@@ -190,6 +190,9 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
     stamps = _stamp([*inputs, *environment])
     if stamps is None:
         return
+    # The most recently changed first: a lookup stops at the first changed input, and the file
+    # edited next is most often one edited lately.
+    stamps.sort(key=lambda item: -item[1][3] if item[1] is not None else 0)
     value = {
         "format": _FORMAT,
         "environment": environment,
