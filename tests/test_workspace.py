@@ -171,12 +171,13 @@ def test_the_relation_graph_follows_the_parse_settings(tmp_path: Path) -> None:
 
 
 def _age(root: Path) -> None:
-    """Every file and folder under ``root`` an hour old: stats that stand for their content."""
+    """Every file and folder under ``root`` changed lately made an hour old: stats that stand for
+    their content (the others keep their stat, so what is unchanged looks unchanged)."""
     old = time.time() - 3600
     for folder, dirs, files in os.walk(root):
-        for name in [*dirs, *files]:
-            os.utime(os.path.join(folder, name), (old, old))
-    os.utime(root, (old, old))
+        for path in [folder, *(os.path.join(folder, name) for name in [*dirs, *files])]:
+            if os.stat(path).st_mtime > old + 60:
+                os.utime(path, (old, old))
 
 
 def _edits(root: Path) -> list[tuple[str, Callable[[], object]]]:
@@ -202,6 +203,8 @@ def _edits(root: Path) -> list[tuple[str, Callable[[], object]]]:
         ("the label removed", lambda: replace(a, "(new-label)=\n", "")),
         ("a label another document refers to", lambda: append(root / "docs/index.md", "\n(later-label)=\n## 後の節\n")),
         ("another document's title mentioned", lambda: append(c, "\n目次に戻る。\n")),
+        ("a link dropped that the index also relates", lambda: replace(a, "[B の節](sub/b.md#新しい節)", "B の節")),
+        ("a link to a document added", lambda: append(c, "\n[A](../a.md)\n")),
         ("an image that is missing", lambda: append(c, "\n![図](pic.png)\n")),
         ("the image put in place", lambda: (root / "docs/sub/pic.png").write_bytes(b"\x89PNG\r\n\x1a\n")),
         ("the image removed", lambda: (root / "docs/sub/pic.png").unlink()),
@@ -212,6 +215,7 @@ def _edits(root: Path) -> list[tuple[str, Callable[[], object]]]:
         ("a toctree entry for it", lambda: replace(root / "docs/index.md", "sub/c\n", "sub/c\nsub/new\n")),
         ("a document deleted", lambda: c.unlink()),
         ("the index retitles one", lambda: replace(root / "index.yaml", "title: 文書A", "title: 文書A2")),
+        ("the index relates an unknown document", lambda: replace(root / "index.yaml", "related: [b]", "related: [zz]")),
     ]
 
 
@@ -229,7 +233,7 @@ def _project(root: Path) -> None:
     (root / "index.yaml").write_text(
         "docs:\n"
         + "".join(
-            f"  - id: {name}\n    path: {rel}\n    title: {title}\n"
+            f"  - id: {name}\n    path: {rel}\n    title: {title}\n" + ("    related: [b]\n" if name == "a" else "")
             for name, rel, title in (("index", "docs/index.md", "目次"), ("a", "docs/a.md", "文書A"),
                                      ("b", "docs/sub/b.md", "文書B"), ("c", "docs/sub/c.md", "文書C"))
         ),
@@ -288,10 +292,13 @@ def test_related_to_after_each_edit_is_the_answer_of_a_fresh_process(tmp_path: P
     _project(root)
     _age(root)
 
-    def answers() -> list[list[str]]:
-        return [related_to(root, doc_id) for doc_id in ("index", "a", "b")]
+    def answers() -> list[object]:
+        from mdmark.queries.find import find_docs
 
-    def fresh() -> list[list[str]]:
+        counts = find_docs(root, include=["referenced_by"], format="json")
+        return [counts, *(related_to(root, doc_id) for doc_id in ("index", "a", "b"))]
+
+    def fresh() -> list[object]:
         monkeypatch.setattr(mdmark.workspace, "_WORKSPACES", Memo(16))
         try:
             return answers()

@@ -76,6 +76,33 @@ def _same_content(a: DocFacts, b: DocFacts) -> bool:
     return a is b or (a.path == b.path and a.sha == b.sha and a.deps == b.deps)
 
 
+def _patched(
+    incoming: dict[str, frozenset[str]],
+    written: dict[str, frozenset[str]],
+    before: dict[str, set[str]],
+    after: dict[str, set[str]],
+) -> dict[str, frozenset[str]]:
+    """``incoming`` (of the body ``before`` and the index's relations ``written``) for the body
+    ``after``: only the sources whose targets differ touch it (an unchanged source keeps the very
+    same set)."""
+    patched = dict(incoming)
+    for source in before.keys() | after.keys():
+        old, new = before.get(source, set()), after.get(source, set())
+        if old is new:
+            continue
+        for target in old - new:
+            if source in written.get(target, ()):
+                continue  # still refers to it through the index
+            left = patched[target] - {source}
+            if left:
+                patched[target] = left
+            else:
+                del patched[target]
+        for target in new - old:
+            patched[target] = patched.get(target, frozenset()) | {source}
+    return patched
+
+
 class RelationGraph:
     """All relations among the documents of one index, computed once and queried per document.
 
@@ -170,10 +197,16 @@ class RelationGraph:
                         written.setdefault(seen.other.id, set()).add(doc.id)
             self._written_incoming = {target: frozenset(ids) for target, ids in written.items()}
         #: target id -> ids of every document that refers to it (index relation, link or occurrence).
-        self._incoming: dict[str, set[str]] = {target: set(ids) for target, ids in self._written_incoming.items()}
-        for source_id, targets in self.body.items():
-            for target in targets:
-                self._incoming.setdefault(target, set()).add(source_id)
+        #: Never changed once made: a later graph shares the sets it does not change.
+        self._incoming: dict[str, frozenset[str]]
+        if earlier is not None and earlier.index is index:
+            self._incoming = _patched(earlier._incoming, self._written_incoming, earlier.body, self.body)
+        else:
+            incoming = {target: set(ids) for target, ids in self._written_incoming.items()}
+            for source_id, targets in self.body.items():
+                for target in targets:
+                    incoming.setdefault(target, set()).add(source_id)
+            self._incoming = {target: frozenset(ids) for target, ids in incoming.items()}
 
     def referenced_by(self, doc_id: str) -> int:
         """How many other documents refer to ``doc_id``."""
