@@ -13,6 +13,10 @@ On the knowledge base of :mod:`corpus` (generated, or an existing ``--project`` 
    without the HTTP transport (cProfile sees only the thread it runs in, and the server runs
    tool calls in worker threads);
    The same for ``find_docs`` with ``related_to``, and ``list_tags`` for comparison;
+3b. ``mcpedit``: in this process, ``check`` and ``find_docs`` ``related_to`` each profiled over
+   ``--edits`` calls, each right after one line is appended to the same document (as a writer
+   saves an edit) — and, timed apart, that document's re-parse alone through the same worker
+   pool, so what is the pool's and what is the answer's own work can be told apart;
 4. ``build`` (not by default): ``mdmark build`` with every document's parse and fragment cached —
    the serial part of a build that the worker processes do not share;
 5. ``render`` (not by default): ``--cold-docs`` documents parsed and rendered to HTML in this
@@ -133,13 +137,51 @@ def profile_calls(project: Path, out: Path, top: int, related_to: str) -> None:
         show(name, prof, top)
 
 
+def profile_edited(project: Path, out: Path, top: int, related_to: str, edited: Path, edits: int) -> None:
+    from mdmark.project import Project
+    from mdmark.tools.registry import call_tool
+
+    def once(tool: str, **arguments: str) -> None:
+        outcome = call_tool(tool, {**arguments, "project_dir": str(project)})
+        if outcome.is_error:
+            raise SystemExit(f"{tool} failed: {outcome.texts}")
+
+    pipeline = Project.open(project).pipeline
+    reparse = []
+    for n in range(edits + 1):
+        append_line(edited, 20_000 + n)
+        start = time.perf_counter()
+        pipeline.facts_many([edited])
+        if n:  # the first one may start the worker pool
+            reparse.append((time.perf_counter() - start) * 1000)
+    print(f"\nre-parse of {edited.name} alone (the worker pool's part): "
+          f"median {sorted(reparse)[len(reparse) // 2]:.1f} ms over {edits}")
+    for name, tool, arguments in (
+        ("mcp_check_edited", "check", {}),
+        ("mcp_related_to_edited", "find_docs", {"related_to": related_to}),
+    ):
+        once(tool, **arguments)
+        profiler = cProfile.Profile()
+        took = []
+        for n in range(edits):
+            append_line(edited, 30_000 + n)
+            start = time.perf_counter()
+            profiler.runcall(once, tool, **arguments)
+            took.append((time.perf_counter() - start) * 1000)
+        prof = out / f"{name}.prof"
+        profiler.dump_stats(str(prof))
+        print(f"\n{name}: {edits} calls after one edit each, median {sorted(took)[len(took) // 2]:.0f} ms under cProfile")
+        show(name, prof, top)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=1200)
     parser.add_argument("--project", type=Path, help="profile this generated project instead of generating one")
     parser.add_argument("--out", type=Path, help="write the .prof files here (default: a temporary folder)")
     parser.add_argument("--top", type=int, default=30)
-    parser.add_argument("--only", default="cli,edit,mcp", help="which: cli, edit, mcp, build, cold, render (comma-separated)")
+    parser.add_argument("--only", default="cli,edit,mcp", help="which: cli, edit, mcp, mcpedit, build, cold, render (comma-separated)")
+    parser.add_argument("--edits", type=int, default=10, help="calls the mcpedit profile makes, one edit before each")
     parser.add_argument("--cold-docs", type=int, default=150, help="documents the cold profile parses")
     args = parser.parse_args()
 
@@ -173,6 +215,12 @@ def main() -> int:
 
             index = yaml.safe_load((project / "index.yaml").read_text(encoding="utf-8"))
             profile_calls(project, out, args.top, index["docs"][len(index["docs"]) // 3]["id"])
+        if "mcpedit" in only:
+            import yaml
+
+            index = yaml.safe_load((project / "index.yaml").read_text(encoding="utf-8"))
+            docs = index["docs"]
+            profile_edited(project, out, args.top, docs[len(docs) // 3]["id"], project / docs[len(docs) // 2]["path"], args.edits)
         if "build" in only:
             run([sys.executable, "-m", "mdmark", "build"], project, caches.env())  # fills the fragment cache
             prof = out / "build_warm.prof"

@@ -25,6 +25,18 @@ if TYPE_CHECKING:
     from mdmark.host.confinfo import ConfInfo
 
 
+@dataclass(frozen=True)
+class ModelLayout:
+    """Which documents a reference model holds, decided from paths alone (:meth:`Project.model_layout`)."""
+
+    srcdir: Path
+    info: ConfInfo
+    #: docname → file, every document the model knows.
+    files: dict[str, Path]
+    #: The documents sphinx-build reads (None when not the whole project).
+    sphinx_docs: list[str] | None
+
+
 def require_config_inside(project_dir: Path, config: str) -> None:
     """An MCP tool's ``config`` must lie inside ``project_dir`` (links resolved): a call must not
     run or write another folder's project."""
@@ -153,7 +165,13 @@ class Project:
         ``whole=False`` (a file exported with no config: no project to speak of) limits it to
         ``paths`` and the documents they link to, so nothing walks the folder tree around a file.
         """
-        from mdmark.references import Model
+        layout = self.model_layout(paths, known if not whole else None)
+        return self.model_from(layout, facts_fn, known)
+
+    def model_layout(self, paths: Iterable[Path], linked_from: dict[Path, DocFacts] | None = None) -> ModelLayout:
+        """Which documents the reference model holds (docname → file), from paths alone: every
+        document Sphinx would read plus ``paths``; with ``linked_from`` (not the whole project), only
+        ``paths`` and the documents their facts there link to."""
         from mdmark.host.confinfo import found_documents, other_documents
 
         srcdir = self.source_dir
@@ -167,21 +185,32 @@ class Project:
             if rel.endswith(".md"):
                 extra.append(rel[: -len(".md")])
         sphinx_docs: list[str] | None = None
-        if whole:
+        if linked_from is None:
             found = found_documents(srcdir, info, extra)
             sphinx_docs = found_documents(srcdir, info)
         else:
             found = list(extra)
             for name in extra:
-                own = known.get(srcdir / f"{name}.md")
+                own = linked_from.get(srcdir / f"{name}.md")
                 for link in own.links if own is not None else []:
                     target = link.doc or (link.path[: -len(".md")] if link.path and link.path.endswith(".md") else None)
                     if target and (srcdir / f"{target}.md").is_file():
                         found.append(target)
         files = {name: srcdir / f"{name}.md" for name in found}
-        if whole:
+        if linked_from is None:
             for name, rel in other_documents(srcdir, info).items():
                 files.setdefault(name, srcdir / rel)
+        return ModelLayout(srcdir, info, files, sphinx_docs)
+
+    def model_from(
+        self, layout: ModelLayout, facts_fn: Callable[[list[Path]], list[DocFacts]], known: dict[Path, DocFacts]
+    ) -> Model:
+        """The reference model of ``layout``, the documents' facts fetched with ``facts_fn`` into
+        ``known`` (absolute path → facts) where missing."""
+        from mdmark.references import Model
+
+        srcdir = layout.srcdir
+        files = layout.files
         todo = [f for f in files.values() if f not in known]
         if todo:
             known.update(zip(todo, facts_fn(todo), strict=True))
@@ -194,10 +223,12 @@ class Project:
 
         # Documents that exist but could not be read: references to them are not checked further.
         unread = [name for name, facts in by_name.items() if facts is None or facts.error is not None]
-        return Model(
-            by_name.get, files, info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread,
-            srcdir=srcdir.as_posix(), is_dir=lambda rel: (srcdir / rel).is_dir(), sphinx_docs=sphinx_docs,
+        model = Model(
+            by_name.get, files, layout.info, exists=lambda rel: (srcdir / rel).exists(), listdir=listdir, unread=unread,
+            srcdir=srcdir.as_posix(), is_dir=lambda rel: (srcdir / rel).is_dir(), sphinx_docs=layout.sphinx_docs,
         )  # fmt: skip
+        model.known = by_name
+        return model
 
     def index(self) -> Index:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""

@@ -10,13 +10,14 @@ same line. Hints never name the document the reference is in.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import posixpath
 import re
 import urllib.parse
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
 from mdmark.host.confine import OUTSIDE_WARNING, REFUSED_WARNING
 from mdmark.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
@@ -25,6 +26,8 @@ from mdmark.util.globs import glob_match
 
 if TYPE_CHECKING:
     from mdmark.host.confinfo import ConfInfo
+
+_T = TypeVar("_T")
 
 #: Labels Sphinx's std domain always has (its generated index and search pages).
 BUILTIN_LABELS: dict[str, str] = {"genindex": "Index", "modindex": "Module Index", "py-modindex": "Module Index", "search": "Search Page"}
@@ -64,6 +67,35 @@ class Resolved:
     #: Lands nowhere that mdmark knows, but only code conf.py would run could define it (autodoc
     #: while conf.py is not trusted): not a drift, and the page shows it as text.
     unverified: bool = False
+
+
+@dataclass
+class Consulted:
+    """What resolving one document's references looked at beyond the project-wide tables
+    (:meth:`Model.track`): the answer holds while these are as they were."""
+
+    #: Documents whose facts were looked at (as :func:`local_part` gives them).
+    docs: set[str] = field(default_factory=set)
+    #: Every document's headings (a close-name hint over all of them).
+    every: bool = False
+    #: Paths relative to the source folder asked about on disk (exists, is a folder, listed).
+    paths: set[str] = field(default_factory=set)
+
+
+def global_part(facts: DocFacts | None) -> object:
+    """What of one document's facts the model's project-wide tables hold (labels, targets, figure
+    numbers, toctrees, included files): while no document's part changes, neither do they."""
+    if facts is None or facts.error is not None:
+        return None
+    return (facts.labels, facts.targets, facts.figures, facts.toctrees, tuple(rel for rel, _s, _m in facts.deps))
+
+
+def local_part(facts: DocFacts | None) -> object:
+    """What of one document's facts resolving another document's references can read through
+    :meth:`Model.facts`: its path, title, headings, labels and anchors."""
+    if facts is None or facts.error is not None:
+        return None
+    return (facts.path, facts.title, facts.headings, facts.labels, facts.anchors)
 
 
 def _unquote(anchor: str) -> str:
@@ -123,9 +155,14 @@ class Model:
         self._facts = facts
         #: The facts this model was made from and the documents :meth:`with_facts` replaced.
         self._layers: tuple[Callable[[str], DocFacts | None], dict[str, DocFacts]] = (facts, {})
+        #: Every document's facts by docname, when the maker has them as a mapping.
+        self.known: Mapping[str, DocFacts | None] | None = None
+        #: What the document being resolved looks at, while :meth:`track` records it.
+        self._consulted: Consulted | None = None
         #: The source folder (absolute, POSIX): warnings that name absolute paths are shown relative.
         self.srcdir = srcdir
-        self._is_dir = is_dir or (lambda _path: False)
+        self._given_is_dir = is_dir
+        self._is_dir = self._probe(is_dir or (lambda _path: False))
         self._in_toctrees: set[str] | None = None
         self._titles: dict[str, dict[str, str]] = {}
         self.found = set(found)
@@ -134,9 +171,12 @@ class Model:
         #: Documents of other source suffixes (``.rst``): they exist, mdmark does not read them.
         self.unread = set(unread)
         self.info = info
-        self._exists = exists or (lambda _path: False)
+        self._given_exists = exists
+        self._given_listdir = listdir
+        self._exists = self._probe(exists or (lambda _path: False))
         #: The file names in a folder (relative to the source folder), for close-name hints.
-        self._listdir = listdir or (lambda _folder: [])
+        self._listdir = self._probe(listdir or (lambda _folder: []))
+        self._included: set[str] | None = None
         self.labels: dict[str, tuple[str, Label]] = {}
         self.targets: dict[tuple[str, str], tuple[str, str, str | None]] = {}
         self.terms: dict[str, tuple[str, str, str]] = {}
@@ -185,11 +225,11 @@ class Model:
             self.found,
             self.info,
             self._order,
-            self._exists,
-            self._listdir,
+            self._given_exists,
+            self._given_listdir,
             unread,
             srcdir=self.srcdir,
-            is_dir=self._is_dir,
+            is_dir=self._given_is_dir,
             sphinx_docs=self.sphinx_docs,
             names_of=self if before is not None and _names(before) == _names(facts) else None,
         )
@@ -204,27 +244,80 @@ class Model:
         found = hints.get(wanted)
         if found is None:
             found = hints[wanted] = _suggest(wanted, names())
+        elif pool == "anchors" and self._consulted is not None:
+            # The remembered hint read every document's headings: what depends on it still does.
+            self._consulted.every = True
         return found
+
+    def adopt_tables(self, other: Model) -> None:
+        """Take ``other``'s figure numbers and toctree tables instead of making them: for a model of
+        the same :meth:`inputs` whose documents all have the same :func:`global_part`."""
+        self._numbers = other._numbers
+        self._in_toctrees = other._in_toctrees
+        self._included = other._included
+
+    def inputs(self) -> tuple[object, ...]:
+        """What the model was made of besides the documents' facts: the documents, the unread ones,
+        the ones Sphinx reads, the source folder, the figure order and the configuration."""
+        return (frozenset(self.found), frozenset(self.unread), frozenset(self.sphinx_docs), self.srcdir, tuple(self._order), self.info)
+
+    def _probe(self, ask: Callable[[str], _T]) -> Callable[[str], _T]:
+        """``ask`` about a path on disk, noted while :meth:`track` records."""
+
+        def noted(path: str) -> _T:
+            if self._consulted is not None:
+                self._consulted.paths.add(path)
+            return ask(path)
+
+        return noted
+
+    @contextlib.contextmanager
+    def track(self) -> Iterator[Consulted]:
+        """Record what the block's resolving looks at beyond the project-wide tables: the tables
+        (labels, targets, toctrees, figure numbers) are made first, unrecorded."""
+        _ = self.numbers
+        self.in_toctrees()
+        self.included_files()
+        consulted = Consulted()
+        self._consulted = consulted
+        try:
+            yield consulted
+        finally:
+            self._consulted = None
+
+    @contextlib.contextmanager
+    def _untracked(self) -> Iterator[None]:
+        """The project-wide tables read every document: not what one document's answer depends on
+        (see :func:`global_part`)."""
+        held, self._consulted = self._consulted, None
+        try:
+            yield
+        finally:
+            self._consulted = held
 
     @property
     def numbers(self) -> dict[tuple[str, str], str]:
         """Figure numbers per (document, id): one counter per figtype over the documents in toctree
         order from the root document (as Sphinx numbers them), then the documents no toctree reaches."""
         if self._numbers is None:
-            numbers: dict[tuple[str, str], str] = {}
-            counters: dict[str, int] = {}
-            for docname in [*(self._order or self.toctree_order()), *sorted(self.found)]:
-                doc_facts = self.facts(docname)
-                if doc_facts is None:
-                    continue
-                for figtype, idents in doc_facts.figures:
-                    if not idents or (docname, idents[0]) in numbers:
-                        continue
-                    counters[figtype] = counters.get(figtype, 0) + 1
-                    for ident in idents:
-                        numbers[(docname, ident)] = str(counters[figtype])
-            self._numbers = numbers
+            with self._untracked():
+                self._numbers = self._count_figures()
         return self._numbers
+
+    def _count_figures(self) -> dict[tuple[str, str], str]:
+        numbers: dict[tuple[str, str], str] = {}
+        counters: dict[str, int] = {}
+        for docname in [*(self._order or self.toctree_order()), *sorted(self.found)]:
+            doc_facts = self.facts(docname)
+            if doc_facts is None:
+                continue
+            for figtype, idents in doc_facts.figures:
+                if not idents or (docname, idents[0]) in numbers:
+                    continue
+                counters[figtype] = counters.get(figtype, 0) + 1
+                for ident in idents:
+                    numbers[(docname, ident)] = str(counters[figtype])
+        return numbers
 
     def toctree_order(self, root: str | None = None) -> list[str]:
         """The documents reachable from ``root`` (default: conf.py's ``root_doc``) through toctrees,
@@ -257,6 +350,8 @@ class Model:
     # -- what one document offers ------------------------------------------------------------
 
     def facts(self, docname: str) -> DocFacts | None:
+        if self._consulted is not None:
+            self._consulted.docs.add(docname)
         if docname not in self.found:
             return None
         found = self._facts(docname)
@@ -511,6 +606,8 @@ class Model:
         )
 
     def _all_facts(self) -> Iterable[DocFacts]:
+        if self._consulted is not None:
+            self._consulted.every = True
         for docname in sorted(self.found):
             found = self.facts(docname)
             if found is not None:
@@ -653,16 +750,22 @@ class Model:
         """Every document some toctree of the project lists (Sphinx's ``toctree_includes``)."""
         if self._in_toctrees is None:
             listed: set[str] = set()
-            for docname in sorted(self.found):
-                found = self.facts(docname)
-                for tree in found.toctrees if found is not None else ():
-                    listed.update(child for _title, child in self.toctree_docs(tree, docname))
+            with self._untracked():
+                for docname in sorted(self.found):
+                    found = self.facts(docname)
+                    for tree in found.toctrees if found is not None else ():
+                        listed.update(child for _title, child in self.toctree_docs(tree, docname))
             self._in_toctrees = listed
         return self._in_toctrees
 
     def included_files(self) -> set[str]:
         """Files some document pulls in with ``{include}`` (Sphinx does not ask those to be in a toctree)."""
-        return {rel for docname in sorted(self.found) if (f := self.facts(docname)) is not None for rel, _s, _m in f.deps}
+        if self._included is None:
+            with self._untracked():
+                self._included = {
+                    rel for docname in sorted(self.found) if (f := self.facts(docname)) is not None for rel, _s, _m in f.deps
+                }
+        return self._included
 
     def toctree_items(self, tree: Toctree, docname: str) -> list[TocEntry]:
         """A toctree's entries as Sphinx lists them: globs expanded (each document once, never the

@@ -3,9 +3,11 @@
 The MCP server answers many calls on one project, and the CLI one call; both go through the same
 :class:`Workspace`, which owns the pipelines (one Sphinx application and parse cache per source
 folder and settings), the index model (reused while its file's stat is unchanged), the relation
-graph and the name matcher (keyed by the content they came from), and the per-file character
-counts. Nothing else in mdmark keeps state between calls: a test asserts that no module holds a
-mutable cache of its own.
+graph and the name matcher (keyed by the content they came from), the per-file character
+counts, which files exist under the project (:class:`FileTree`), the documents' facts by their
+files' stats (:class:`StampedFacts`) and the last check's per-document parts (what a check after one
+edit reuses: :mod:`mdmark.check.rules.reuse`). Nothing else in mdmark keeps state between calls: a
+test asserts that no module holds a mutable cache of its own.
 
 Every memo here is bounded and keyed by content (hashes) or by file stat, so a stale entry is
 never returned, only dropped when the bound is reached.
@@ -17,15 +19,18 @@ import hashlib
 import json
 import os
 import threading
+import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.util.files import stat_stamp
+from mdmark.util.files import SETTLED_NS, settled, stat_stamp
+from mdmark.util.globs import SKIP_DIRS
 
 if TYPE_CHECKING:
     from mdmark.config.main import MarkdownSettings
+    from mdmark.facts import DocFacts
     from mdmark.index.model import Index
     from mdmark.index.occurrences import NameMatcher
     from mdmark.pipeline.pipeline import Pipeline
@@ -102,6 +107,13 @@ class Workspace:
         self.page_sections: Memo[str, Any] = Memo(4)
         #: Code points per document file: by path, with the file's stat.
         self._chars: Memo[Path, tuple[tuple[int, ...], int | None]] = Memo(100_000)
+        #: What files and folders exist under a folder (by folder): see :class:`FileTree`.
+        self._trees: Memo[str, FileTree] = Memo(4)
+        #: Documents' facts by file stat, per pipeline: see :class:`StampedFacts`.
+        self._stamped_facts: Memo[int, StampedFacts] = Memo(8)
+        #: The last run's per-document parts of a check or a relation graph, by what they belong to
+        #: (each value validates itself against the run that reuses it: see mdmark.check.rules.memo).
+        self.last_runs: Memo[Hashable, Any] = Memo(16)
 
     # -- pipelines ----------------------------------------------------------------------------
 
@@ -175,6 +187,20 @@ class Workspace:
 
     # -- file facts -------------------------------------------------------------------------------
 
+    def tree(self, root: Path) -> FileTree:
+        """What exists under ``root`` (see :class:`FileTree`), kept between calls."""
+        key = os.path.realpath(root)
+        with _REGISTRY_LOCK:
+            return self._trees.get_or_make(key, lambda: FileTree(key))
+
+    def stamped_facts(self, pipeline: Pipeline) -> StampedFacts:
+        """The documents' facts of ``pipeline`` by their files' stats (see :class:`StampedFacts`)."""
+        with _REGISTRY_LOCK:
+            found = self._stamped_facts.get(id(pipeline))
+            if found is None or found.pipeline is not pipeline:
+                found = self._stamped_facts.put(id(pipeline), StampedFacts(pipeline))
+        return found
+
     def file_chars(self, path: Path, count: Callable[[], int | None]) -> int | None:
         """``count()`` of the file at ``path``, reused while its stat is unchanged."""
         try:
@@ -187,6 +213,202 @@ class Workspace:
         chars = count()
         self._chars.put(path, (stamp, chars))
         return chars
+
+
+#: A folder's entries: (name, kind) with kind "d" (folder), "f" (anything else that is not a link).
+Entries = tuple[tuple[str, str], ...]
+
+
+class FileTree:
+    """Which files and folders exist under one folder, kept current at the cost of one ``stat`` per
+    folder: what every answer derived from paths alone (the documents a glob finds, a file a link
+    names, whether an image exists) may be reused for while :meth:`version` is unchanged.
+
+    A folder's entries are read again when its stat changed (a file added, removed or renamed in
+    it) or is too recent to trust (:func:`~mdmark.util.files.settled`); the version moves only when
+    some folder's entries (names and whether each is a folder) differ, so a document saved by
+    writing a new file and renaming it over the old one leaves it as it was. Folders
+    :data:`~mdmark.util.globs.SKIP_DIRS` names are not walked (nothing derived from paths looks
+    inside them). A tree with a symbolic link in it is not tracked (:meth:`version` gives None):
+    what a link reaches changes without any stat here changing.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._folders: dict[str, tuple[tuple[int, ...] | None, Entries]] = {}
+        self._version = 0
+        self._links = False
+        self._lock = threading.Lock()
+
+    def covers(self, path: str) -> bool:
+        """Whether ``path`` (absolute, normalised) is under the root and outside the skipped folders."""
+        if path != self.root and not path.startswith(self.root.rstrip(os.sep) + os.sep):
+            return False
+        rel = os.path.relpath(path, self.root)
+        return rel == "." or not any(part in SKIP_DIRS for part in rel.split(os.sep)[:-1])
+
+    def version(self) -> int | None:
+        """A number that stays the same while no folder's entries changed since the last call;
+        None when the tree cannot be tracked (a symbolic link in it, or its root unreadable)."""
+        with self._lock:
+            if not self._folders:
+                self._walk(self.root)
+                self._version += 1
+            else:
+                changed = False
+                for folder in list(self._folders):
+                    if folder in self._folders and self._refresh(folder):
+                        changed = True
+                if changed:
+                    self._version += 1
+                    self._links = any(kind == "l" for _s, entries in self._folders.values() for _n, kind in entries)
+            return None if self._links or self.root not in self._folders else self._version
+
+    def _refresh(self, folder: str) -> bool:
+        """Read ``folder`` again if its stat says it may have changed; whether its entries did."""
+        known = self._folders[folder]
+        try:
+            info = os.stat(folder)
+        except OSError:
+            self._drop(folder)
+            return True
+        stamp = stat_stamp(info)
+        if known[0] == stamp and settled(info):
+            return False
+        entries = _entries(folder)
+        if entries is None:
+            self._drop(folder)
+            return True
+        self._folders[folder] = (stamp, entries)
+        if entries == known[1]:
+            return False
+        old = {name for name, kind in known[1] if kind == "d"}
+        new = {name for name, kind in entries if kind == "d"}
+        for name in old - new:
+            self._drop(os.path.join(folder, name))
+        for name in new - old:
+            self._walk(os.path.join(folder, name))
+        return True
+
+    def _walk(self, top: str) -> None:
+        todo = [top]
+        while todo:
+            folder = todo.pop()
+            try:
+                info = os.stat(folder)
+            except OSError:
+                continue
+            entries = _entries(folder)
+            if entries is None:
+                continue
+            self._folders[folder] = (stat_stamp(info), entries)
+            self._links = self._links or any(kind == "l" for _n, kind in entries)
+            todo.extend(os.path.join(folder, name) for name, kind in entries if kind == "d")
+
+    def _drop(self, top: str) -> None:
+        prefix = top + os.sep
+        for folder in [f for f in self._folders if f == top or f.startswith(prefix)]:
+            del self._folders[folder]
+
+
+def _entries(folder: str) -> Entries | None:
+    """A folder's entries, sorted (kind "l" for a symbolic link); None when it cannot be read."""
+    try:
+        with os.scandir(folder) as scan:
+            found = []
+            for entry in scan:
+                if entry.is_symlink():
+                    kind = "l"
+                elif entry.is_dir(follow_symlinks=False):
+                    kind = "d" if entry.name not in SKIP_DIRS else "s"
+                else:
+                    kind = "f"
+                found.append((entry.name, kind))
+    except OSError:
+        return None
+    return tuple(sorted(found))
+
+
+class StampedFacts:
+    """The facts of documents by their files' stats: a document whose file (and every file it
+    includes) keeps its stat, settled, gets the facts it had, without its path resolved or its
+    content key looked up again; the others go to the pipeline. The pipeline decides exactly so
+    (a settled stat stands for the content), one document at a time.
+    """
+
+    def __init__(self, pipeline: Pipeline) -> None:
+        self.pipeline = pipeline
+        self._known: dict[str, tuple[tuple[int, ...], DocFacts]] = {}
+        self._lock = threading.Lock()
+
+    def facts_many(self, paths: list[Path], progress: Callable[[int, int], None] | None = None) -> list[DocFacts]:
+        """``pipeline.facts_many(paths, progress)``, asking it only about the documents whose stat changed."""
+        return self.facts_settled(paths, progress)[0]
+
+    def facts_settled(
+        self, paths: list[Path], progress: Callable[[int, int], None] | None = None
+    ) -> tuple[list[DocFacts], bool]:
+        """:meth:`facts_many`, and whether every file's stat was old enough to stand for its content."""
+        out: list[DocFacts | None] = [None] * len(paths)
+        todo: list[int] = []
+        stamps: list[tuple[int, ...] | None] = [None] * len(paths)
+        srcdir = str(self.pipeline.srcdir)
+        # One clock reading for the whole list: "settled" is judged as of the start of the call.
+        recent = time.time_ns() - SETTLED_NS
+        join = os.path.join
+        #: Each included file's (size, mtime), stat'ed once per call: many documents show the same images.
+        dep_stamps: dict[str, tuple[int, int]] = {}
+        with self._lock:
+            known = self._known
+            for i, path in enumerate(paths):
+                text = str(path)
+                try:
+                    info = os.stat(text)
+                except OSError:
+                    todo.append(i)
+                    continue
+                if info.st_mtime_ns >= recent:
+                    todo.append(i)  # changed too recently for its stat to stand for its content
+                    continue
+                stamp = stamps[i] = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+                hit = known.get(text)
+                if hit is None or hit[0] != stamp:
+                    todo.append(i)
+                    continue
+                facts = hit[1]
+                for rel, size, mtime in facts.deps:
+                    now = dep_stamps.get(rel)
+                    if now is None:
+                        now = dep_stamps[rel] = _size_mtime(join(srcdir, rel))
+                    if now != (size, mtime):
+                        todo.append(i)
+                        break
+                else:
+                    out[i] = facts
+        reused = len(paths) - len(todo)
+        counted = None if progress is None else (lambda done, _total: progress(reused + done, len(paths)))
+        if todo or progress is None:
+            fresh = self.pipeline.facts_many([paths[i] for i in todo], counted) if todo else []
+            with self._lock:
+                for i, facts in zip(todo, fresh, strict=True):
+                    out[i] = facts
+                    kept = stamps[i]
+                    if kept is not None and facts.error is None:
+                        self._known[str(paths[i])] = (kept, facts)
+                    else:
+                        self._known.pop(str(paths[i]), None)
+        else:
+            progress(len(paths), len(paths))
+        return [facts for facts in out if facts is not None], all(stamp is not None for stamp in stamps)
+
+
+def _size_mtime(path: str) -> tuple[int, int]:
+    """:func:`mdmark.pipeline.pipeline.file_stamp` of a path given as text (no ``Path`` made)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (info.st_size, info.st_mtime_ns)
 
 
 def _yaml_cache() -> ContentCache[dict[str, Any]]:

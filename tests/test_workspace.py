@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -68,8 +69,8 @@ def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path, monkeypa
 
 def test_yaml_that_json_cannot_hold_is_parsed_every_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Dates and non-string keys would come back changed from JSON: such a file is not cached on disk."""
-    from mdmark.workspace import Workspace
     from mdmark.config.yamlio import parse_yaml
+    from mdmark.workspace import Workspace
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
@@ -167,3 +168,184 @@ def test_the_relation_graph_follows_the_parse_settings(tmp_path: Path) -> None:
     assert related_to(tmp_path, "c") == ["b"]
     configure("なにか")
     assert related_to(tmp_path, "c") == []
+
+
+def _age(root: Path) -> None:
+    """Every file and folder under ``root`` changed lately made an hour old: stats that stand for
+    their content (the others keep their stat, so what is unchanged looks unchanged)."""
+    old = time.time() - 3600
+    for folder, dirs, files in os.walk(root):
+        for path in [folder, *(os.path.join(folder, name) for name in [*dirs, *files])]:
+            if os.stat(path).st_mtime > old + 60:
+                os.utime(path, (old, old))
+
+
+def _edits(root: Path) -> list[tuple[str, Callable[[], object]]]:
+    a, b, c = root / "docs/a.md", root / "docs/sub/b.md", root / "docs/sub/c.md"
+
+    def append(path: Path, text: str) -> None:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+
+    def replace(path: Path, old: str, new: str) -> None:
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+    def atomic(path: Path, text: str) -> None:
+        temp = path.with_suffix(".tmp")
+        temp.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+        os.replace(temp, path)
+
+    return [
+        ("a sentence", lambda: append(a, "\n一文を足した。\n")),
+        ("a heading another document links to", lambda: append(b, "\n## 新しい節\n\n本文。\n")),
+        ("the link's heading renamed", lambda: replace(b, "## 新しい節", "## 別の節")),
+        ("a label and a reference to it", lambda: append(a, "\n(new-label)=\n## ラベルの節\n\n{ref}`new-label`\n")),
+        ("the label removed", lambda: replace(a, "(new-label)=\n", "")),
+        ("a label another document refers to", lambda: append(root / "docs/index.md", "\n(later-label)=\n## 後の節\n")),
+        ("another document's title mentioned", lambda: append(c, "\n目次に戻る。\n")),
+        ("a link dropped that the index also relates", lambda: replace(a, "[B の節](sub/b.md#新しい節)", "B の節")),
+        ("a link to a document added", lambda: append(c, "\n[A](../a.md)\n")),
+        ("an image that is missing", lambda: append(c, "\n![図](pic.png)\n")),
+        ("the image put in place", lambda: (root / "docs/sub/pic.png").write_bytes(b"\x89PNG\r\n\x1a\n")),
+        ("the image removed", lambda: (root / "docs/sub/pic.png").unlink()),
+        ("a link to a file", lambda: append(c, "\n[表](table.csv)\n")),
+        ("the file put in place", lambda: (root / "docs/sub/table.csv").write_text("a,b\n", encoding="utf-8")),
+        ("saved by rename", lambda: atomic(a, "\nもう一文。\n")),
+        ("a document no index lists", lambda: (root / "docs/sub/new.md").write_text("# 新\n\n本文。\n", encoding="utf-8")),
+        ("a toctree entry for it", lambda: replace(root / "docs/index.md", "sub/c\n", "sub/c\nsub/new\n")),
+        ("a document deleted", lambda: c.unlink()),
+        ("the index retitles one", lambda: replace(root / "index.yaml", "title: 文書A", "title: 文書A2")),
+        ("the index relates an unknown document", lambda: replace(root / "index.yaml", "related: [b]", "related: [zz]")),
+    ]
+
+
+def _project(root: Path) -> None:
+    (root / "docs/sub").mkdir(parents=True)
+    (root / "mdmark.config.yaml").write_text('index: index.yaml\ndocs:\n  include: ["docs/**/*.md"]\n', encoding="utf-8")
+    docs = {
+        "docs/index.md": "# 目次\n\n```{toctree}\na\nsub/b\nsub/c\n```\n",
+        "docs/a.md": "# 文書A\n\n[B の節](sub/b.md#新しい節) と {ref}`b-label` と {ref}`later-label` と 文書C。\n",
+        "docs/sub/b.md": "# 文書B\n\n(b-label)=\n## 節\n\n[A](../a.md) を見る。\n",
+        "docs/sub/c.md": "# 文書C\n\n[ない](#どこにも無い) と {doc}`b`。\n",
+    }
+    for rel, text in docs.items():
+        (root / rel).write_text(text, encoding="utf-8")
+    (root / "index.yaml").write_text(
+        "docs:\n"
+        + "".join(
+            f"  - id: {name}\n    path: {rel}\n    title: {title}\n" + ("    related: [b]\n" if name == "a" else "")
+            for name, rel, title in (("index", "docs/index.md", "目次"), ("a", "docs/a.md", "文書A"),
+                                     ("b", "docs/sub/b.md", "文書B"), ("c", "docs/sub/c.md", "文書C"))
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+
+
+def test_a_check_after_each_edit_is_the_check_of_a_fresh_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's check after an edit reuses what the edit cannot change (mdmark.check.rules.reuse):
+    after every kind of edit it says exactly what a check in a new workspace says."""
+    import mdmark.workspace
+    from mdmark.check.collect import collect
+    from mdmark.check.rules import build_context, run
+    from mdmark.check.rules.reuse import last_check
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "project"
+    _project(root)
+    _age(root)
+
+    def fresh() -> list[dict[str, str]]:
+        # A new workspace, and the rules run (not the stored answer the reusing check just kept).
+        monkeypatch.setattr(mdmark.workspace, "_WORKSPACES", Memo(16))
+        try:
+            return [d.as_dict() for d in run(build_context(Project.open(root), None, None))]
+        finally:
+            monkeypatch.undo()
+            monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+    kept = [d.as_dict() for d in collect(Project.open(root))]
+    before = last_check(Project.open(root))
+    assert before is not None
+    for what, edit in _edits(root):
+        edit()
+        _age(root)
+        project = Project.open(root)
+        found = [d.as_dict() for d in collect(project)]
+        assert found == fresh(), what
+        if what == "a sentence":
+            # Only the edited document's references were resolved again.
+            after = last_check(project)
+            assert after is not None
+            assert after.problems["docs/sub/b.md"] is before.problems["docs/sub/b.md"]
+            assert after.problems["docs/a.md"] is not before.problems["docs/a.md"]
+        kept = found
+    assert any(d["kind"] == "unindexed_doc" for d in kept)
+
+
+def test_related_to_after_each_edit_is_the_answer_of_a_fresh_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """find_docs related_to keeps each unchanged document's links and name occurrences; after every
+    kind of edit it answers what a new workspace answers."""
+    import mdmark.workspace
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "project"
+    _project(root)
+    _age(root)
+
+    def answers() -> list[object]:
+        from mdmark.queries.find import find_docs
+
+        counts = find_docs(root, include=["referenced_by"], format="json")
+        return [counts, *(related_to(root, doc_id) for doc_id in ("index", "a", "b"))]
+
+    def fresh() -> list[object]:
+        monkeypatch.setattr(mdmark.workspace, "_WORKSPACES", Memo(16))
+        try:
+            return answers()
+        finally:
+            monkeypatch.undo()
+            monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+    answers()
+    for what, edit in _edits(root):
+        edit()
+        _age(root)
+        assert answers() == fresh(), what
+
+
+def test_the_file_tree_moves_its_version_only_when_entries_change(tmp_path: Path) -> None:
+    """What exists under a folder: an edited file (in place or saved by rename) changes nothing; a
+    file added, removed or renamed, or a folder added, does; a symbolic link makes it untracked."""
+    from mdmark.workspace import FileTree
+
+    (tmp_path / "docs/sub").mkdir(parents=True)
+    (tmp_path / "docs/a.md").write_text("# A\n", encoding="utf-8")
+    (tmp_path / "node_modules").mkdir()
+    _age(tmp_path)
+    tree = FileTree(str(tmp_path))
+    first = tree.version()
+    assert first is not None and tree.version() == first
+    (tmp_path / "docs/a.md").write_text("# A\n\n本文。\n", encoding="utf-8")
+    assert tree.version() == first
+    (tmp_path / "docs/a.tmp").write_text("# A\n\n本文。\n", encoding="utf-8")
+    os.replace(tmp_path / "docs/a.tmp", tmp_path / "docs/a.md")
+    assert tree.version() == first
+    (tmp_path / "node_modules/x.md").write_text("x", encoding="utf-8")  # not walked
+    assert tree.version() == first
+    assert tree.covers(str(tmp_path / "docs/sub/b.md")) and not tree.covers(str(tmp_path / "node_modules/x.md"))
+    assert not tree.covers(str(tmp_path.parent / "other.md"))
+    (tmp_path / "docs/sub/b.md").write_text("# B\n", encoding="utf-8")
+    second = tree.version()
+    assert second is not None and second != first
+    (tmp_path / "docs/sub/deeper").mkdir()
+    third = tree.version()
+    assert third != second
+    (tmp_path / "docs/sub/deeper/c.md").write_text("# C\n", encoding="utf-8")
+    fourth = tree.version()
+    assert fourth != third
+    (tmp_path / "docs/sub/b.md").rename(tmp_path / "docs/sub/b2.md")
+    assert tree.version() != fourth
+    (tmp_path / "docs/link.md").symlink_to(tmp_path / "docs/a.md")
+    assert tree.version() is None
+    (tmp_path / "docs/link.md").unlink()
+    assert tree.version() is not None

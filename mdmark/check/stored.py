@@ -117,6 +117,22 @@ def _stamp(paths: Iterable[str]) -> Stamps | None:
     return out
 
 
+def _unchanged(stamps: list[list[Any]]) -> bool:
+    """Whether every stored ``[path, stamp]`` still holds, settled; stops at the first that does not
+    (after an edit, the rest need no ``stat``)."""
+    now = time.time_ns()
+    for path, stamp in stamps:
+        try:
+            info = os.stat(path)
+        except OSError:
+            if stamp is not None:
+                return False
+            continue
+        if now - info.st_mtime_ns <= SETTLED_NS or stamp is None or list(stat_stamp(info)) != stamp:
+            return False
+    return True
+
+
 def _inputs(project: Project, ctx: CheckContext) -> list[str] | None:
     """The files and folders the answer depends on; None when a document lies outside the project
     root (a new file beside it could not be seen by the stamps of the folders walked)."""
@@ -151,8 +167,7 @@ def lookup(project: Project) -> list[Diagnostic] | None:
         return None
     if stored["environment"] != _environment():
         return None
-    now = _stamp(path for path, _ in stored["stamps"])
-    if now is None or [list(s) if s is not None else None for _, s in now] != [s for _, s in stored["stamps"]]:
+    if not _unchanged(stored["stamps"]):
         return None
     return [Diagnostic(d["file"], d["where"], d["kind"], d["message"], d.get("line")) for d in stored["issues"]]
 
@@ -166,6 +181,8 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
         # A document that could not be read may have hit a worker's time or memory bound, which
         # another run may not: such an answer is not kept.
         return
+    if (ctx.reuse is not None and not ctx.reuse.settled) or _stamp(map(str, ctx.facts)) is None:
+        return  # a document just saved: the answer cannot be kept (checked before walking the tree)
     environment = _environment()
     inputs = _inputs(project, ctx)
     if inputs is None:
@@ -173,6 +190,9 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
     stamps = _stamp([*inputs, *environment])
     if stamps is None:
         return
+    # The most recently changed first: a lookup stops at the first changed input, and the file
+    # edited next is most often one edited lately.
+    stamps.sort(key=lambda item: -item[1][3] if item[1] is not None else 0)
     value = {
         "format": _FORMAT,
         "environment": environment,

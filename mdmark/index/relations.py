@@ -11,8 +11,9 @@ written in another document ``R`` naming ``T`` reads with its reverse name (inco
 ``requires`` → ``required_by`` …). Only for a direction that has no index relation, one relation
 of type null stands for the body links and occurrences.
 
-The body graph (links + occurrences) is computed once per call over all indexed documents from the
-pipeline facts (cached by content). Occurrences depend on the names in the index as well as on
+The body graph (links + occurrences) is computed over all indexed documents from the pipeline
+facts (cached by content); after an edit, each document whose content, link targets and names to
+look for are unchanged keeps its part from the graph made before, so one edit costs one document. Occurrences depend on the names in the index as well as on
 the text, so they are cached per (set of names, document content): an unchanged index and
 unchanged documents cost one dictionary look-up per document.
 """
@@ -70,6 +71,38 @@ def _occurring(workspace: Workspace, signature: str, matcher: NameMatcher, facts
     )
 
 
+def _same_content(a: DocFacts, b: DocFacts) -> bool:
+    """The same document content (parse key and included files), so the same links and text."""
+    return a is b or (a.path == b.path and a.sha == b.sha and a.deps == b.deps)
+
+
+def _patched(
+    incoming: dict[str, frozenset[str]],
+    written: dict[str, frozenset[str]],
+    before: dict[str, set[str]],
+    after: dict[str, set[str]],
+) -> dict[str, frozenset[str]]:
+    """``incoming`` (of the body ``before`` and the index's relations ``written``) for the body
+    ``after``: only the sources whose targets differ touch it (an unchanged source keeps the very
+    same set)."""
+    patched = dict(incoming)
+    for source in before.keys() | after.keys():
+        old, new = before.get(source, set()), after.get(source, set())
+        if old is new:
+            continue
+        for target in old - new:
+            if source in written.get(target, ()):
+                continue  # still refers to it through the index
+            left = patched[target] - {source}
+            if left:
+                patched[target] = left
+            else:
+                del patched[target]
+        for target in new - old:
+            patched[target] = patched.get(target, frozenset()) | {source}
+    return patched
+
+
 class RelationGraph:
     """All relations among the documents of one index, computed once and queried per document.
 
@@ -77,17 +110,54 @@ class RelationGraph:
     body links and occurrences.
     """
 
-    def __init__(self, index: Index, facts: list[DocFacts], srcdir: Path, workspace: Workspace) -> None:
-        """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing)."""
+    _by_file: dict[str, str]
+    _signature: str
+    _src: str
+    _sources: dict[str, DocFacts]
+    _written_incoming: dict[str, frozenset[str]]
+
+    def __init__(
+        self,
+        index: Index,
+        facts: list[DocFacts],
+        srcdir: Path,
+        workspace: Workspace,
+        previous: RelationGraph | None = None,
+    ) -> None:
+        """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing).
+
+        ``previous``: a graph of the same project made earlier: each document whose content, and
+        whose link targets and names to look for, are as they were keeps its body relations from it
+        (after one edit, one document's links and occurrences are worked out again, not all)."""
         self.index = index
         # Lexical paths (both roots are already resolved): resolving every link target costs
         # system calls per link, seconds for thousands of documents.
-        folder = str(index.folder)
-        by_file: dict[str, str] = {}
-        for doc in index.docs:
-            by_file.setdefault(os.path.normpath(os.path.join(folder, doc.path)), doc.id)
+        by_file: dict[str, str]
+        if previous is not None and previous.index is index:
+            by_file = previous._by_file
+        else:
+            by_file = {}
+            for doc, path in zip(index.docs, index.doc_paths(), strict=True):
+                by_file.setdefault(path, doc.id)
         src = str(srcdir.resolve())
-        signature, matcher = _matcher(workspace, index)
+        kept_matcher = workspace.matchers.get(previous._signature) if previous is not None and previous.index is index else None
+        if previous is not None and kept_matcher is not None:
+            signature, matcher = previous._signature, kept_matcher  # the same index model: the same names
+        else:
+            signature, matcher = _matcher(workspace, index)
+        self._by_file = by_file
+        self._signature = signature
+        self._src = src
+        #: The facts each source's body relations came from.
+        self._sources = {}
+        earlier = (
+            previous
+            if previous is not None
+            and previous._src == src
+            and previous._signature == signature
+            and previous._by_file == by_file
+            else None
+        )
         #: source id -> target ids reached by a body link or an occurrence (no self-relations).
         self.body: dict[str, set[str]] = {}
         seen_sources: set[str] = set()
@@ -96,6 +166,13 @@ class RelationGraph:
                 continue
             seen_sources.add(doc.id)
             if doc_facts.error is not None:
+                continue
+            self._sources[doc.id] = doc_facts
+            before = earlier._sources.get(doc.id) if earlier is not None else None
+            if earlier is not None and before is not None and _same_content(before, doc_facts):
+                kept = earlier.body.get(doc.id)
+                if kept:
+                    self.body[doc.id] = kept
                 continue
             targets: set[str] = set()
             for link in doc_facts.links:
@@ -108,15 +185,28 @@ class RelationGraph:
             targets.discard(doc.id)
             if targets:
                 self.body[doc.id] = targets
+        #: target id -> ids of every document whose index relations refer to it (the index's part of
+        #: :attr:`_incoming`, kept while the index model is the same object).
+        if previous is not None and previous.index is index:
+            self._written_incoming = previous._written_incoming
+        else:
+            written: dict[str, set[str]] = {}
+            for doc in index.first_docs():
+                for seen in index.relations_of(doc.id):
+                    if seen.direction == "outgoing":
+                        written.setdefault(seen.other.id, set()).add(doc.id)
+            self._written_incoming = {target: frozenset(ids) for target, ids in written.items()}
         #: target id -> ids of every document that refers to it (index relation, link or occurrence).
-        self._incoming: dict[str, set[str]] = {}
-        for doc in index.first_docs():
-            for seen in index.relations_of(doc.id):
-                if seen.direction == "outgoing":
-                    self._incoming.setdefault(seen.other.id, set()).add(doc.id)
-        for source_id, targets in self.body.items():
-            for target in targets:
-                self._incoming.setdefault(target, set()).add(source_id)
+        #: Never changed once made: a later graph shares the sets it does not change.
+        self._incoming: dict[str, frozenset[str]]
+        if earlier is not None and earlier.index is index:
+            self._incoming = _patched(earlier._incoming, self._written_incoming, earlier.body, self.body)
+        else:
+            incoming = {target: set(ids) for target, ids in self._written_incoming.items()}
+            for source_id, targets in self.body.items():
+                for target in targets:
+                    incoming.setdefault(target, set()).add(source_id)
+            self._incoming = {target: frozenset(ids) for target, ids in incoming.items()}
 
     def referenced_by(self, doc_id: str) -> int:
         """How many other documents refer to ``doc_id``."""
@@ -204,17 +294,22 @@ def build_graph(
         and file_stamps(last[2]) == last[3]
     ):
         return cast(RelationGraph, last[4])
-    facts = facts_for([Path(f) for f in files])
+    # The same index model gives the same paths: made once (a thousand Path objects cost ms).
+    paths = cast(list[Path], last[5]) if last is not None and last[0] is index else [Path(f) for f in files]
+    facts = facts_for(paths)
     digest = hashlib.sha256()
     for part in (str(index.path), str(srcdir), index.yaml.text if index.yaml is not None else repr(index.docs)):
         digest.update(part.encode())
         digest.update(b"\0")
     for doc_facts in facts:
         digest.update(f"{doc_facts.path}\1{doc_facts.content_key}\1{doc_facts.error is not None}\0".encode())
-    graph = workspace.graphs.get_or_make(digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir, workspace))
+    previous = cast(RelationGraph, last[4]) if last is not None else None
+    graph = workspace.graphs.get_or_make(
+        digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir, workspace, previous)
+    )
     if stamps is not None:
         deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _, _ in f.deps})
         dep_stamps = file_stamps(deps)
         if dep_stamps is not None:
-            workspace.stamped.put(quick, (index, stamps, deps, dep_stamps, graph))
+            workspace.stamped.put(quick, (index, stamps, deps, dep_stamps, graph, paths))
     return graph

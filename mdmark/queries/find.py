@@ -203,7 +203,9 @@ def find_docs(
 
     fields = [f for f in FIELDS if (f in VIEW_FIELDS[args["view"]] or f in include_fields) and f not in exclude_fields]
     needs_graph = related_arg is not None or ("referenced_by" in fields and not counting)
-    graph: RelationGraph | None = build_graph(index, project.root, project.facts_for, project.pipeline.parse_key, project.workspace) if needs_graph else None
+    graph: RelationGraph | None = build_graph(
+        index, project.root, project.workspace.stamped_facts(project.pipeline).facts_many, project.pipeline.parse_key, project.workspace
+    ) if needs_graph else None
 
     relations = graph.relations_of(related_arg) if graph is not None and related_arg is not None else {}
     matched: list[Doc] = []

@@ -38,6 +38,8 @@ class Rule:
     kinds: tuple[DriftKind, ...]
     scope: Scope
     check: Callable[[CheckContext], Iterator[Diagnostic]]
+    #: Reads the index model and nothing else: its drifts hold while the index model does.
+    index_only: bool = False
 
 
 K = DriftKind
@@ -46,17 +48,17 @@ RULES: tuple[Rule, ...] = (
     Rule((K.CONFIG_VALUE,), Scope.CONFIG, config.refused_css),
     Rule((K.CONFIG_VALUE,), Scope.CONFIG, config.missing_index_file),
     Rule((K.CONFIG_VALUE,), Scope.CONFIG, config.unloadable_extensions),
-    Rule((K.INDEX_SCHEMA,), Scope.INDEX, ids.index_schema),
-    Rule((K.DUPLICATE_ID,), Scope.INDEX, ids.duplicate_ids),
+    Rule((K.INDEX_SCHEMA,), Scope.INDEX, ids.index_schema, index_only=True),
+    Rule((K.DUPLICATE_ID,), Scope.INDEX, ids.duplicate_ids, index_only=True),
     Rule((K.MISSING_DOC,), Scope.INDEX, documents.missing_docs),
     Rule((K.UNINDEXED_DOC,), Scope.DOCUMENT, documents.unindexed_docs),
     Rule((K.TITLE_MISMATCH,), Scope.INDEX, documents.title_mismatches),
-    Rule((K.UNKNOWN_DOC,), Scope.INDEX, relations.unknown_docs),
-    Rule((K.ONE_SIDED_CHANGE_TOGETHER,), Scope.INDEX, relations.one_sided_change_together),
-    Rule((K.DUPLICATE_RELATION,), Scope.INDEX, relations.duplicate_relations),
-    Rule((K.UNKNOWN_TAG, K.DEPRECATED_TAG), Scope.INDEX, tags.tag_references),
-    Rule((K.UNKNOWN_TAG,), Scope.INDEX, tags.unknown_replacements),
-    Rule((K.ALIAS_CONFLICT,), Scope.INDEX, aliases.alias_conflicts),
+    Rule((K.UNKNOWN_DOC,), Scope.INDEX, relations.unknown_docs, index_only=True),
+    Rule((K.ONE_SIDED_CHANGE_TOGETHER,), Scope.INDEX, relations.one_sided_change_together, index_only=True),
+    Rule((K.DUPLICATE_RELATION,), Scope.INDEX, relations.duplicate_relations, index_only=True),
+    Rule((K.UNKNOWN_TAG, K.DEPRECATED_TAG), Scope.INDEX, tags.tag_references, index_only=True),
+    Rule((K.UNKNOWN_TAG,), Scope.INDEX, tags.unknown_replacements, index_only=True),
+    Rule((K.ALIAS_CONFLICT,), Scope.INDEX, aliases.alias_conflicts, index_only=True),
     Rule(
         (K.BROKEN_LINK, K.BROKEN_ANCHOR, K.SYNTAX, K.TOCTREE_NO_TITLE, K.NOT_IN_TOCTREE, K.CODE_LANGUAGE),
         Scope.DOCUMENT,
@@ -81,12 +83,14 @@ def run(ctx: CheckContext, scopes: frozenset[Scope] | None = None) -> list[Diagn
     config_file: list[Diagnostic] = []
     index_file: list[Diagnostic] = []
     per_document: dict[str, list[Diagnostic]] = {document.file: [] for document in ctx.documents}
+    reuse = ctx.reusing()
     for rule in active_rules(disabled):
         if rule.scope is Scope.INDEX and ctx.index is None:
             continue
         if scopes is not None and rule.scope not in scopes:
             continue
-        for diagnostic in rule.check(ctx):
+        drifts = rule.check(ctx) if reuse is None or not rule.index_only else reuse.index_rule(rule.check, ctx)
+        for diagnostic in drifts:
             if diagnostic.kind in disabled:
                 continue
             if rule.scope is Scope.CONFIG:
@@ -96,6 +100,8 @@ def run(ctx: CheckContext, scopes: frozenset[Scope] | None = None) -> list[Diagn
             else:
                 # A drift of {include}d text stands in the included file: after the documents.
                 per_document.setdefault(diagnostic.file, []).append(diagnostic)
+    if reuse is not None and scopes is None:
+        reuse.publish()
     result = _by_line(config_file) + _by_line(index_file)
     documents = {document.file for document in ctx.documents}
     for file, found in per_document.items():

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import dataclasses
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -18,6 +19,7 @@ from mdmark.project import Project
 from mdmark.util.globs import match_files
 
 if TYPE_CHECKING:
+    from mdmark.check.rules.reuse import Layout, Reuse
     from mdmark.references import Model
 
 FactsFn = Callable[[list[Path]], list[DocFacts]]
@@ -49,6 +51,14 @@ class CheckContext:
     model: Model
     #: The resolved file of each document of the index, by ``id()`` of its entry: resolved once.
     doc_files: Mapping[int, Path]
+    #: What the last check in this process left that still holds (a plain check of the files on
+    #: disk only): see :mod:`mdmark.check.rules.reuse`. Its model is this context's, or it is unused.
+    reuse: Reuse | None = None
+
+    def reusing(self) -> Reuse | None:
+        """:attr:`reuse` when it belongs to this context (not to one a single document was swapped into)."""
+        reuse = self.reuse
+        return reuse if reuse is not None and reuse.model is self.model else None
 
     def doc_file(self, doc: Doc) -> Path:
         """:meth:`Index.doc_file` of an entry of this run's index, without resolving it again."""
@@ -101,6 +111,8 @@ def build_context(
         index = index_from_text(index_path, project.root, index_text, project.workspace)
     else:
         index = load_index(index_path, project.root, project.workspace) if index_path is not None and index_path.is_file() else None
+    if facts_fn is None and not texts:
+        return _reusing_context(project, base, changed, index, progress)
     doc_files = dict(zip(map(id, index.docs), index.doc_files(), strict=True)) if index is not None else {}
     paths, unindexed = _document_paths(project, index, doc_files)
     if facts_fn is None and texts:
@@ -117,6 +129,70 @@ def build_context(
     return CheckContext(
         project, base, changed, index, documents, MappingProxyType(known), model, MappingProxyType(doc_files)
     )
+
+
+def _reusing_context(
+    project: Project,
+    base: str | None,
+    changed: frozenset[Path] | None,
+    index: Index | None,
+    progress: Callable[[int, int], None] | None,
+) -> CheckContext:
+    """:func:`build_context` of the files on disk, with what the last check in this process left
+    that still holds: which documents there are, their facts by stat, each document's drifts."""
+    from mdmark.check.rules.reuse import Reuse, last_check
+
+    last = last_check(project)
+    tree = project.workspace.tree(project.root)
+    version = tree.version()
+    layout = _layout(project, index, version, last.layout if last is not None else None)
+    stamped = project.workspace.stamped_facts(project.pipeline)
+    paths = list(layout.paths)
+    # Documents outside the source folder too: they come back with an error to report.
+    first, settled = stamped.facts_settled(paths, progress)
+    known: dict[Path, DocFacts] = dict(zip(paths, first, strict=True))
+    # conf.py that cannot be read fails here, after the documents were read, as without reuse.
+    model_layout = layout.model if layout.model is not None else project.model_layout(paths)
+    model = project.model_from(model_layout, stamped.facts_many, known)
+    documents = tuple(
+        Document(p, shown, facts, p in layout.unindexed) for p, shown, facts in zip(paths, layout.shown, first, strict=True)
+    )
+    by_name = model.known if model.known is not None else {}
+    covered = layout.key[0] is not None
+    reuse = Reuse(
+        project, model, index, tree, version, layout if covered else None, last, by_name, model.inputs(), settled
+    )
+    return CheckContext(
+        project, base, changed, index, documents, MappingProxyType(known), model, layout.doc_files, reuse
+    )
+
+
+def _layout(project: Project, index: Index | None, version: int | None, last: Layout | None) -> Layout:
+    """Which documents the check reads and the model holds: the last run's while the file tree,
+    the config, conf.py's settings and the index model are the same (see :class:`Layout`)."""
+    from mdmark.check.rules.reuse import Layout
+
+    config = project.config
+    key: tuple[Hashable, ...] = (version, str(project.root), config.docs, config.sphinx_conf, config.index_path, project.source_dir)
+    try:
+        info = project.conf_info()
+    except MdmarkError:
+        info = None  # reading the documents, then the model, say why
+    if last is not None and version is not None and info is not None and last.holds(key, index, info):
+        return last
+    doc_files = dict(zip(map(id, index.docs), index.doc_files(), strict=True)) if index is not None else {}
+    paths, unindexed = _document_paths(project, index, doc_files)
+    model = project.model_layout(paths) if info is not None else None
+    if model is not None:
+        # The model's files as the very objects of ``paths``: looking one up then compares no paths.
+        same = {p: p for p in paths}
+        model = dataclasses.replace(model, files={name: same.get(f, f) for name, f in model.files.items()})
+    tree = project.workspace.tree(project.root)
+    every = [*paths, *doc_files.values(), *(model.files.values() if model is not None else ()), project.source_dir]
+    if version is None or model is None or not all(tree.covers(str(p)) for p in every):
+        key = (None, *key[1:])  # some path lies outside the tree: never reused
+    shown = tuple(shown_under(p, project.root) for p in paths)
+    return Layout(key, index, info, tuple(paths), shown, frozenset(unindexed), MappingProxyType(doc_files), model)
 
 
 def _document_paths(project: Project, index: Index | None, doc_files: Mapping[int, Path]) -> tuple[list[Path], set[Path]]:

@@ -10,12 +10,21 @@ from mdmark.diagnostics import Diagnostic, DriftKind
 from mdmark.util.globs import match_files
 from mdmark.check.rules.context import CheckContext
 from mdmark.util.sentences import fix_to
+from mdmark.index.model import Index
 from mdmark.util.text import close_file
 
 
 def missing_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
     index = ctx.index
     assert index is not None
+    reuse = ctx.reusing()
+    if reuse is None:
+        yield from _missing_docs(ctx, index)
+    else:
+        yield from reuse.index_missing_docs(index, lambda: list(_missing_docs(ctx, index)))
+
+
+def _missing_docs(ctx: CheckContext, index: Index) -> Iterator[Diagnostic]:
     indexed = {d.path for d in index.docs}
     candidates: list[str] | None = None  # walked for the first missing document only
     for doc in index.docs:

@@ -2,55 +2,80 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mdmark.util.files import display
 from mdmark.diagnostics import Diagnostic, DriftKind, missing_image_message
 from mdmark.check.rules.context import CheckContext
+from mdmark.facts import DocFacts
 
 
 def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
     """broken_link, broken_anchor and syntax: what :func:`mdmark.references.document_problems` finds, the
     same sentences export and build print."""
-    from mdmark.references import document_problems
-
+    reuse = ctx.reusing()
     for document in ctx.documents:
-        facts = document.facts
+        facts, shown = document.facts, document.file
         if facts.error is not None:
             continue
-        docname = facts.path[: -len(".md")]
-        for line, problem in document_problems(facts, ctx.model, docname):
-            # A warning of {include}d text stands at the included file's line, as Sphinx says it.
-            file = display(Path(problem.file), ctx.root) if problem.file is not None else document.file
-            yield Diagnostic(file, str(line) if line else "", DriftKind.of(problem.kind), problem.message, line)
+        if reuse is None:
+            yield from _document_problems(ctx, shown, facts)
+        else:
+            yield from reuse.document_problems(shown, facts, functools.partial(_listed, _document_problems, ctx, shown, facts))
+
+
+def _listed(
+    rule: Callable[[CheckContext, str, DocFacts], Iterator[Diagnostic]], ctx: CheckContext, shown: str, facts: DocFacts
+) -> list[Diagnostic]:
+    return list(rule(ctx, shown, facts))
+
+
+def _document_problems(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
+    from mdmark.references import document_problems
+
+    docname = facts.path[: -len(".md")]
+    for line, problem in document_problems(facts, ctx.model, docname):
+        # A warning of {include}d text stands at the included file's line, as Sphinx says it.
+        file = display(Path(problem.file), ctx.root) if problem.file is not None else shown
+        yield Diagnostic(file, str(line) if line else "", DriftKind.of(problem.kind), problem.message, line)
 
 
 def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
+    reuse = ctx.reusing()
+    for document in ctx.documents:
+        facts, shown = document.facts, document.file
+        if facts.error is not None:
+            continue
+        if reuse is None:
+            yield from _missing_images(ctx, shown, facts)
+        else:
+            yield from reuse.missing_images(shown, facts, functools.partial(_listed, _missing_images, ctx, shown, facts))
+
+
+def _missing_images(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
     from mdmark.host.confine import inside, project_root
     from mdmark.util.sentences import outside_root
 
     srcdir = ctx.project.source_dir
     root = project_root(ctx.project.root)
-    for document in ctx.documents:
-        if document.facts.error is not None:
+    for image in facts.images:
+        if image.remote or image.path is None:
             continue
-        for image in document.facts.images:
-            if image.remote or image.path is None:
-                continue
-            image_file = Path(os.path.normpath(srcdir / image.path))
-            if image_file.is_file() and not inside(image_file, root):
-                # Not embedded by export/build (the guide page ``untrusted``): the same sentence they print.
-                message = outside_root(image.uri, "画像")
-                yield Diagnostic(document.file, str(image.line) if image.line else "", DriftKind.MISSING_IMAGE, message, image.line)
-                continue
-            if image_file.is_file():
-                continue
-            yield Diagnostic(
-                document.file,
-                str(image.line) if image.line else "",
-                DriftKind.MISSING_IMAGE,
-                missing_image_message(image.uri, image_file),
-                image.line,
-            )
+        image_file = Path(os.path.normpath(srcdir / image.path))
+        if image_file.is_file() and not inside(image_file, root):
+            # Not embedded by export/build (the guide page ``untrusted``): the same sentence they print.
+            message = outside_root(image.uri, "画像")
+            yield Diagnostic(shown, str(image.line) if image.line else "", DriftKind.MISSING_IMAGE, message, image.line)
+            continue
+        if image_file.is_file():
+            continue
+        yield Diagnostic(
+            shown,
+            str(image.line) if image.line else "",
+            DriftKind.MISSING_IMAGE,
+            missing_image_message(image.uri, image_file),
+            image.line,
+        )
