@@ -271,7 +271,7 @@ async def test_index_changes_faster_than_project_checks_end_with_the_last_text(c
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=base + f"bogus{version}: 1\n")],
             )
         )
-    await until(lambda: [d.message for d in client.diagnostics.get(uri(index_yaml), []) if "bogus" in d.message] == ["知らないキー `bogus21` なので、キーの名前を直すか消してください。"])
+    await until(lambda: [d.message for d in client.diagnostics.get(uri(index_yaml), []) if "bogus" in d.message] == ["知らないキー `bogus21` なので、キーの名前を直すか、消してください。"])
     await asyncio.sleep(1)
     seen = [
         [int(m.group(1)) for d in diagnostics if (m := re.search(r"bogus(\d+)", d.message))]
