@@ -277,6 +277,11 @@ class Pipeline:
                 self._store_info(self._app.info)
             return self._app
 
+    def warm_up(self) -> None:
+        """Create the application now (conf.py and every extension's ``setup()`` run): a worker
+        pool's zygote does, so the workers it forks start with it (:mod:`mdmark.pipeline.workers`)."""
+        self._get_app()
+
     def directives(self) -> dict[str, tuple[str, ...]]:
         """The directives documents here can use, with their options (see :func:`directive_options`)."""
         from mdmark.host.app import directive_options
