@@ -732,8 +732,8 @@ def _doctrees_in_memory(app: Sphinx) -> None:
     env: Any = app.env
 
     def write_doctree(docname: str, doctree: nodes.document, *, _cache: bool = True) -> None:
-        doctree.reporter = None  # type: ignore[assignment]
-        doctree.transformer = None  # type: ignore[assignment]
+        doctree.reporter = None
+        doctree.transformer = None
         doctree.settings = doctree.settings.copy()
         doctree.settings.warning_stream = None
         doctree.settings.env = None

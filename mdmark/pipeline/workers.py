@@ -247,7 +247,6 @@ def _zygote_main(conn: Connection, spec: tuple[Any, ...], scratch: str, memory: 
     """Make the object of ``spec`` once (conf.py, the extensions' ``setup()``), under the bounds of
     a task, then fork a worker for each request of the parent and reap the ones it asks about."""
     import gc
-
     from multiprocessing.reduction import recv_handle
 
     _bound_process(memory)
@@ -262,7 +261,7 @@ def _zygote_main(conn: Connection, spec: tuple[Any, ...], scratch: str, memory: 
         made[spec] = owner
     except MemoryError:
         os._exit(3)
-    except Exception:  # noqa: S110 - each worker makes it again and says why for each document, as before
+    except Exception:  # noqa: BLE001, S110 - each worker makes it again and says why for each document, as before
         pass
     # What is made now stays shared with the workers: the collector must not touch (copy) it in each.
     gc.collect()
@@ -286,7 +285,7 @@ def _zygote_main(conn: Connection, spec: tuple[Any, ...], scratch: str, memory: 
                 try:
                     conn.close()  # the parent must see the zygote's end close when the zygote ends
                     _worker_main(Connection(fd), scratch, memory, made)
-                except BaseException:
+                except BaseException:  # noqa: BLE001 - the worker's end, whatever ended it
                     code = 1
                 os._exit(code)
             os.close(fd)
@@ -589,9 +588,9 @@ class Pool:
             self._live += 1
         try:
             zygote = self._zygote(spec, limits)
-            worker = zygote.fork() if zygote is not None else None
-            if worker is not None:
-                return worker
+            forked = zygote.fork() if zygote is not None else None
+            if forked is not None:
+                return forked
             with self._lock:  # no zygote: an idle worker of another spec makes this one's object itself
                 while self._idle and spare is None:
                     candidate = self._idle.pop()
