@@ -21,6 +21,18 @@ project), copies it beside a minimal conf.py, and times in one run:
 Prints every figure with wall and CPU seconds, the ratios the issue's table asks for, its goals,
 and the machine's core count. Every check must report exactly the corpus's deliberate broken
 references, so a wrong answer is never timed as a fast one.
+
+    .venv/bin/python bench/bench_project.py --project DIR [--project DIR ...]
+    .venv/bin/python bench/bench_project.py --real
+
+``--project`` times a real project instead (a folder with ``docs/conf.py``, or ``conf.py`` at its
+top), each on a copy in a temporary folder (nothing is written where it lies): its conf.py and its
+extensions, trusted as a user would (``mdmark trust``, under a private ``XDG_CONFIG_HOME``), with a
+config naming it when the project has none. Per project: ``sphinx-build -E -b singlehtml`` and
+cold ``mdmark check`` and ``mdmark build`` alternated ``--cold-runs`` times (best of each), then
+``mdmark check`` with nothing changed and after one document is edited, and the two cold ratios
+against Sphinx with issue 23's goals (≤ 0.25× check, ≤ 0.35× build). ``--real`` takes the shared
+corpora (``../shared/corpora/*``) and the vendored projects of ``tests/projects/``.
 """
 
 from __future__ import annotations
@@ -234,8 +246,107 @@ def report(fig: Figures) -> None:
         print(f"| {name} | {value} | {goal} | {'yes' if met else 'no'} |")
 
 
+REPO = HERE.parent
+#: The config a real project gets when it has none (as the differential test writes it).
+PROJECT_CONFIG = """\
+docs:
+  include: ["{docs}**/*.md"]
+build:
+  title: bench
+  include: ["{docs}**/*.md"]
+  out: dist/bench.html
+sphinx:
+  conf: {docs}conf.py
+"""
+
+
+def real_projects() -> list[Path]:
+    """The shared corpora and the vendored projects of the differential test."""
+    shared = REPO.parent / "shared" / "corpora"
+    found = sorted(p for p in shared.iterdir() if (p / "docs" / "conf.py").is_file()) if shared.is_dir() else []
+    return found + sorted(p for p in (REPO / "tests" / "projects").iterdir() if (p / "docs" / "conf.py").is_file())
+
+
+@dataclass
+class ProjectFigures:
+    name: str
+    docs: int
+    sphinx: Timing | None = None
+    cold_check: Timing | None = None
+    cold_build: Timing | None = None
+    warm_check: list[float] = field(default_factory=list)
+    one_changed: list[float] = field(default_factory=list)
+
+
+def project_figures(source: Path, base: Path, cold_runs: int, warm_runs: int) -> ProjectFigures:
+    """Cold and warm figures of one real project, on a copy (see the module's docstring)."""
+    import stat
+
+    copy = base / source.name
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns(".mdmark_cache", "dist", "_build", ".git"))
+    for folder, _dirs, files in os.walk(copy):  # a read-only source stays writable in the copy
+        os.chmod(folder, 0o755)
+        for file in files:
+            path = Path(folder) / file
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    docs = "docs/" if (copy / "docs" / "conf.py").is_file() else ""
+    config = copy / "mdmark.config.yaml"
+    if not config.is_file():
+        config.write_text(PROJECT_CONFIG.format(docs=docs), encoding="utf-8")
+    caches = CacheHome(base)
+    env = {**caches.env(), "XDG_CONFIG_HOME": str(base / f"{source.name}-config")}
+    # sphinx-build runs conf.py; mdmark runs it too only once the user trusts it.
+    run([str(BIN / "mdmark"), "trust", "--config", str(config)], copy, env)
+    srcdir = copy / docs if docs else copy
+    documents = [p for p in srcdir.rglob("*") if p.suffix in (".md", ".rst") and "_build" not in p.parts]
+    fig = ProjectFigures(source.name, len(documents))
+    sphinx_cmd = [str(BIN / "sphinx-build"), "-E", "-q", "-b", "singlehtml", docs or ".", str(base / f"{source.name}-sphinx")]
+    check, build = [str(BIN / "mdmark"), "check"], [str(BIN / "mdmark"), "build"]
+    for _ in range(cold_runs):
+        shutil.rmtree(base / f"{source.name}-sphinx", ignore_errors=True)
+        fig.sphinx = _best(fig.sphinx, run(sphinx_cmd, copy, env))
+        caches.cold(copy)
+        shutil.rmtree(copy / "dist", ignore_errors=True)
+        fig.cold_build = _best(fig.cold_build, run(build, copy, env))
+        caches.cold(copy)
+        fig.cold_check = _best(fig.cold_check, run(check, copy, env, ok=(0, 1)))
+    for _ in range(warm_runs):
+        fig.warm_check.append(run(check, copy, env, ok=(0, 1)).wall)
+    markdown = sorted(p for p in documents if p.suffix == ".md")
+    for i in range(warm_runs):
+        doc = markdown[(i * 7) % len(markdown)]
+        append_line(doc, i)
+        fig.one_changed.append(run(check, copy, env, ok=(0, 1)).wall)
+    assert fig.sphinx and fig.cold_check and fig.cold_build
+    s = fig.sphinx
+    say(f"{fig.name} ({fig.docs} documents): sphinx-build {s.wall:.2f} s (CPU {s.cpu:.1f} s); "
+        f"check {fig.cold_check.wall:.2f} s = {fig.cold_check.wall / s.wall:.2f}× (CPU {fig.cold_check.cpu:.1f} s); "
+        f"build {fig.cold_build.wall:.2f} s = {fig.cold_build.wall / s.wall:.2f}× (CPU {fig.cold_build.cpu:.1f} s); "
+        f"warm check {median(fig.warm_check):.2f} s; one edited {median(fig.one_changed):.2f} s")
+    return fig
+
+
+def project_report(figs: list[ProjectFigures]) -> None:
+    print()
+    print(f"{machine()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print()
+    # CPU too: on a shared machine the wall ratio moves with the load, the CPU one much less.
+    print("| project | docs | sphinx-build -E -b singlehtml | check cold ÷ Sphinx (≤ 0.25×) | build cold ÷ Sphinx (≤ 0.35×) "
+          "| warm check (CLI) | one edited (CLI) |")
+    print("|---|---|---|---|---|---|---|")
+    for f in figs:
+        assert f.sphinx and f.cold_check and f.cold_build
+        s, c = f.sphinx.wall, f.sphinx.cpu
+        print(f"| {f.name} | {f.docs} | {s:.2f} s (CPU {c:.1f} s) "
+              f"| {f.cold_check.wall:.2f} s = {f.cold_check.wall / s:.2f}× (CPU {f.cold_check.cpu / c:.2f}×) "
+              f"| {f.cold_build.wall:.2f} s = {f.cold_build.wall / s:.2f}× (CPU {f.cold_build.cpu / c:.2f}×) "
+              f"| {median(f.warm_check):.2f} s | {median(f.one_changed):.2f} s |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--project", type=Path, action="append", default=[], help="time this real project (a copy of it)")
+    parser.add_argument("--real", action="store_true", help="time the shared corpora and tests/projects")
     parser.add_argument("--docs", type=int, default=1200, help="documents in the corpus (default 1200)")
     parser.add_argument("--cold-runs", type=int, default=2, help="rounds of Sphinx, cold build, cold check (best)")
     parser.add_argument("--warm-runs", type=int, default=5, help="warm and one-changed CLI checks (median)")
@@ -243,6 +354,16 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (default: a temporary one)")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args()
+
+    projects = [p.resolve() for p in args.project] + (real_projects() if args.real else [])
+    if projects:
+        base = Path(tempfile.mkdtemp(prefix="mdmark-bench-real-")).resolve()
+        try:
+            print(f"machine: {machine()}", flush=True)
+            project_report([project_figures(p, base, args.cold_runs, args.warm_runs) for p in projects])
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+        return 0
 
     base = (args.keep or Path(tempfile.mkdtemp(prefix="mdmark-bench-project-"))).resolve()
     mine, theirs = base / "mdmark", base / "sphinx"

@@ -264,3 +264,80 @@ def test_worker_spec_is_the_same_after_pickling(tmp_path: Path) -> None:
 
     spec = Pipeline(tmp_path, MarkdownSettings()).worker_spec()
     assert pickle.loads(pickle.dumps(spec)) == pickle.loads(pickle.dumps(spec))
+
+
+ONCE_CONFIG = """\
+docs:
+  include: ["docs/**/*.md"]
+sphinx:
+  conf: docs/conf.py
+"""
+
+
+def test_conf_py_runs_once_for_every_worker_of_a_cold_check(tmp_path: Path) -> None:
+    """conf.py and the extensions' setup() run in one zygote, which forks the workers: a cold check
+    of enough documents for two workers runs conf.py once, and a warm check not at all."""
+    from conftest import run_mdmark, trust_project
+
+    root = tmp_path / "p"
+    runs = root / "conf-runs.txt"
+    write(root / "docs" / "conf.py", f'extensions = ["myst_parser"]\nopen({str(runs)!r}, "a").write("ran\\n")\n')
+    write(root / "docs" / "index.md", "# 目次\n")
+    for i in range(40):
+        write(root / "docs" / f"d{i:02}.md", f"# 文書 {i}\n\n本文 {i}。\n")
+    write(root / "mdmark.config.yaml", ONCE_CONFIG)
+    trust_project(root / "mdmark.config.yaml")
+    cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    first = run_mdmark("check", cwd=root, env=cache)
+    assert first.returncode in (0, 1), first.stderr
+    assert runs.read_text(encoding="utf-8") == "ran\n"
+    again = run_mdmark("check", cwd=root, env=cache)
+    assert again.stdout == first.stdout
+    assert runs.read_text(encoding="utf-8") == "ran\n"
+
+
+class _Owner:
+    """A worker object for the pool tests: made by a module-level factory, as a pipeline is."""
+
+    def worker_spec(self) -> tuple[object, tuple[object, ...]]:
+        return _make_owner, ()
+
+
+def _make_owner(*, scratch: Path) -> _Owner:
+    return _Owner()
+
+
+def _pid_task(_owner: _Owner, job: float) -> int:
+    import time
+
+    time.sleep(job)
+    return os.getpid()
+
+
+def test_workers_are_replaced_after_their_share_of_documents(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdmark.pipeline import workers as workers_module
+
+    monkeypatch.setattr(workers_module, "RECYCLE_TASKS", 3)
+    pool = workers_module.Pool()
+    try:
+        # Distinct jobs: the pool runs identical ones once.
+        pids = pool.run(_Owner(), _pid_task, [i / 1000 for i in range(10)], width=2)
+    finally:
+        pool.close()
+    assert all(isinstance(pid, int) for pid in pids)
+    assert max(pids.count(pid) for pid in set(pids)) <= 3
+    assert len(set(pids)) >= 4
+
+
+def test_a_forked_worker_past_its_wall_clock_is_killed_and_the_next_job_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job behind one that passes the bound (handed to the same worker in advance) is not lost."""
+    from mdmark.pipeline import workers as workers_module
+
+    monkeypatch.setenv(workers_module.WALL_ENV, "2")
+    pool = workers_module.Pool()
+    try:
+        results = pool.run(_Owner(), _pid_task, [60.0, 0.0, 0.001], width=1)
+    finally:
+        pool.close()
+    assert results[0] == workers_module.Failed("time")
+    assert isinstance(results[1], int) and isinstance(results[2], int)

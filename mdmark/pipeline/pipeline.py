@@ -143,12 +143,14 @@ def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str =
     return digest.hexdigest()
 
 
-def _parse_task(pipeline: Pipeline, job: tuple[str, str, str, bool]) -> tuple[str, dict[str, Any], bytes]:
+def _parse_task(pipeline: Pipeline, job: tuple[str, str, str, bool, bool]) -> tuple[str, dict[str, Any], bytes]:
     """One document parsed in a worker process (and cached there, on disk too): its key, facts
-    (as JSON data) and pickled doctree (``b""`` when the job says the tree is not kept)."""
-    key, relpath, text, keep_tree = job
+    (as JSON data) and pickled doctree (``b""`` when the job says the tree is not kept or not sent:
+    a cold check wants only the facts, and sending every tree back cost the workers their
+    writes into a pipe this process drained slowly, and it memory it never used)."""
+    key, relpath, text, keep_tree, send_tree = job
     facts, tree = pipeline._parse_full(key, relpath, text, keep_tree)
-    return key, facts.to_json(), tree
+    return key, facts.to_json(), tree if send_tree else b""
 
 
 def _conf_info_task(pipeline: Pipeline, _job: None) -> dict[str, Any]:
@@ -278,6 +280,11 @@ class Pipeline:
                 self._info = self._app.info
                 self._store_info(self._app.info)
             return self._app
+
+    def warm_up(self) -> None:
+        """Create the application now (conf.py and every extension's ``setup()`` run): a worker
+        pool's zygote does, so the workers it forks start with it (:mod:`mdmark.pipeline.workers`)."""
+        self._get_app()
 
     def directives(self) -> dict[str, tuple[str, ...]]:
         """The directives documents here can use, with their options (see :func:`directive_options`)."""
@@ -458,7 +465,12 @@ class Pipeline:
             # In the bounded worker processes: this process holds no lock meanwhile, and a document
             # that passes a bound gets its sentence as ``error``.
             self._prepare_cache()
-            run_bounded(self, _parse_task, [(key, rel, text, keep_trees) for _, key, rel, text in todo], done=parsed)
+            # The biggest documents first: a big one started last would leave one core idle at the end.
+            order = sorted(range(len(todo)), key=lambda n: -len(todo[n][3]))
+            # Trees come back only when asked for, or when there is no disk cache to read them from later.
+            send = want_trees or self.cache_dir is None
+            jobs = [(todo[n][1], todo[n][2], todo[n][3], keep_trees, send) for n in order]
+            run_bounded(self, _parse_task, jobs, done=lambda n, outcome: parsed(order[n], outcome))
         else:
             for i, key, rel, text in todo:
                 results[i] = self._parse_full(key, rel, text, keep_trees)[0]
@@ -525,7 +537,7 @@ class Pipeline:
         from mdmark.pipeline.workers import run_bounded
 
         self._prepare_cache()
-        outcome = run_bounded(self, _parse_task, [(key, rel, text, keep_tree)])[0]
+        outcome = run_bounded(self, _parse_task, [(key, rel, text, keep_tree, True)])[0]
         return self._adopt_parsed(key, rel, text, outcome, keep_tree)
 
     def _adopt_parsed(self, key: str, rel: str, text: str, outcome: Any, keep_tree: bool) -> tuple[DocFacts, bytes]:

@@ -14,12 +14,20 @@ hostile project never stalls another.
 Workers stay alive between tasks and calls (a few idle ones are kept per process): each keeps its
 own copy of the caller's worker object — for the pipeline, its own
 :class:`~mdmark.pipeline.pipeline.Pipeline` (its own Sphinx application) for the same project and
-settings, as :meth:`~mdmark.pipeline.pipeline.Pipeline.worker_spec` says how — so only the first
-task of a project pays for making one. A task is a module-level function ``task(object, job)``, so
-it pickles by reference; the pool knows nothing of what the object is. Workers start with ``fork`` while this
-process runs one thread (the CLI: cheap), else from a fork server that has imported the parser
-once (fork is unsafe once threads run: the server); they die with their parent, and their Sphinx
-scratch folders live under one temporary folder the parent removes.
+settings, as :meth:`~mdmark.pipeline.pipeline.Pipeline.worker_spec` says how. Making that object
+(conf.py and every extension's ``setup()``: about a second) is done once per project, not once per
+worker: a bounded *zygote* process makes it (under the same memory and CPU limits, and the wall
+clock) and then only forks; each worker forked from it starts with the object made, applies its
+own limits and is killed and replaced on its own. The zygote also reaps its workers and tells the
+parent how each ended. Where a zygote cannot be had (no ``fork``, or it passed a bound while
+making the object) workers make their own, as before. A task is a module-level function
+``task(object, job)``, so it pickles by reference; the pool knows nothing of what the object is.
+Processes start with ``fork`` while this process runs one thread (the CLI: cheap), else from a fork
+server that has imported the parser once (fork is unsafe once threads run: the server); they die
+with this process, and their Sphinx scratch folders live under one temporary folder it removes.
+
+A worker is handed its next document while it reads the current one (when the message is small),
+so it never waits for this process between two documents.
 """
 
 from __future__ import annotations
@@ -56,8 +64,9 @@ class Spawnable(Protocol):
         ``factory(*args, scratch=folder)`` once, with a scratch folder the pool removes."""
         ...
 
-#: Below this many documents, using more than one worker costs more than it saves.
-PARALLEL_THRESHOLD = 24
+#: Below this many documents, using more than one worker costs more than it saves (a second
+#: worker forked from a zygote costs a fork, not a Sphinx application).
+PARALLEL_THRESHOLD = 8
 
 #: Address space one worker may map: several times what a real document's parse needs, and
 #: far below what stalls a machine.
@@ -73,6 +82,18 @@ WALL_ENV = "MDMARK_PARSE_TIMEOUT"
 KEEP_IDLE = 2
 #: Projects (pipelines) one worker keeps.
 PIPELINES_PER_WORKER = 4
+#: Zygotes (one per project and settings, each holding a Sphinx application) one process keeps.
+ZYGOTES = 4
+#: Jobs handed to one worker at once: the one it reads and the next.
+DEPTH = 2
+#: Documents after which a worker forked from a zygote is replaced by a fresh fork: Sphinx's
+#: environment keeps something of every document it reads (titles, tables of contents, labels)
+#: and the worker's memory caches keep their facts and fragments, so a worker that read 7,000
+#: documents of a cold 14,000-document build held 450 MB and growing; a fork costs milliseconds.
+RECYCLE_TASKS = 500
+#: A job waits in a worker's pipe only when its message is at most this big: a worker stuck on its
+#: first document must not fill the pipe, or this process would block on the write.
+QUEUED_BYTES = 32 * 1024
 
 #: Whether this process is a worker of the pool (it parses in-process; everyone else asks a worker).
 _IN_WORKER = False
@@ -163,28 +184,43 @@ def limit_message(shown: str, failure: Failed, limits: Limits | None = None) -> 
 # -- the worker process ----------------------------------------------------------------------------
 
 
-def _worker_main(conn: Connection, scratch: str, memory: int) -> None:
-    global _IN_WORKER
-    from mdmark.errors import MdmarkError
+def _bound_process(memory: int) -> None:
+    """What every pool process does first: end with this process's parent (the pool's process),
+    leave Ctrl+C to it, write no core file, and map at most ``memory`` more bytes."""
     from mdmark.util.lifeline import die_with_parent
 
+    global _IN_WORKER
     _IN_WORKER = True
     die_with_parent()
     # A stop of the parent (Ctrl+C in a terminal reaches the whole group) is the parent's to handle.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A killed worker must not leave a core file in the folder the user started mdmark from.
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # On top of what the worker has mapped already: a worker forked from a large parent (the CLI)
-    # starts with the parent's mappings, which are not the document's doing.
+    # On top of what the process has mapped already: a worker forked from a large parent (the CLI)
+    # or from a zygote starts with its mappings, which are not the document's doing.
     _lower(resource.RLIMIT_AS, _mapped() + memory)
-    made: collections.OrderedDict[tuple[Any, ...], Any] = collections.OrderedDict()
+
+
+def _cpu_from_now(cpu: int) -> None:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _lower(resource.RLIMIT_CPU, int(used.ru_utime + used.ru_stime) + cpu)
+
+
+def _worker_main(
+    conn: Connection, scratch: str, memory: int, made: collections.OrderedDict[tuple[Any, ...], Any] | None = None
+) -> None:
+    """Serve tasks until the parent closes the pipe. ``made``: objects the zygote made already."""
+    from mdmark.errors import MdmarkError
+
+    _bound_process(memory)
+    if made is None:
+        made = collections.OrderedDict()
     while True:
         try:
             spec, task, job, cpu = conn.recv()
         except (EOFError, OSError):
             return  # the parent is gone or closed the pool
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        _lower(resource.RLIMIT_CPU, int(used.ru_utime + used.ru_stime) + cpu)
+        _cpu_from_now(cpu)
         try:
             owner = made.get(spec)
             if owner is None:
@@ -212,6 +248,77 @@ def _worker_main(conn: Connection, scratch: str, memory: int) -> None:
             os._exit(3)  # a worker that ran out of memory may be left in any state
 
 
+def _zygote_main(conn: Connection, spec: tuple[Any, ...], scratch: str, memory: int, cpu: int) -> None:
+    """Make the object of ``spec`` once (conf.py, the extensions' ``setup()``), under the bounds of
+    a task, then fork a worker for each request of the parent and reap the ones it asks about."""
+    import gc
+    from multiprocessing.reduction import recv_handle
+
+    _bound_process(memory)
+    _cpu_from_now(cpu)
+    made: collections.OrderedDict[tuple[Any, ...], Any] = collections.OrderedDict()
+    try:
+        factory, args = spec
+        owner = factory(*args, scratch=Path(scratch))
+        warm_up = getattr(owner, "warm_up", None)
+        if warm_up is not None:
+            warm_up()
+        made[spec] = owner
+    except MemoryError:
+        os._exit(3)
+    except Exception:  # noqa: BLE001, S110 - each worker makes it again and says why for each document, as before
+        pass
+    # What is made now stays shared with the workers: the collector must not touch (copy) it in each.
+    gc.collect()
+    gc.freeze()
+    conn.send("ready")
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            os._exit(0)
+        if request[0] == "fork":
+            try:
+                fd = recv_handle(conn)
+            except (EOFError, OSError):
+                os._exit(0)
+            # Forking costs a little CPU each time: the bound is on one request, not on the zygote's life.
+            _cpu_from_now(cpu)
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    conn.close()  # the parent must see the zygote's end close when the zygote ends
+                    _worker_main(Connection(fd), scratch, memory, made)
+                except BaseException:  # noqa: BLE001 - the worker's end, whatever ended it
+                    code = 1
+                os._exit(code)
+            os.close(fd)
+            conn.send(pid)
+        elif request[0] == "reap":
+            conn.send(_reap(int(request[1])))
+
+
+def _reap(pid: int) -> int | None:
+    """The exit code of a worker of this zygote, as :attr:`multiprocessing.Process.exitcode`
+    says it (minus the signal that ended it); one that lingers past a few seconds is killed."""
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= deadline:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            deadline = time.monotonic() + 5
+        time.sleep(0.01)
+
+
 def _mapped() -> int:
     """Bytes of address space this process maps now (0 where /proc is not there)."""
     try:
@@ -235,26 +342,68 @@ def _lower(limit: int, soft: int) -> None:
 # -- the parent's side ---------------------------------------------------------------------------------
 
 
+def _failure(code: int | None) -> Failed:
+    """Why a process that ended with ``code`` (:attr:`multiprocessing.Process.exitcode`) ended."""
+    if code == -signal.SIGXCPU:
+        return Failed("cpu")
+    if code == 3 or code == -signal.SIGKILL:  # out of memory, ours or the kernel's
+        return Failed("memory")
+    if code is not None and code < 0:
+        return Failed("crash", signal.Signals(-code).name)
+    return Failed("crash", f"終了コード {code}")
+
+
 class _Worker:
-    def __init__(self, context: BaseContext, scratch: str, memory: int) -> None:
+    """A worker process: started here (``zygote`` None), or forked by a zygote for its spec."""
+
+    def __init__(self, conn: Connection, memory: int, process: Any = None, pid: int = 0, zygote: _Zygote | None = None) -> None:
+        self.conn = conn
+        self.memory = memory
+        self.process = process
+        self.pid = pid
+        self.zygote = zygote
+        #: The spec whose object the worker holds from its start (its zygote's).
+        self.spec = zygote.spec if zygote is not None else None
+        #: Jobs handed to it so far.
+        self.served = 0
+
+    @property
+    def retiring(self) -> bool:
+        """Whether the worker takes no more jobs (see :data:`RECYCLE_TASKS`; only a zygote's are cheap to replace)."""
+        return self.zygote is not None and self.served >= RECYCLE_TASKS
+
+    @classmethod
+    def start(cls, context: BaseContext, scratch: str, memory: int) -> _Worker:
         mine, theirs = context.Pipe()
-        self.process: Any = context.Process(  # type: ignore[attr-defined]
+        process: Any = context.Process(  # type: ignore[attr-defined]
             target=_worker_main, args=(theirs, scratch, memory), name="mdmark-worker", daemon=True
         )
-        self.process.start()
+        process.start()
         theirs.close()
-        self.conn = mine
-        self.memory = memory
+        return cls(mine, memory, process=process, pid=process.pid)
 
     def alive(self) -> bool:
-        return bool(self.process.is_alive())
+        if self.process is not None:
+            return bool(self.process.is_alive())
+        try:
+            return not self.conn.poll(0)  # an idle worker has nothing to say: something here is its end
+        except (OSError, ValueError):
+            return False
 
     def kill(self) -> None:
-        try:
-            self.process.kill()
-            self.process.join(5)
-        except (OSError, ValueError, AssertionError):
-            pass
+        if self.process is not None:
+            try:
+                self.process.kill()
+                self.process.join(5)
+            except (OSError, ValueError, AssertionError):
+                pass
+        else:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            if self.zygote is not None:
+                self.zygote.reap(self.pid)
         self.close()
 
     def close(self) -> None:
@@ -265,15 +414,91 @@ class _Worker:
 
     def death(self) -> Failed:
         """Why the worker ended (it has, or is about to: its end of the pipe closed)."""
-        self.process.join(5)
-        code = self.process.exitcode
-        if code == -signal.SIGXCPU:
-            return Failed("cpu")
-        if code == 3 or code == -signal.SIGKILL:  # out of memory, ours or the kernel's
-            return Failed("memory")
-        if code is not None and code < 0:
-            return Failed("crash", signal.Signals(-code).name)
-        return Failed("crash", f"終了コード {code}")
+        if self.process is not None:
+            self.process.join(5)
+            return _failure(self.process.exitcode)
+        code = self.zygote.reap(self.pid) if self.zygote is not None else None
+        return _failure(code) if code is not None else Failed("crash", "終了コード 不明")
+
+
+class _Zygote:
+    """The process that made the object of one spec and forks workers that start with it."""
+
+    def __init__(self, context: BaseContext, spec: tuple[Any, ...], scratch: str, limits: Limits) -> None:
+        self.spec = spec
+        self.memory = limits.memory
+        self.wall = limits.wall
+        mine, theirs = context.Pipe()
+        self.process: Any = context.Process(  # type: ignore[attr-defined]
+            target=_zygote_main, args=(theirs, spec, scratch, limits.memory, limits.cpu), name="mdmark-zygote", daemon=True
+        )
+        self.process.start()
+        theirs.close()
+        self.conn = mine
+        #: One request and its answer at a time (the server's calls run in threads).
+        self.lock = threading.Lock()
+        self.ready = threading.Event()
+        self.broken = False
+
+    def wait_ready(self) -> bool:
+        """Wait (within the wall clock of a task) until the object is made; False when the zygote
+        passed a bound or died. Short waits: a stop of this thread is raised between two."""
+        deadline = time.monotonic() + self.wall
+        try:
+            while time.monotonic() < deadline:
+                if self.conn.poll(0.05):
+                    if self.conn.recv() == "ready":
+                        self.ready.set()
+                        return True
+                    break
+        except (EOFError, OSError):
+            pass
+        except BaseException:
+            self.kill()
+            raise
+        self.kill()
+        return False
+
+    def fork(self) -> _Worker | None:
+        """A new worker forked from the zygote; None when the zygote is gone."""
+        from multiprocessing.reduction import send_handle
+
+        mine, theirs = multiprocessing.Pipe()
+        try:
+            with self.lock:
+                self.conn.send(("fork",))
+                send_handle(self.conn, theirs.fileno(), self.process.pid)
+                pid = self.conn.recv()
+        except (EOFError, OSError, ValueError):
+            mine.close()
+            self.kill()
+            return None
+        finally:
+            theirs.close()
+        return _Worker(mine, self.memory, pid=int(pid), zygote=self)
+
+    def reap(self, pid: int) -> int | None:
+        """The exit code of a worker that ended (None: not known, the zygote is gone)."""
+        try:
+            with self.lock:
+                self.conn.send(("reap", pid))
+                code = self.conn.recv()
+        except (EOFError, OSError, ValueError):
+            return None
+        return code if isinstance(code, int) else None
+
+    def kill(self) -> None:
+        self.broken = True
+        self.ready.set()  # whoever waits for it stops waiting
+        try:
+            self.process.kill()
+            self.process.join(5)
+        except (OSError, ValueError, AssertionError):
+            pass
+        try:
+            self.conn.close()
+        except OSError:
+            pass
 
 
 class _Shared:
@@ -282,6 +507,16 @@ class _Shared:
     def __init__(self) -> None:
         self.done = threading.Event()
         self.result: Any = None
+
+
+class _Busy:
+    """A worker at work for one call: the jobs handed to it, in order (the first is the one it reads)."""
+
+    def __init__(self, worker: _Worker, since: float) -> None:
+        self.worker = worker
+        self.jobs: collections.deque[int] = collections.deque()
+        #: When the first job started (the wall clock counts from there).
+        self.since = since
 
 
 class Pool:
@@ -298,30 +533,84 @@ class Pool:
         self._scratch: str | None = None
         self._live = 0
         self._shared: dict[Any, _Shared] = {}
+        #: Zygotes by spec, oldest first.
+        self._zygotes: collections.OrderedDict[Any, _Zygote] = collections.OrderedDict()
+        #: Specs whose zygote passed a bound while making the object: their workers make their own.
+        self._no_zygote: set[Any] = set()
 
-    def _make(self, memory: int) -> _Worker:
+    def _scratch_dir(self) -> str:
         with self._lock:
             if self._scratch is None:
                 self._scratch = tempfile.mkdtemp(prefix="mdmark-workers-")
                 atexit.register(shutil.rmtree, self._scratch, True)
-            scratch = self._scratch
-        # Chosen at each start: fork only while this process runs one thread.
-        return _Worker(_context(), scratch, memory)
+            return self._scratch
 
-    def _take(self, memory: int) -> _Worker | None:
-        """An idle worker, a new one, or None when :func:`max_workers` are at work."""
+    def _make(self, memory: int) -> _Worker:
+        # Chosen at each start: fork only while this process runs one thread.
+        return _Worker.start(_context(), self._scratch_dir(), memory)
+
+    def _zygote(self, spec: Any, limits: Limits) -> _Zygote | None:
+        """The ready zygote of ``spec``, started now if there is none; None where workers make their own."""
+        if not _can_fork():
+            return None
         with self._lock:
-            while self._idle:
-                worker = self._idle.pop()
-                if worker.alive() and worker.memory == memory:
-                    self._live += 1
-                    return worker
-                worker.kill()
+            if spec in self._no_zygote:
+                return None
+            zygote = self._zygotes.get(spec)
+            mine = zygote is None or zygote.broken
+            if mine:
+                zygote = None
+        if mine:
+            zygote = _Zygote(_context(), spec, self._scratch_dir(), limits)
+            old: list[_Zygote] = []
+            with self._lock:
+                self._zygotes[spec] = zygote
+                while len(self._zygotes) > ZYGOTES:
+                    old.append(self._zygotes.popitem(last=False)[1])
+            for gone in old:
+                gone.kill()
+            if not zygote.wait_ready():
+                with self._lock:
+                    if self._zygotes.get(spec) is zygote:
+                        del self._zygotes[spec]
+                    self._no_zygote.add(spec)
+                return None
+        assert zygote is not None
+        while not zygote.ready.wait(0.05):  # another caller is making it
+            pass
+        with self._lock:
+            if spec in self._zygotes:
+                self._zygotes.move_to_end(spec)
+        return None if zygote.broken else zygote
+
+    def _take(self, limits: Limits, spec: Any) -> _Worker | None:
+        """An idle worker holding ``spec``'s object, a new one, or None when :func:`max_workers` are at work."""
+        memory = limits.memory
+        spare: _Worker | None = None
+        with self._lock:
+            for worker in list(self._idle):
+                if worker.spec == spec and worker.memory == memory:
+                    self._idle.remove(worker)
+                    if worker.alive():
+                        self._live += 1
+                        return worker
+                    worker.kill()
             if self._live >= max_workers():
                 return None
             self._live += 1
         try:
-            return self._make(memory)
+            zygote = self._zygote(spec, limits)
+            forked = zygote.fork() if zygote is not None else None
+            if forked is not None:
+                return forked
+            with self._lock:  # no zygote: an idle worker of another spec makes this one's object itself
+                while self._idle and spare is None:
+                    candidate = self._idle.pop()
+                    if candidate.memory == memory and candidate.alive():
+                        spare = candidate
+                    else:
+                        candidate.kill()
+            return spare if spare is not None else self._make(memory)
         except BaseException:
             self._release()
             raise
@@ -331,12 +620,17 @@ class Pool:
             self._live -= 1
 
     def _give(self, worker: _Worker) -> None:
+        if worker.retiring:
+            self._drop(worker)
+            return
         with self._lock:
             self._live -= 1
-            if len(self._idle) < KEEP_IDLE:
-                self._idle.append(worker)
-                return
-        worker.kill()
+            self._idle.append(worker)
+            # The one just used is kept: the next call most likely wants the same project.
+            surplus = self._idle[:-KEEP_IDLE] if len(self._idle) > KEEP_IDLE else []
+            del self._idle[: len(surplus)]
+        for old in surplus:
+            old.kill()
 
     def _drop(self, worker: _Worker) -> None:
         self._release()
@@ -352,23 +646,28 @@ class Pool:
         done: Callable[[int, R | Failed], None] | None = None,
     ) -> list[R | Failed]:
         """``task(worker's copy of owner, job)`` for every job, on at most ``width`` workers at once;
-        the results in job order, a :class:`Failed` for a job whose worker did not finish it.
+        the results in job order, a :class:`Failed` for a job whose worker did not finish it. Jobs
+        start in the order given (a caller puts the big ones first).
 
         ``meanwhile()`` runs here once the first jobs are handed out; ``done(i, result)`` as each
         job ends. A stop of the calling thread (:class:`~mdmark.server.limits.CallStopped`, Ctrl+C)
         kills the workers at work and propagates.
         """
+        from multiprocessing.reduction import ForkingPickler
+
         limits = Limits.current()
         spec = owner.worker_spec()
         place = (spec, task)
         results: list[R | Failed | None] = [None] * len(jobs)
         pending = collections.deque(range(len(jobs)))
-        busy: dict[Connection, tuple[_Worker, int, float]] = {}
+        busy: dict[Connection, _Busy] = {}
         #: Jobs another caller is doing: its shared entry, by job.
         waiting: dict[int, _Shared] = {}
         #: Jobs this call does for others too.
         leading: dict[int, _Shared] = {}
         width = max(1, min(width, len(jobs)))
+        #: The pickled message of the next job (pickled once, even while it waits for a worker).
+        message: tuple[int, bytes] | None = None
 
         def finish(i: int, result: R | Failed) -> None:
             results[i] = result
@@ -381,31 +680,62 @@ class Pool:
             if done is not None:
                 done(i, result)
 
+        def next_job() -> int | None:
+            """The next pending job this call does itself (one another caller does is waited for)."""
+            while pending:
+                i = pending[0]
+                key = _key(place, jobs[i])
+                if key is not None and i not in leading:  # leading it already: it was handed back
+                    with self._lock:
+                        other = self._shared.get(key)
+                        if other is None:
+                            leading[i] = self._shared[key] = _Shared()
+                    if other is not None:
+                        pending.popleft()
+                        waiting[i] = other
+                        continue
+                return i
+            return None
+
+        def hand(entry: _Busy, i: int, message: bytes) -> bool:
+            try:
+                entry.worker.conn.send_bytes(message)
+            except (OSError, ValueError):
+                return False
+            pending.popleft()
+            entry.jobs.append(i)
+            entry.worker.served += 1
+            return True
+
+        def lost(entry: _Busy, failure: Failed | None) -> None:
+            """The worker ended: its first job gets ``failure``; the ones behind it go back to the queue."""
+            del busy[entry.worker.conn]
+            self._drop(entry.worker)
+            if failure is not None and entry.jobs:
+                finish(entry.jobs.popleft(), failure)
+            pending.extendleft(reversed(entry.jobs))
+
         try:
             while pending or busy or waiting:
-                while pending and len(busy) < width:
-                    i = pending[0]
-                    key = _key(place, jobs[i])
-                    if key is not None and i not in leading:  # leading it already: waiting for a worker
-                        with self._lock:
-                            other = self._shared.get(key)
-                            if other is None:
-                                leading[i] = self._shared[key] = _Shared()
-                        if other is not None:
-                            pending.popleft()
-                            waiting[i] = other
-                            continue
-                    worker = self._take(limits.memory)
+                # New workers first (up to ``width``), then a second job to each worker whose
+                # message is small: it never waits for this process between two documents, and a
+                # small message never fills the pipe of a worker that is stuck on its first.
+                while len(busy) < width and next_job() is not None:
+                    worker = self._take(limits, spec)
                     if worker is None:
                         break  # every worker is at work: wait for one to come back
-                    pending.popleft()
-                    try:
-                        worker.conn.send((spec, task, jobs[i], limits.cpu))
-                    except (OSError, ValueError):
-                        self._drop(worker)  # died while idle: the job goes to a fresh one
-                        pending.appendleft(i)
-                        continue
-                    busy[worker.conn] = (worker, i, time.monotonic() + limits.wall)
+                    busy[worker.conn] = _Busy(worker, time.monotonic())
+                for entry in list(busy.values()):
+                    while len(entry.jobs) < DEPTH and not entry.worker.retiring and (i := next_job()) is not None:
+                        if message is None or message[0] != i:
+                            message = (i, bytes(ForkingPickler.dumps((spec, task, jobs[i], limits.cpu))))
+                        if entry.jobs and len(message[1]) > QUEUED_BYTES:
+                            break
+                        if not entry.jobs:
+                            entry.since = time.monotonic()
+                        if not hand(entry, i, message[1]):
+                            lost(entry, None)  # died while idle: the job goes to another
+                            break
                 if meanwhile is not None:
                     meanwhile()
                     meanwhile = None
@@ -417,25 +747,27 @@ class Pool:
                     ready = []
                 for conn in ready:
                     assert isinstance(conn, Connection)
-                    worker, i, _ = busy.pop(conn)
+                    entry = busy[conn]
                     try:
                         kind, value = conn.recv()
                     except (EOFError, OSError):
-                        failure = worker.death()
-                        self._drop(worker)
-                        finish(i, failure)
+                        lost(entry, entry.worker.death())
                         continue
+                    i = entry.jobs.popleft()
+                    entry.since = time.monotonic()
                     if kind == "memory":
-                        self._drop(worker)
-                    else:
-                        self._give(worker)
+                        lost(entry, None)  # the worker ends: what it had queued goes to another
+                    elif not entry.jobs and not pending:
+                        del busy[conn]
+                        self._give(entry.worker)
                     finish(i, value if kind == "ok" else Failed(kind, value))
                 now = time.monotonic()
-                for conn, (worker, i, deadline) in list(busy.items()):
-                    if now >= deadline:
-                        del busy[conn]
-                        self._drop(worker)
-                        finish(i, Failed("time"))
+                for entry in list(busy.values()):
+                    if entry.jobs and now >= entry.since + limits.wall:
+                        lost(entry, Failed("time"))
+                    elif not entry.jobs:  # its queued job went to another caller, or it retires
+                        del busy[entry.worker.conn]
+                        self._give(entry.worker)
                 for i, shared in list(waiting.items()):
                     if shared.done.is_set():
                         del waiting[i]
@@ -444,8 +776,8 @@ class Pool:
                         else:
                             finish(i, shared.result)
         except BaseException:
-            for worker, _, _ in busy.values():
-                self._drop(worker)
+            for entry in busy.values():
+                self._drop(entry.worker)
             for i in list(leading):
                 results[i] = None
                 shared = leading.pop(i)
@@ -465,10 +797,16 @@ class Pool:
             self._give(self._make(memory))
 
     def close(self) -> None:
+        """End the idle workers and the zygotes (the next call starts from this process as it is now)."""
         with self._lock:
             idle, self._idle = self._idle, []
+            zygotes = list(self._zygotes.values())
+            self._zygotes.clear()
+            self._no_zygote.clear()
         for worker in idle:
             worker.kill()
+        for zygote in zygotes:
+            zygote.kill()
 
 
 def _key(place: tuple[Any, ...], job: Any) -> Any:
@@ -483,6 +821,10 @@ def _key(place: tuple[Any, ...], job: Any) -> Any:
 def max_workers() -> int:
     """Workers one process runs at once: two per core, at least four."""
     return max(4, 2 * worker_count())
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
 
 def _context() -> BaseContext:
