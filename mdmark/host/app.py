@@ -39,6 +39,7 @@ from mdmark.host.patches import harden_parsing, share_docutils_settings
 from mdmark.host.session import SPHINX_LOCK, logging_kept
 
 if TYPE_CHECKING:
+    from docutils import nodes
     from sphinx.application import Sphinx
 
 
