@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from mdmark.host.confine import OUTSIDE_WARNING, REFUSED_WARNING
 from mdmark.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
-from mdmark.util.text import close_file, close_names
+from mdmark.util.sentences import close_fix, fix_to
+from mdmark.util.text import close_file
 from mdmark.util.globs import glob_match
 
 if TYPE_CHECKING:
@@ -110,8 +111,7 @@ def _join(docdir: str, path: str) -> str:
 
 def _suggest(wanted: str, pool: Iterable[str]) -> str:
     # Names with spaces are section names docutils also records; slugs and labels are what people write.
-    close = close_names(wanted, [p for p in pool if p and not any(ch.isspace() for ch in p)], 1)
-    return f"近い `{close[0]}` に直すか、" if close else ""
+    return close_fix(wanted, [p for p in pool if p and not any(ch.isspace() for ch in p)], "")
 
 
 def _names(facts: DocFacts) -> tuple[object, ...]:
@@ -432,8 +432,7 @@ class Model:
         if facts is None:
             pool = [posixpath.relpath(d, posixpath.dirname(docname) or ".") for d in self.found if d != docname]
             wanted = posixpath.relpath(target, posixpath.dirname(docname) or ".")
-            close = close_names(wanted, pool, 1)
-            fix = f"近い `{close[0]}` に直すか、" if close else "パスを直すか、"
+            fix = close_fix(wanted, pool, "パスを直すか、")
             what = "リンク先の文書" if type_ != "ref.doc" else "{doc} の参照先の文書"
             message = f"{what} `{written.split('#', 1)[0]}` が無いので、{fix}リンクを消してください。"
             return Resolved(problem=Problem("broken_link", type_, message))
@@ -618,7 +617,7 @@ class Model:
         own = f"{docname}.md"
         names = [n for n in self._listdir(folder) if posixpath.join(folder, n) != own and not n.startswith(".")]
         close = close_file(name, names)
-        fix = f"近い `{posixpath.join(posixpath.dirname(written), close)}` に直すか、" if close else "パスを直すか、"
+        fix = fix_to(posixpath.join(posixpath.dirname(written), close) if close else None, "パスを直すか、")
         return f"リンク先のファイル `{written}` が無いので、{fix}リンクを消してください。"
 
     def _file(self, link: Link, docname: str) -> Resolved:
@@ -796,7 +795,7 @@ class Model:
                 folder = posixpath.dirname(entry.target)
                 pool = [f"{d}.md" for d in self.found if d != docname and posixpath.dirname(d) == folder]
                 close = close_file(f"{entry.target}.md", pool)
-                fix = f"近い `{_relative(close[: -len('.md')], docname)}` に直すか、" if close else "文書の名前を直すか、"
+                fix = fix_to(_relative(close[: -len(".md")], docname) if close else None, "文書の名前を直すか、")
                 problems.append(
                     (
                         entry.line,

@@ -29,6 +29,7 @@ from mdmark.tools.spec import (
     FIELDS,
     checked,
 )
+from mdmark.util.sentences import unknown_doc_id
 from mdmark.util.text import close_names, normalize, quote_list
 from mdmark.workspace import Workspace
 
@@ -179,11 +180,7 @@ def find_docs(
     project, index = _open_index(start, args["config"])
 
     if related_arg is not None and index.doc(related_arg) is None:
-        close = close_names(related_arg, [d.id for d in index.docs])
-        near = f"（近い ID: {quote_list(close)}）" if close else ""
-        raise MdmarkError(
-            f"related_to の `{related_arg}` は索引の文書の ID に無いので、索引の docs の id{near or ' '}を渡してください。"
-        )
+        raise MdmarkError(unknown_doc_id("related_to", related_arg, [d.id for d in index.docs]))
 
     want_tags = [index.tag_key(t) for t in tag_args]
     want_any = [index.tag_key(t) for t in any_args]
