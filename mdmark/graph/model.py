@@ -116,7 +116,7 @@ def _group_of(index: Index, doc: Doc, root: Path, folders: dict[str, Group]) -> 
     for tag in doc.tags:
         if tag.main:
             return Group(index.canonical_tag(tag.name), "tag")
-    # doc_file(index, doc).parent, as text.
+    # index.doc_path(doc).parent, as text.
     parent = os.path.dirname(os.path.normpath(os.path.join(index.folder, doc.path)))
     group = folders.get(parent)
     if group is None:

@@ -24,7 +24,7 @@ from mdmark.graph.svg import to_svg
 from mdmark.html.page import NavEntry
 from mdmark.index.model import Index
 from mdmark.project import Project
-from mdmark.index.relations import build_graph, doc_file
+from mdmark.index.relations import build_graph
 from mdmark.util.sentences import close_choice, output_not_file, unknown_doc_id
 from mdmark.util.text import quote_list
 
@@ -100,7 +100,7 @@ def graph_text(
             raise MdmarkError(unknown_doc_id("--doc", doc, [n.id for n in graph.nodes]))
         graph = graph.neighbourhood(doc)
     base = target.parent if target is not None else project.start
-    files = {d.id: doc_file(index, d) for d in index.docs}
+    files = {d.id: index.doc_path(d) for d in index.docs}
 
     if fmt == "json":
         text = json.dumps(graph.as_json(), ensure_ascii=False, indent=2) + "\n"
@@ -332,7 +332,7 @@ def export_aside(project: Project, source: Path, target: Path) -> str:
     own = next((d for d in index.docs if index.doc_file(d) == wanted), None)
     if own is None:
         return ""
-    files = {d.id: doc_file(index, d) for d in index.docs}
+    files = {d.id: index.doc_path(d) for d in index.docs}
 
     def href(doc_id: str) -> str | None:
         if doc_id == own.id:

@@ -297,6 +297,11 @@ class Index:
         """The absolute path of a document (paths in the index are relative to the index file)."""
         return resolved(self.folder / doc.path)
 
+    def doc_path(self, doc: Doc) -> Path:
+        """The document's file as the index names it: joined to the index folder and normalised,
+        links not resolved (one system call less than :meth:`doc_file`, where only the name matters)."""
+        return Path(os.path.normpath(os.path.join(self.folder, doc.path)))
+
     def doc_paths(self) -> list[str]:
         """Each document's path joined to the index folder and normalised (links not resolved), in
         index order: what stat-keyed reuse compares, made once per model."""

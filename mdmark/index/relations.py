@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from mdmark.facts import DocFacts
-from mdmark.index.model import Doc, Index
+from mdmark.index.model import Index
 from mdmark.index.occurrences import NameMatcher
 from mdmark.util.files import file_stamps
 
@@ -261,11 +261,6 @@ class RelationGraph:
                 found += edges
             found += [Edge(source.id, t, None, None, False) for t in sorted(self.body.get(source.id, ())) if t not in written]
         return found
-
-
-def doc_file(index: Index, doc: Doc) -> Path:
-    """:meth:`Index.doc_file` without resolving links: one system call less per document."""
-    return Path(os.path.normpath(os.path.join(index.folder, doc.path)))
 
 
 def build_graph(

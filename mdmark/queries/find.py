@@ -21,7 +21,7 @@ from mdmark.errors import MdmarkError
 from mdmark.host.confine import inside, project_root
 from mdmark.util import door
 from mdmark.index.model import Doc, Index, Tag
-from mdmark.index.relations import RelationGraph, RelationView, build_graph, doc_file
+from mdmark.index.relations import RelationGraph, RelationView, build_graph
 from mdmark.project import Project
 from mdmark.tools import params
 from mdmark.tools.spec import (
@@ -219,7 +219,7 @@ def find_docs(
         matched.sort(key=lambda d: 0 if any(t.main and t.key in wanted for t in index.tags_of(d)) else 1)
 
     root = project_root(project.root)
-    chars = {id(doc): file_chars(project.workspace, doc_file(index, doc), root) for doc in matched}
+    chars = {id(doc): file_chars(project.workspace, index.doc_path(doc), root) for doc in matched}
     total_chars = sum(c for c in chars.values() if c is not None)
     result: dict[str, Any] = {"total": len(matched)}
     page = matched[offset : offset + page_size]

@@ -22,7 +22,6 @@ from mdmark.facts import DocFacts, Heading
 from mdmark.util import door
 from mdmark.util.files import display
 from mdmark.index.model import Index
-from mdmark.index.relations import doc_file
 from mdmark.project import Project
 from mdmark.queries.find import _cell as table_cell
 from mdmark.queries.find import _null as null_text
@@ -79,7 +78,7 @@ def resolve_target(project: Project, target: str | None, what: str = "target") -
     if index is not None:
         doc = index.doc(value)
         if doc is not None:
-            path = doc_file(index, doc)
+            path = index.doc_path(doc)
             project.ensure_writable_target(path)
             return Target([path], False, value)
     path = project.resolve_arg(value)
@@ -106,7 +105,7 @@ def _folder_files(project: Project, folder: Path, index: Index | None) -> list[P
     ordered: list[Path] = []
     if index is not None:
         for doc in index.docs:
-            path = doc_file(index, doc).resolve()
+            path = index.doc_path(doc).resolve()
             if path in inside and path not in ordered:
                 ordered.append(path)
     ordered += [p for p in found if p not in ordered]
@@ -119,7 +118,7 @@ def doc_ids(project: Project) -> dict[Path, str]:
     ids: dict[Path, str] = {}
     if index is not None:
         for doc in index.docs:
-            ids.setdefault(doc_file(index, doc).resolve(), doc.id)
+            ids.setdefault(index.doc_path(doc).resolve(), doc.id)
     return ids
 
 
