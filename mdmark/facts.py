@@ -19,8 +19,10 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from mdmark.util.files import Stamp, stamp_from_json
+
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "14"
+FACTS_VERSION = "15"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the
@@ -201,7 +203,7 @@ class DocFacts:
     warnings: list[Warning] = field(default_factory=list)
     #: Files the document pulled in ({include}, {literalinclude}, images), relative to the source
     #: folder, with their size and mtime when it was parsed: a change to one re-parses it.
-    deps: list[tuple[str, int, int]] = field(default_factory=list)
+    deps: list[tuple[str, Stamp]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 
@@ -243,7 +245,7 @@ class DocFacts:
             ],
             figures=[(str(a), tuple(str(i) for i in b)) for a, b in data["figures"]],
             warnings=[Warning(**x) for x in data["warnings"]],
-            deps=[(str(d[0]), int(d[1]), int(d[2])) for d in data["deps"]],
+            deps=[(str(rel), stamp_from_json(stamp)) for rel, stamp in data["deps"]],
             metadata=dict(data["metadata"]),
             error=data["error"],
         )

@@ -88,7 +88,7 @@ def global_part(facts: DocFacts | None) -> object:
     numbers, toctrees, included files): while no document's part changes, neither do they."""
     if facts is None or facts.error is not None:
         return None
-    return (facts.labels, facts.targets, facts.figures, facts.toctrees, tuple(rel for rel, _s, _m in facts.deps))
+    return (facts.labels, facts.targets, facts.figures, facts.toctrees, tuple(rel for rel, _stamp in facts.deps))
 
 
 def local_part(facts: DocFacts | None) -> object:
@@ -762,7 +762,7 @@ class Model:
         if self._included is None:
             with self._untracked():
                 self._included = {
-                    rel for docname in sorted(self.found) if (f := self.facts(docname)) is not None for rel, _s, _m in f.deps
+                    rel for docname in sorted(self.found) if (f := self.facts(docname)) is not None for rel, _stamp in f.deps
                 }
         return self._included
 

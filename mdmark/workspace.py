@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.util.files import SETTLED_NS, settled, stat_stamp
+from mdmark.util.files import SETTLED_NS, Stamp, file_stamp, settled, stat_stamp
 from mdmark.util.globs import SKIP_DIRS
 
 if TYPE_CHECKING:
@@ -357,7 +357,7 @@ class StampedFacts:
         recent = time.time_ns() - SETTLED_NS
         join = os.path.join
         #: Each included file's (size, mtime), stat'ed once per call: many documents show the same images.
-        dep_stamps: dict[str, tuple[int, int]] = {}
+        dep_stamps: dict[str, Stamp] = {}
         with self._lock:
             known = self._known
             for i, path in enumerate(paths):
@@ -370,17 +370,17 @@ class StampedFacts:
                 if info.st_mtime_ns >= recent:
                     todo.append(i)  # changed too recently for its stat to stand for its content
                     continue
-                stamp = stamps[i] = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+                stamp = stamps[i] = stat_stamp(info)
                 hit = known.get(text)
                 if hit is None or hit[0] != stamp:
                     todo.append(i)
                     continue
                 facts = hit[1]
-                for rel, size, mtime in facts.deps:
+                for rel, stamp_then in facts.deps:
                     now = dep_stamps.get(rel)
                     if now is None:
-                        now = dep_stamps[rel] = _size_mtime(join(srcdir, rel))
-                    if now != (size, mtime):
+                        now = dep_stamps[rel] = file_stamp(join(srcdir, rel))
+                    if now != stamp_then:
                         todo.append(i)
                         break
                 else:
@@ -400,15 +400,6 @@ class StampedFacts:
         else:
             progress(len(paths), len(paths))
         return [facts for facts in out if facts is not None], all(stamp is not None for stamp in stamps)
-
-
-def _size_mtime(path: str) -> tuple[int, int]:
-    """:func:`mdmark.pipeline.pipeline.file_stamp` of a path given as text (no ``Path`` made)."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return (-1, -1)
-    return (info.st_size, info.st_mtime_ns)
 
 
 def _yaml_cache() -> ContentCache[dict[str, Any]]:

@@ -151,7 +151,7 @@ def _inputs(project: Project, ctx: CheckContext) -> list[str] | None:
         return None
     for path, facts in ctx.facts.items():
         files.append(str(path))
-        files.extend(os.path.normpath(os.path.join(srcdir, rel)) for rel, _size, _mtime in facts.deps)
+        files.extend(os.path.normpath(os.path.join(srcdir, rel)) for rel, _stamp in facts.deps)
     folders, sources = _tree(project.root, conf is not None)
     parents = {os.path.dirname(f) for f in files} - set(folders)
     return list(dict.fromkeys([*files, *sources, *folders, *sorted(parents)]))

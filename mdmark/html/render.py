@@ -34,19 +34,20 @@ from mdmark.diagnostics import missing_image_message
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts, Link
 from mdmark.util import door
-from mdmark.pipeline.pipeline import Pipeline, docname_of, file_stamp
+from mdmark.pipeline.pipeline import Pipeline, docname_of
 from mdmark.html.rawhtml import dropped_message, handler_message, sanitize
 from mdmark.host.session import SPHINX_LOCK
 from mdmark.host.accessors import prepare_writing, reading_as
 from mdmark.pipeline.workers import in_worker
 from mdmark.util.capture import project_output
+from mdmark.util.files import Stamp, file_stamp, stamp_from_json
 
 if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "12"
+RENDER_VERSION = "13"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -79,7 +80,7 @@ class Fragment:
     notes: list[Note] = field(default_factory=list)
     #: Files inlined into the fragment (images): path relative to the source folder, size and
     #: mtime (-1, -1 when missing). A cached fragment is stale when one of them changed.
-    deps: list[tuple[str, int, int]] = field(default_factory=list)
+    deps: list[tuple[str, Stamp]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """As :func:`dataclasses.asdict` (faster: every fragment goes to the cache and back from a worker)."""
@@ -92,7 +93,7 @@ class Fragment:
         }
 
     def fresh(self, srcdir: Path) -> bool:
-        return all(file_stamp(srcdir / rel) == (size, mtime) for rel, size, mtime in self.deps)
+        return all(file_stamp(srcdir / rel) == stamp for rel, stamp in self.deps)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Fragment:
@@ -101,7 +102,7 @@ class Fragment:
             html=data["html"],
             xrefs=[Link(**x) for x in data["xrefs"]],
             notes=[Note(**n) for n in data["notes"]],
-            deps=[(str(d[0]), int(d[1]), int(d[2])) for d in data.get("deps", [])],
+            deps=[(str(rel), stamp_from_json(stamp)) for rel, stamp in data.get("deps", [])],
         )
 
 
@@ -345,7 +346,7 @@ class _Pass:
         self.xrefs: list[Link] = []
         self.toctrees = 0
         self.notes: list[Note] = []
-        self.deps: dict[str, tuple[int, int]] = {}
+        self.deps: dict[str, Stamp] = {}
 
     def line(self, node: nodes.Node) -> int:
         return int(self.lines.line(node))
@@ -619,7 +620,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
         if w.type != "misc.highlighting_failure"  # the document's facts report it (check's sentence)
     ]
     notes.sort(key=lambda n: n.line or 0)
-    deps = [(rel_dep, size, mtime) for rel_dep, (size, mtime) in sorted(work.deps.items())]
+    deps = sorted(work.deps.items())
     return Fragment(docname, html, work.xrefs, notes, deps)
 
 

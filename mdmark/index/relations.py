@@ -303,7 +303,7 @@ def build_graph(
         digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir, workspace, previous)
     )
     if stamps is not None:
-        deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _, _ in f.deps})
+        deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _stamp in f.deps})
         dep_stamps = file_stamps(deps)
         if dep_stamps is not None:
             workspace.stamped.put(quick, (index, stamps, deps, dep_stamps, graph, paths))

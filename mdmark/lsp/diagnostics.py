@@ -105,7 +105,7 @@ def exports(facts: DocFacts | None) -> tuple[object, ...] | None:
             for t in facts.toctrees
         ),
         tuple(facts.figures),
-        tuple(rel for rel, _size, _mtime in facts.deps),
+        tuple(rel for rel, _stamp in facts.deps),
         tuple((w.line, w.type, w.message, w.source) for w in facts.warnings if w.source is not None),
         repr(sorted(facts.metadata.items())),
     )

@@ -35,7 +35,7 @@ from mdmark.pipeline.contentcache import ContentCache, raw
 from mdmark.config.main import MarkdownSettings
 from mdmark.errors import MdmarkError
 from mdmark.facts import FACTS_VERSION, DocFacts, Warning
-from mdmark.util.files import resolve_many
+from mdmark.util.files import file_stamp, resolve_many
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
 from mdmark.host.session import SPHINX_LOCK as SPHINX_LOCK
 from mdmark.pipeline.sources import Sources
@@ -124,15 +124,6 @@ def docname_of(relpath: str) -> str:
     return posixpath.splitext(relpath)[0]
 
 
-def file_stamp(path: Path) -> tuple[int, int]:
-    """(size, mtime in ns) of a file, (-1, -1) when it cannot be read: what "unchanged" means."""
-    try:
-        info = path.stat()
-    except OSError:
-        return (-1, -1)
-    return (info.st_size, info.st_mtime_ns)
-
-
 def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str = "") -> str:
     """The key of one document's parse: its bytes, the settings and the conf.py (``conf``: its digest)."""
     digest = hashlib.sha256()
@@ -194,7 +185,7 @@ def _parse_with(
     warnings = [*warnings, *highlight_warnings(doctree, text)]
     # What the document pulled in ({include}, {literalinclude}, images): a change re-parses it.
     deps = sorted({str(d) for d in env.dependencies.get(docname, ())} - {relpath})
-    stamps = [(rel, *file_stamp(app.srcdir / rel)) for rel in deps]
+    stamps = [(rel, file_stamp(app.srcdir / rel)) for rel in deps]
     facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, deps=stamps, **parts)
     # Keep the doctree without its environment so it pickles and can be re-attached later.
     doctree.settings.env = None
@@ -369,7 +360,7 @@ class Pipeline:
     def _deps_fresh(self, facts: DocFacts) -> bool:
         """Whether the files the document pulled in (``{include}``, ``{literalinclude}``) are as
         they were when it was parsed: the cache key covers the document's own bytes only."""
-        return all(file_stamp(self.srcdir / rel) == (size, mtime) for rel, size, mtime in facts.deps)
+        return all(file_stamp(self.srcdir / rel) == stamp for rel, stamp in facts.deps)
 
     def adopt(self, facts: DocFacts) -> None:
         """Keep in memory the facts a worker process parsed (and wrote to the disk cache)."""

@@ -150,16 +150,39 @@ def read_regular_stat(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, o
     return data, info
 
 
-def stat_stamp(info: os.stat_result) -> tuple[int, int, int, int, int]:
+#: What "the same file, unchanged" is made of: device, inode, size, mtime and ctime (ns).
+Stamp = tuple[int, int, int, int, int]
+
+
+def stat_stamp(info: os.stat_result) -> Stamp:
     """What "the same file, unchanged" means for a stat: device, inode, size, mtime and ctime."""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+#: The stamp of a file that cannot be stat'ed (missing, unreadable folder): equal only to itself.
+NO_STAMP: Stamp = (-1, -1, -1, -1, -1)
+
+
+def file_stamp(path: str | os.PathLike[str]) -> Stamp:
+    """:func:`stat_stamp` of the file at ``path`` (links followed), :data:`NO_STAMP` when it cannot be
+    stat'ed: the one "unchanged file" test, in memory and in the caches alike."""
+    try:
+        return stat_stamp(os.stat(path))
+    except OSError:
+        return NO_STAMP
+
+
+def stamp_from_json(value: object) -> Stamp:
+    """A stamp written to a cache as a JSON list, as a stamp again."""
+    if not isinstance(value, list | tuple) or len(value) != 5:
+        raise ValueError("not a file stamp")
+    a, b, c, d, e = (int(part) for part in value)
+    return (a, b, c, d, e)
 
 
 #: A file modified less than this long ago may change again within the same mtime tick: its stat
 #: is not trusted to mean "unchanged" (git's "racily clean" entries).
 SETTLED_NS = 2_000_000_000
-
-Stamp = tuple[int, int, int, int, int]
 
 
 def settled(info: os.stat_result) -> bool:
