@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.util.files import SETTLED_NS, Stamp, file_stamp, settled, stat_stamp
+from mdmark.util.files import NO_STAMP, SETTLED_NS, Stamp, file_stamp, settled, stat_stamp
 from mdmark.util.globs import SKIP_DIRS
 
 if TYPE_CHECKING:
@@ -77,14 +77,34 @@ class Memo(Generic[K, V]):
         return len(self._items)
 
 
+class StatMemo(Generic[K, V]):
+    """Values made from one file, each kept while that file's stamp (:func:`~mdmark.util.files.file_stamp`)
+    is unchanged: the one stat-keyed memo. A file that cannot be stat'ed is made again every time
+    (``make`` says what is wrong with it)."""
+
+    def __init__(self, limit: int) -> None:
+        self._memo: Memo[K, tuple[Stamp, V]] = Memo(limit)
+
+    def get_or_make(self, key: K, path: str | os.PathLike[str], make: Callable[[], V]) -> V:
+        stamp = file_stamp(path)
+        if stamp != NO_STAMP:
+            hit = self._memo.get(key)
+            if hit is not None and hit[0] == stamp:
+                return hit[1]
+        value = make()
+        if stamp != NO_STAMP:
+            self._memo.put(key, (stamp, value))
+        return value
+
+
 class Workspace:
     """What mdmark keeps about the project whose config folder is ``root``."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._pipelines: Memo[tuple[str, ...], Pipeline] = Memo(8)
-        #: Index models by file: (stat stamp, model).
-        self._indexes: Memo[str, tuple[tuple[int, ...], Index]] = Memo(8)
+        #: Index models by file, while the file is unchanged.
+        self._indexes: StatMemo[str, Index] = StatMemo(8)
         #: Parsed YAML by content hash, when it has no disk layer to come from.
         self._yaml: Memo[str, YamlDoc] = Memo(8)
         #: Relation graphs by the digest of the index text and every document's content key.
@@ -105,8 +125,8 @@ class Workspace:
         #: The built page's finished sections, by config and output file (``mdmark.builders.sections``):
         #: a rebuild fills in again only the sections whose inputs changed.
         self.page_sections: Memo[str, Any] = Memo(4)
-        #: Code points per document file: by path, with the file's stat.
-        self._chars: Memo[Path, tuple[tuple[int, ...], int | None]] = Memo(100_000)
+        #: Code points per document file, while the file is unchanged.
+        self._chars: StatMemo[Path, int | None] = StatMemo(100_000)
         #: What files and folders exist under a folder (by folder): see :class:`FileTree`.
         self._trees: Memo[str, FileTree] = Memo(4)
         #: Documents' facts by file stat, per pipeline: see :class:`StampedFacts`.
@@ -152,19 +172,7 @@ class Workspace:
 
     def index(self, path: Path, shown: str, load: Callable[[], Index]) -> Index:
         """The index model of ``path``, made by ``load`` unless the file's stat is unchanged since."""
-        try:
-            stamp: tuple[int, ...] | None = stat_stamp(path.stat())
-        except OSError:
-            stamp = None  # load says why it cannot be read
-        key = f"{path}\0{shown}"
-        if stamp is not None:
-            hit = self._indexes.get(key)
-            if hit is not None and hit[0] == stamp:
-                return hit[1]
-        index = load()
-        if stamp is not None:
-            self._indexes.put(key, (stamp, index))
-        return index
+        return self._indexes.get_or_make(f"{path}\0{shown}", path, load)
 
     def parsed_yaml(self, text: str, parse: Callable[[], YamlDoc]) -> YamlDoc:
         """``parse()`` of a YAML text, kept by its content: in memory, and on disk in the user's cache
@@ -203,16 +211,7 @@ class Workspace:
 
     def file_chars(self, path: Path, count: Callable[[], int | None]) -> int | None:
         """``count()`` of the file at ``path``, reused while its stat is unchanged."""
-        try:
-            stamp = stat_stamp(path.stat())
-        except OSError:
-            return None
-        hit = self._chars.get(path)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-        chars = count()
-        self._chars.put(path, (stamp, chars))
-        return chars
+        return self._chars.get_or_make(path, path, count)
 
 
 #: A folder's entries: (name, kind) with kind "d" (folder), "f" (anything else that is not a link).
