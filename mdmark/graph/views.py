@@ -34,7 +34,10 @@ SUFFIXES: dict[str, tuple[str, ...]] = {"svg": (".svg",), "dot": (".dot", ".gv")
 
 def load(project: Project) -> tuple[Index, DocGraph]:
     index = project.index()
-    return index, doc_graph(index, build_graph(index, project.root, project.facts_for, project.pipeline.parse_key, project.workspace), project.root)
+    # The documents' facts by their files' stats: after a save only the saved document is asked
+    # about (the pipeline would look up every document's content key).
+    facts = project.workspace.stamped_facts(project.pipeline).facts_many
+    return index, doc_graph(index, build_graph(index, project.root, facts, project.pipeline.parse_key, project.workspace), project.root)
 
 
 def overview_title(graph: DocGraph) -> str:
