@@ -314,8 +314,16 @@ def build_site(
             nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
             warnings += section.warnings
         kept.keep_only(in_page)
-
-    nav = navigation(model, nav_docs)
+        # The navigation reads the page's documents (titles, headings, toctrees, markup) and, for
+        # a toctree entry outside the page, the model's documents' titles and headings; the rest
+        # (toctrees, the root document, the set of documents) is in the whole-page key.
+        by_name = model.known if model.known is not None else {}
+        nav_key = (
+            kept.generation,
+            tuple((d.docname, d.title, d.markup, d.facts.title, d.facts.headings, d.facts.toctrees) for d in nav_docs),
+            tuple((n, f.title, f.headings) if f is not None else n for n, f in by_name.items()),
+        )
+        nav = kept.nav_of(nav_key, lambda: navigation(model, nav_docs))
     graphs.finish(body, nav)
     text = page(
         mode="build",
