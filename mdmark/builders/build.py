@@ -13,7 +13,7 @@ import functools
 import html as htmllib
 import os
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from mdmark.html.render import Fragment
     from mdmark.index.model import Index
     from mdmark.references import Model
+    from mdmark.workspace import StampedFacts
 
 
 def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Model, index_files: list[Path]) -> list[Path]:
@@ -64,7 +65,7 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
 
 
 def _uncached(
-    pipeline: Pipeline, paths: list[Path], reals: list[Path | None], lang: str
+    pipeline: Pipeline, stamped: StampedFacts, paths: list[Path], reals: list[Path | None], lang: str
 ) -> tuple[list[Path], dict[Path, tuple[str, Fragment]]]:
     """The documents whose fragment is not cached (unreadable ones too: the parse reports them),
     and the cached ones: path → (content key, fragment), so the page takes them without asking
@@ -74,14 +75,17 @@ def _uncached(
     cache = fragment_cache(pipeline)
     missing: list[Path] = []
     hits: dict[Path, tuple[str, Fragment]] = {}
-    for path, real in zip(paths, reals, strict=True):
+    # A document whose file keeps its stat has the content key of the facts kept for it.
+    kept = stamped.known(paths)
+    for path, real, facts in zip(paths, reals, kept, strict=True):
         try:
-            key = pipeline.key_of(path, real)
+            key = facts.sha if facts is not None else pipeline.key_of(path, real)
         except (MdmarkError, OSError):
             missing.append(path)
             continue
         hit = cache.get(render_key(key, lang))
-        if hit is None or not hit.fresh(pipeline.srcdir):
+        # The kept facts' included files were just found unchanged: the same list needs no stat again.
+        if hit is None or not ((facts is not None and hit.deps == facts.deps) or hit.fresh(pipeline.srcdir)):
             missing.append(path)
         else:
             hits[path] = (key, hit)
@@ -128,6 +132,16 @@ class _Layout:
     files: list[Path]
     reals: list[Path | None]
     model: ModelLayout
+    #: Each resolved file's names under the config folder and under a starting folder: by that folder.
+    names: dict[Path, dict[Path, tuple[str, str]]] = field(default_factory=dict, compare=False)
+
+    def names_under(self, root: Path, start: Path) -> dict[Path, tuple[str, str]]:
+        """The memo of (:func:`shown_under` the config folder, the same under ``start``) by resolved path."""
+        found = self.names.get(start)
+        if found is None:
+            self.names.clear()  # one starting folder kept: a server's calls come from one
+            found = self.names[start] = {}
+        return found
 
 
 def _memo_key(project: Project, what: str) -> tuple[str, str, str]:
@@ -237,7 +251,8 @@ def build_site(
     # fragment), not parsed for the reference model and then parsed again to be rendered.
     reals = layout.reals
     real = {f: r if r is not None else Path(os.path.abspath(f)) for f, r in zip(files, reals, strict=True)}
-    cold, cached = _uncached(pipeline, files, reals, lang)
+    stamped = project.workspace.stamped_facts(pipeline)
+    cold, cached = _uncached(pipeline, stamped, files, reals, lang)
     advance(total - len(cold))
     if cold:
         # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
@@ -246,7 +261,7 @@ def build_site(
         cold = []
     known: dict[Path, DocFacts] = {}
     # The documents' facts by their files' stats: what the check reads too (the same objects).
-    model = project.model_from(layout.model, project.workspace.stamped_facts(pipeline).facts_many, known)
+    model = project.model_from(layout.model, stamped.facts_many, known)
     index = project.index() if cfg.index is not None else None
     index_files = _index_files(project, index, layout) if index is not None else []
     ordered = _ordered(files, real, project.source_dir, model, index_files)
@@ -279,6 +294,7 @@ def build_site(
         body: list[str] = []
         nav_docs: list[NavDoc] = []
         start = project.start.resolve()
+        names = layout.names_under(project.root, start)
         warnings: list[str] = css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
@@ -291,8 +307,10 @@ def build_site(
         for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
             docname = fragment.docname
             prefix = doc_id(docname)
-            rel = shown_under(real[path], project.root)
-            shown = shown_under(real[path], start)
+            named = names.get(real[path])
+            if named is None:
+                named = names[real[path]] = (shown_under(real[path], project.root), shown_under(real[path], start))
+            rel, shown = named
             own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
             section = kept.finished.get(docname)
             if section is not None and section.own == own and recorder.still(section.reads, is_doc_file):
