@@ -48,7 +48,7 @@ def load(project: Project) -> tuple[Index, DocGraph]:
     else:
         graph = doc_graph(index, relations, project.root)
         project.workspace.last_runs.put(key, (index, relations.body, graph))
-    return index, DocGraph(list(graph.nodes), list(graph.groups), list(graph.edges), graph.centre)
+    return index, graph  # never changed once made: a neighbourhood is a new graph
 
 
 def overview_title(graph: DocGraph) -> str:
