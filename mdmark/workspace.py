@@ -344,10 +344,12 @@ class StampedFacts:
         """``pipeline.facts_many(paths, progress)``, asking it only about the documents whose stat changed."""
         return self.facts_settled(paths, progress)[0]
 
-    def facts_settled(
-        self, paths: list[Path], progress: Callable[[int, int], None] | None = None
-    ) -> tuple[list[DocFacts], bool]:
-        """:meth:`facts_many`, and whether every file's stat was old enough to stand for its content."""
+    def known(self, paths: list[Path]) -> list[DocFacts | None]:
+        """The facts :meth:`facts_many` would give without asking the pipeline (None for the others)."""
+        return self._lookup(paths)[0]
+
+    def _lookup(self, paths: list[Path]) -> tuple[list[DocFacts | None], list[int], list[tuple[int, ...] | None]]:
+        """The kept facts of ``paths`` whose stats stand for them; the positions of the others; each stat."""
         out: list[DocFacts | None] = [None] * len(paths)
         todo: list[int] = []
         stamps: list[tuple[int, ...] | None] = [None] * len(paths)
@@ -384,6 +386,13 @@ class StampedFacts:
                         break
                 else:
                     out[i] = facts
+        return out, todo, stamps
+
+    def facts_settled(
+        self, paths: list[Path], progress: Callable[[int, int], None] | None = None
+    ) -> tuple[list[DocFacts], bool]:
+        """:meth:`facts_many`, and whether every file's stat was old enough to stand for its content."""
+        out, todo, stamps = self._lookup(paths)
         reused = len(paths) - len(todo)
         counted = None if progress is None else (lambda done, _total: progress(reused + done, len(paths)))
         if todo or progress is None:

@@ -269,6 +269,31 @@ def test_a_rebuild_keeps_sections_and_equals_a_cold_build(tmp_path: Path) -> Non
     assert '<span class="xref std std-ref">新しいラベルの節</span>' in rebuilt
 
 
+def test_a_rebuild_after_files_come_and_go_equals_a_cold_build(tmp_path: Path) -> None:
+    """What a rebuild keeps from paths alone (the page's files, the model's documents, the index's
+    files) and the kept navigation and relation drawing follow a document added, linked to, listed in
+    the index, retitled and removed: each rebuild writes the bytes of a cold build."""
+    (tmp_path / "proj").mkdir()
+    root = make_project(tmp_path / "proj")
+    build_site(root)
+
+    def write(rel: str, text: str) -> None:
+        (root / rel).write_text(text, encoding="utf-8")
+
+    steps = [
+        lambda: write("docs/sub/e.md", "# 文書 E\n\n## E の節\n\n[B へ](../b.md)。\n"),
+        lambda: write("docs/a.md", DOCS["docs/a.md"] + "\n[E へ](sub/e.md#e-の節)。\n"),
+        lambda: write("index.yaml", INDEX + "  - {id: e, path: docs/sub/e.md, title: 文書 E, related: [a]}\n"),
+        lambda: write("docs/sub/e.md", "# 文書 E の新しい題\n\n## E の別の節\n\n本文。\n"),
+        lambda: (root / "docs/sub/e.md").unlink(),
+    ]
+    for number, step in enumerate(steps):
+        step()
+        result = build_site(root)
+        rebuilt = Path(result["out"]).read_text(encoding="utf-8")
+        assert rebuilt == _fresh_build(root, tmp_path / f"fresh{number}"), f"step {number}"
+
+
 def test_many_documents_parallel(tmp_path: Path) -> None:
     (tmp_path / "mdmark.config.yaml").write_text(
         "build:\n  include: [\"d/*.md\"]\n  out: out.html\n", encoding="utf-8"

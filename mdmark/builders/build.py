@@ -12,24 +12,28 @@ import dataclasses
 import functools
 import html as htmllib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from mdmark.builders.export import document_warnings
 from mdmark.errors import MdmarkError
 from mdmark.facts import DocFacts
-from mdmark.builders.export import document_warnings
-from mdmark.util.files import display, resolve_many, resolved_many, shown_under
 from mdmark.pipeline.pipeline import Pipeline
 from mdmark.pipeline.workers import parallel
-from mdmark.project import Project
+from mdmark.project import ModelLayout, Project
+from mdmark.util.files import display, resolve_many, resolved_many, shown_under
 from mdmark.util.globs import match_files
 from mdmark.util.text import quote_list
 
 if TYPE_CHECKING:
     from mdmark.builders.sections import PageSections
+    from mdmark.config.main import BuildSettings
     from mdmark.html.render import Fragment
+    from mdmark.index.model import Index
     from mdmark.references import Model
+    from mdmark.workspace import StampedFacts
 
 
 def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Model, index_files: list[Path]) -> list[Path]:
@@ -61,7 +65,7 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
 
 
 def _uncached(
-    pipeline: Pipeline, paths: list[Path], reals: list[Path | None], lang: str
+    pipeline: Pipeline, stamped: StampedFacts, paths: list[Path], reals: list[Path | None], lang: str
 ) -> tuple[list[Path], dict[Path, tuple[str, Fragment]]]:
     """The documents whose fragment is not cached (unreadable ones too: the parse reports them),
     and the cached ones: path → (content key, fragment), so the page takes them without asking
@@ -71,14 +75,17 @@ def _uncached(
     cache = fragment_cache(pipeline)
     missing: list[Path] = []
     hits: dict[Path, tuple[str, Fragment]] = {}
-    for path, real in zip(paths, reals, strict=True):
+    # A document whose file keeps its stat has the content key of the facts kept for it.
+    kept = stamped.known(paths)
+    for path, real, facts in zip(paths, reals, kept, strict=True):
         try:
-            key = pipeline.key_of(path, real)
+            key = facts.sha if facts is not None else pipeline.key_of(path, real)
         except (MdmarkError, OSError):
             missing.append(path)
             continue
         hit = cache.get(render_key(key, lang))
-        if hit is None or not hit.fresh(pipeline.srcdir):
+        # The kept facts' included files were just found unchanged: the same list needs no stat again.
+        if hit is None or not ((facts is not None and hit.deps == facts.deps) or hit.fresh(pipeline.srcdir)):
             missing.append(path)
         else:
             hits[path] = (key, hit)
@@ -113,6 +120,90 @@ def _kept(project: Project, out: Path) -> PageSections:
     return made
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """What a build decides from paths alone: the page's files, their resolved paths and which
+    documents the reference model holds. Kept in the workspace and reused while the project's
+    :class:`~mdmark.workspace.FileTree` is unchanged (and the settings and conf.py's configuration
+    are the same), so a rebuild after a save walks no folder and resolves no path again."""
+
+    key: Hashable
+    info: object
+    files: list[Path]
+    reals: list[Path | None]
+    model: ModelLayout
+    #: Each resolved file's names under the config folder and under a starting folder: by that folder.
+    names: dict[Path, dict[Path, tuple[str, str]]] = field(default_factory=dict, compare=False)
+
+    def names_under(self, root: Path, start: Path) -> dict[Path, tuple[str, str]]:
+        """The memo of (:func:`shown_under` the config folder, the same under ``start``) by resolved path."""
+        found = self.names.get(start)
+        if found is None:
+            self.names.clear()  # one starting folder kept: a server's calls come from one
+            found = self.names[start] = {}
+        return found
+
+
+def _memo_key(project: Project, what: str) -> tuple[str, str, str]:
+    return (what, str(project.config.path), str(project.root))
+
+
+def _layout(project: Project, settings: BuildSettings) -> _Layout:
+    """The build's :class:`_Layout`: the last build's while it holds, else found anew."""
+    workspace = project.workspace
+    tree = workspace.tree(project.root)
+    version = tree.version()
+    info = project.conf_info()
+    key = (version, settings.include, settings.exclude, str(project.source_dir), project.config.sphinx_conf)
+    last = workspace.last_runs.get(_memo_key(project, "build-layout"))
+    if isinstance(last, _Layout) and version is not None and last.key == key and last.info == info:
+        return last
+    files = [p for p in match_files(project.root, settings.include, settings.exclude) if p.suffix.lower() == ".md"]
+    if not files:
+        patterns = quote_list(list(settings.include)) if settings.include else "（空）"
+        raise MdmarkError(
+            f"build の include {patterns} に当たる Markdown の文書が無いので、include のパターンを直してください。"
+        )
+    made = _Layout(key, info, files, resolve_many(files), project.model_layout(files))
+    every = [*files, *made.model.files.values(), made.model.srcdir]
+    if version is not None and all(tree.covers(os.path.abspath(p)) for p in every):
+        # Every path lies in the tree: its version stands for all of them (a file added, removed
+        # or renamed anywhere moves it). Otherwise the layout is found anew at every build.
+        workspace.last_runs.put(_memo_key(project, "build-layout"), made)
+    return made
+
+
+def _index_files(project: Project, index: Index, layout: _Layout) -> list[Path]:
+    """:meth:`~mdmark.index.model.Index.doc_files` (every path resolved): the last build's while the
+    index model and the kept layout are the same and every file lies in the tree."""
+    last = project.workspace.last_runs.get(_memo_key(project, "build-index-files"))
+    if isinstance(last, tuple) and last[0] is index and last[1] is layout:
+        return cast(list[Path], last[2])
+    files = index.doc_files()
+    tree = project.workspace.tree(project.root)
+    kept = project.workspace.last_runs.get(_memo_key(project, "build-layout")) is layout
+    if kept and all(tree.covers(os.path.abspath(p)) for p in files):
+        project.workspace.last_runs.put(_memo_key(project, "build-index-files"), (index, layout, files))
+    return files
+
+
+def _model(project: Project, model: Model) -> Model:
+    """``model`` with the figure numbers and toctree tables of the last build's model when it has
+    the same inputs and no document changed what they are made of (:func:`~mdmark.references.global_part`)."""
+    from mdmark.references import global_part
+
+    by_name = model.known if model.known is not None else {}
+    last = project.workspace.last_runs.get(_memo_key(project, "build-model"))
+    if isinstance(last, tuple) and last[0] == model.inputs():
+        before: Mapping[str, DocFacts | None] = last[1]
+        changed = [n for n, facts in by_name.items() if facts is not before.get(n)]
+        changed += [n for n in before if n not in by_name]
+        if all(global_part(before.get(n)) == global_part(by_name.get(n)) for n in changed):
+            model.adopt_tables(last[2])
+    project.workspace.last_runs.put(_memo_key(project, "build-model"), (model.inputs(), by_name, model))
+    return model
+
+
 def build_site(
     start: Path,
     config: str | None = None,
@@ -141,12 +232,8 @@ def build_site(
     shown_out = display(out, project.start)
     project.ensure_writable_target(out)
     check_out_path(out, shown_out)
-    files = [p for p in match_files(project.root, settings.include, settings.exclude) if p.suffix.lower() == ".md"]
-    if not files:
-        patterns = quote_list(list(settings.include)) if settings.include else "（空）"
-        raise MdmarkError(
-            f"build の include {patterns} に当たる Markdown の文書が無いので、include のパターンを直してください。"
-        )
+    layout = _layout(project, settings)
+    files = layout.files
     pipeline = project.pipeline
     lang = cfg.html.lang
     total = len(files)
@@ -162,9 +249,10 @@ def build_site(
     # what is cached is only read, so a rebuild with one document changed renders one document.
     # A document is parsed and rendered in one trip to a worker (its facts come back with its
     # fragment), not parsed for the reference model and then parsed again to be rendered.
-    reals = resolve_many(files)
+    reals = layout.reals
     real = {f: r if r is not None else Path(os.path.abspath(f)) for f, r in zip(files, reals, strict=True)}
-    cold, cached = _uncached(pipeline, files, reals, lang)
+    stamped = project.workspace.stamped_facts(pipeline)
+    cold, cached = _uncached(pipeline, stamped, files, reals, lang)
     advance(total - len(cold))
     if cold:
         # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
@@ -172,15 +260,16 @@ def build_site(
         render_parallel(pipeline, cold, lang, advance, meanwhile=meanwhile)
         cold = []
     known: dict[Path, DocFacts] = {}
-    model = project.reference_model(project.facts_for, known, files)
+    # The documents' facts by their files' stats: what the check reads too (the same objects).
+    model = project.model_from(layout.model, stamped.facts_many, known)
     index = project.index() if cfg.index is not None else None
-    index_files = index.doc_files() if index is not None else []
+    index_files = _index_files(project, index, layout) if index is not None else []
     ordered = _ordered(files, real, project.source_dir, model, index_files)
     all_facts = _facts_of(pipeline, ordered, real, known)
     broken = [f for f in all_facts if f.error]
     if broken:
         raise MdmarkError(broken[0].error or "")
-    model = model.with_order([f.path.removesuffix(".md") for f in all_facts])
+    model = _model(project, model.with_order([f.path.removesuffix(".md") for f in all_facts]))
 
     index_titles = dict(zip(index_files, (d.title for d in index.docs), strict=True)) if index is not None else {}
     waiting = {real[p] for p in cold}
@@ -205,6 +294,7 @@ def build_site(
         body: list[str] = []
         nav_docs: list[NavDoc] = []
         start = project.start.resolve()
+        names = layout.names_under(project.root, start)
         warnings: list[str] = css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
@@ -217,8 +307,10 @@ def build_site(
         for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
             docname = fragment.docname
             prefix = doc_id(docname)
-            rel = shown_under(real[path], project.root)
-            shown = shown_under(real[path], start)
+            named = names.get(real[path])
+            if named is None:
+                named = names[real[path]] = (shown_under(real[path], project.root), shown_under(real[path], start))
+            rel, shown = named
             own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
             section = kept.finished.get(docname)
             if section is not None and section.own == own and recorder.still(section.reads, is_doc_file):
@@ -240,8 +332,16 @@ def build_site(
             nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
             warnings += section.warnings
         kept.keep_only(in_page)
-
-    nav = navigation(model, nav_docs)
+        # The navigation reads the page's documents (titles, headings, toctrees, markup) and, for
+        # a toctree entry outside the page, the model's documents' titles and headings; the rest
+        # (toctrees, the root document, the set of documents) is in the whole-page key.
+        by_name = model.known if model.known is not None else {}
+        nav_key = (
+            kept.generation,
+            tuple((d.docname, d.title, d.markup, d.facts.title, d.facts.headings, d.facts.toctrees) for d in nav_docs),
+            tuple((n, f.title, f.headings) if f is not None else n for n, f in by_name.items()),
+        )
+        nav = kept.nav_of(nav_key, lambda: navigation(model, nav_docs))
     graphs.finish(body, nav)
     text = page(
         mode="build",

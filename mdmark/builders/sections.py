@@ -64,6 +64,17 @@ class PageSections:
     #: Sections made again and kept in the last build (a benchmark and the tests read them).
     made: int = 0
     kept: int = 0
+    #: Moves whenever :attr:`whole` changes: what is made from the whole page names it in its key.
+    generation: int = 0
+    #: The page's navigation: (what it was made from, the entries).
+    nav: tuple[Hashable, list[Any]] | None = None
+
+    def nav_of(self, key: Hashable, make: Callable[[], list[Any]]) -> list[Any]:
+        """The navigation of ``key`` (the last build's when the key is the same): a new list, the
+        caller may append to it."""
+        if self.nav is None or self.nav[0] != key:
+            self.nav = (key, make())
+        return list(self.nav[1])
 
     def markup_of(self, docname: str, identity: Hashable, make: Callable[[], dict[str, str]]) -> dict[str, str]:
         hit = self.markup.get(docname)
@@ -77,6 +88,8 @@ class PageSections:
         if whole != self.whole:
             self.finished.clear()
             self.whole = whole
+            self.generation += 1
+            self.nav = None
         self.made = self.kept = 0
 
     def keep_only(self, docnames: set[str]) -> None:

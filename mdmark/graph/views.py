@@ -13,7 +13,7 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mdmark.errors import MdmarkError
 from mdmark.util.files import display
@@ -34,7 +34,21 @@ SUFFIXES: dict[str, tuple[str, ...]] = {"svg": (".svg",), "dot": (".dot", ".gv")
 
 def load(project: Project) -> tuple[Index, DocGraph]:
     index = project.index()
-    return index, doc_graph(index, build_graph(index, project.root, project.facts_for, project.pipeline.parse_key, project.workspace), project.root)
+    # The documents' facts by their files' stats: after a save only the saved document is asked
+    # about (the pipeline would look up every document's content key).
+    facts = project.workspace.stamped_facts(project.pipeline).facts_many
+    relations = build_graph(index, project.root, facts, project.pipeline.parse_key, project.workspace)
+    # The drawing's graph comes from the index model and the documents' body relations alone: a
+    # save that changes no relation (the same index model, equal bodies, most sets the very same
+    # objects) gives the last one again.
+    key = ("doc-graph", str(index.path), str(project.root))
+    kept = project.workspace.last_runs.get(key)
+    if isinstance(kept, tuple) and kept[0] is index and kept[1] == relations.body:
+        graph = cast(DocGraph, kept[2])
+    else:
+        graph = doc_graph(index, relations, project.root)
+        project.workspace.last_runs.put(key, (index, relations.body, graph))
+    return index, graph  # never changed once made: a neighbourhood is a new graph
 
 
 def overview_title(graph: DocGraph) -> str:

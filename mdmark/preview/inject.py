@@ -132,13 +132,29 @@ def inject(page: str, panel_html: str) -> str:
         # script would have no policy to be allowed by, so the page is served without it.
         raise ValueError("the page has no Content-Security-Policy meta")
     policy = preview_csp(htmllib.unescape(found.group(2)))
-    page = page[: found.start()] + found.group(1) + htmllib.escape(policy) + found.group(3) + page[found.end() :]
+    # The meta lies in the head, before "</head>": the page is cut at four places and joined once
+    # (a page of a thousand documents is megabytes; each concatenation would copy it again).
     head_end = page.find("</head>")
     body_end = page.rfind("</body>")
     if head_end < 0 or body_end < 0:
         raise ValueError("the page has no </head> or </body>")
-    tail = f"{panel_html}\n<script>{SCRIPT}</script>\n"
-    return page[:head_end] + f"<style>{STYLE}</style>\n" + page[head_end:body_end] + tail + page[body_end:]
+    if not found.end() <= head_end <= body_end:  # not the template's shape: cut where the text falls
+        page = page[: found.start()] + found.group(1) + htmllib.escape(policy) + found.group(3) + page[found.end() :]
+        head_end, body_end = page.find("</head>"), page.rfind("</body>")
+        return page[:head_end] + f"<style>{STYLE}</style>\n" + page[head_end:body_end] + f"{panel_html}\n<script>{SCRIPT}</script>\n" + page[body_end:]
+    return "".join(
+        (
+            page[: found.start()],
+            found.group(1),
+            htmllib.escape(policy),
+            found.group(3),
+            page[found.end() : head_end],
+            f"<style>{STYLE}</style>\n",
+            page[head_end:body_end],
+            f"{panel_html}\n<script>{SCRIPT}</script>\n",
+            page[body_end:],
+        )
+    )
 
 
 def page_policy(page: str) -> str | None:
