@@ -4,27 +4,41 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mdmark.util.files import display
 from mdmark.diagnostics import Diagnostic, DriftKind, missing_image_message
 from mdmark.check.rules.context import CheckContext
 from mdmark.facts import DocFacts
 
+if TYPE_CHECKING:
+    from mdmark.check.rules.reuse import Reuse
+
 
 def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
     """broken_link, broken_anchor and syntax: what :func:`mdmark.references.document_problems` finds, the
     same sentences export and build print."""
+    yield from _each_document(ctx, _document_problems, lambda reuse: reuse.document_problems)
+
+
+def _each_document(
+    ctx: CheckContext,
+    rule: Callable[[CheckContext, str, DocFacts], Iterator[Diagnostic]],
+    kept: Callable[[Reuse], Callable[[str, DocFacts, Callable[[], list[Diagnostic]]], Iterable[Diagnostic]]],
+) -> Iterator[Diagnostic]:
+    """``rule`` over every readable document; after an edit, a document whose answer still holds is
+    answered from ``kept(reuse)`` (:mod:`mdmark.check.rules.reuse`) instead of running it again."""
     reuse = ctx.reusing()
     for document in ctx.documents:
         facts, shown = document.facts, document.file
         if facts.error is not None:
             continue
         if reuse is None:
-            yield from _document_problems(ctx, shown, facts)
+            yield from rule(ctx, shown, facts)
         else:
-            yield from reuse.document_problems(shown, facts, functools.partial(_listed, _document_problems, ctx, shown, facts))
+            yield from kept(reuse)(shown, facts, functools.partial(_listed, rule, ctx, shown, facts))
 
 
 def _listed(
@@ -44,15 +58,7 @@ def _document_problems(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterat
 
 
 def missing_images(ctx: CheckContext) -> Iterator[Diagnostic]:
-    reuse = ctx.reusing()
-    for document in ctx.documents:
-        facts, shown = document.facts, document.file
-        if facts.error is not None:
-            continue
-        if reuse is None:
-            yield from _missing_images(ctx, shown, facts)
-        else:
-            yield from reuse.missing_images(shown, facts, functools.partial(_listed, _missing_images, ctx, shown, facts))
+    yield from _each_document(ctx, _missing_images, lambda reuse: reuse.missing_images)
 
 
 def _missing_images(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
