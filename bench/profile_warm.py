@@ -138,7 +138,6 @@ def profile_calls(project: Path, out: Path, top: int, related_to: str) -> None:
 
 
 def profile_edited(project: Path, out: Path, top: int, related_to: str, edited: Path, edits: int) -> None:
-    from mdmark.project import Project
     from mdmark.tools.registry import call_tool
 
     def once(tool: str, **arguments: str) -> None:
@@ -146,14 +145,9 @@ def profile_edited(project: Path, out: Path, top: int, related_to: str, edited: 
         if outcome.is_error:
             raise SystemExit(f"{tool} failed: {outcome.texts}")
 
-    pipeline = Project.open(project).pipeline
-    reparse = []
-    for n in range(edits + 1):
-        append_line(edited, 20_000 + n)
-        start = time.perf_counter()
-        pipeline.facts_many([edited])
-        if n:  # the first one may start the worker pool
-            reparse.append((time.perf_counter() - start) * 1000)
+    from bench_mcp import reparse_ms
+
+    reparse = reparse_ms(project, edited, edits, first_line=20_000)
     print(f"\nre-parse of {edited.name} alone (the worker pool's part): "
           f"median {sorted(reparse)[len(reparse) // 2]:.1f} ms over {edits}")
     for name, tool, arguments in (
