@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -415,3 +416,51 @@ def test_the_guide_builds_into_one_clean_page(tmp_path: Path) -> None:
     page = Path(result["out"]).read_text(encoding="utf-8")
     assert page_problems(page) == []
     assert result["docs"] >= 12
+
+
+def test_the_streamed_page_equals_the_page_given_whole(tmp_path: Path) -> None:
+    """The page is written in pieces (never one string); its bytes are those of the whole text a
+    ``write`` callback (``mdmark preview``) receives, and of :func:`page` given the body joined."""
+    from mdmark.html.page import NavEntry, page, page_chunks
+
+    root = make_project(tmp_path)
+    result = build_site(root)
+    served: list[str] = []
+    build_site(root, write=lambda out, text, shown: served.append(text))
+    assert Path(result["out"]).read_bytes() == served[0].encode("utf-8")
+
+    parts = ["<p>一</p>\n", "", "<p>二 &amp; 三</p>\n"]
+    given = {"mode": "build", "lang": "ja", "title": "題 <&>", "css": "p{}", "nav": [NavEntry("一", "#a")], "data": "<i>d</i>"}
+    chunks = list(page_chunks(body=parts, scripts=["void 0;"], **given))  # type: ignore[arg-type]
+    assert "".join(chunks) == page(body="".join(parts), scripts=["void 0;"], **given)  # type: ignore[arg-type]
+    assert "mdmark-body-" not in "".join(chunks)
+
+
+def test_a_write_failing_midway_leaves_the_old_page_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mdmark.util.files
+    from mdmark.util.files import atomic_write_chunks
+
+    root = make_project(tmp_path)
+    out = Path(build_site(root)["out"])
+    old = out.read_bytes()
+    (root / "docs" / "a.md").write_text("# 文書 A\n\n書き換えた。\n", encoding="utf-8")
+
+    def broken_replace(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(mdmark.util.files.os, "replace", broken_replace)
+        with pytest.raises(MdmarkError) as info:
+            build_site(root)
+    assert "dist/docs.html" in info.value.message and "No space left on device" in info.value.message
+    assert out.read_bytes() == old
+    assert [p.name for p in out.parent.iterdir()] == [out.name]
+
+    def pieces() -> Iterator[str]:
+        yield "<!DOCTYPE html>\n"
+        raise RuntimeError("the page could not be made")
+
+    with pytest.raises(RuntimeError):
+        atomic_write_chunks(out, pieces())
+    assert out.read_bytes() == old
+    assert [p.name for p in out.parent.iterdir()] == [out.name]

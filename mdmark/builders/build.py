@@ -217,7 +217,7 @@ def build_site(
     from mdmark.builders.sections import Finished, Recorder, fingerprint, whole_key
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
     from mdmark.html.nav import NavDoc, heading_markup, navigation
-    from mdmark.html.page import check_out_path, css_warnings, page, page_script, stylesheet, write_page
+    from mdmark.html.page import check_out_path, css_warnings, page_chunks, page_script, stylesheet, write_page
     from mdmark.html.render import render_document, render_parallel
 
     project = Project.open(start, config)
@@ -325,8 +325,13 @@ def build_site(
                 section = Finished(own, tuple(dict.fromkeys(reads)), html, said)
                 kept.finished[docname] = section
                 kept.made += 1
-            body.append(
-                f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n{section.html}{graphs.after(real[path])}</section>\n'
+            # The section's markup goes in as the very string kept for the rebuild, not copied
+            # into a longer one: the page is written from these pieces without joining them.
+            body += (
+                f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n',
+                section.html,
+                graphs.after(real[path]),
+                "</section>\n",
             )
             title = index_titles.get(real[path]) or facts.title or path.stem
             nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
@@ -343,15 +348,20 @@ def build_site(
         )
         nav = kept.nav_of(nav_key, lambda: navigation(model, nav_docs))
     graphs.finish(body, nav)
-    text = page(
+    chunks = page_chunks(
         mode="build",
         lang=lang,
         title=settings.title,
         css=stylesheet(cfg),
-        body="".join(body),
+        body=body,
         nav=nav,
         data=graphs.data,
         scripts=[page_script()],
     )
-    (write or write_page)(out, text, shown_out)
+    if write is None:
+        # Streamed into the output file: the page (tens of megabytes at thousands of documents)
+        # is never one string, nor a second copy of every section.
+        write_page(out, chunks, shown_out)
+    else:
+        write(out, "".join(chunks), shown_out)
     return {"out": str(out.resolve()), "docs": len(ordered), "warnings": warnings}

@@ -57,7 +57,7 @@ def export_html(
     overwritten either way.
     """
     from mdmark.html.links import ExportLinks, fill
-    from mdmark.html.page import check_out_path, css_warnings, page, stylesheet, write_page
+    from mdmark.html.page import check_out_path, css_warnings, page_chunks, stylesheet, write_page
     from mdmark.graph.views import export_aside
     from mdmark.html.render import render_document
 
@@ -90,12 +90,15 @@ def export_html(
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
     warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
     title = facts.title or source.stem
-    html = page(
+    chunks = page_chunks(
         mode="export",
         lang=lang,
         title=title,
         css=stylesheet(project.config),
-        body=f'<article class="mdmark-doc">\n{body}</article>\n' + export_aside(project, source, target),
+        body=['<article class="mdmark-doc">\n', body, "</article>\n", export_aside(project, source, target)],
     )
-    (write or write_page)(target, html, shown_out)
+    if write is None:
+        write_page(target, chunks, shown_out)
+    else:
+        write(target, "".join(chunks), shown_out)
     return {"out": str(target.resolve()), "warnings": warnings}

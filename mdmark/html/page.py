@@ -12,6 +12,8 @@ import base64
 import functools
 import hashlib
 import importlib.resources
+import secrets
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -156,7 +158,7 @@ def page(
     lang: str,
     title: str,
     css: str,
-    body: str,
+    body: str | Iterable[str],
     nav: list[NavEntry] | None = None,
     scripts: list[str] | None = None,
     data: str = "",
@@ -164,6 +166,26 @@ def page(
     """The whole page. ``scripts``: inline scripts, each allowed by its hash in the policy (a
     script cannot end its element early: ``</`` is refused); ``data``: markup placed before the
     scripts (``<script type="application/json">`` blocks they read, not run)."""
+    return "".join(
+        page_chunks(mode=mode, lang=lang, title=title, css=css, body=body, nav=nav, scripts=scripts, data=data)
+    )
+
+
+def page_chunks(
+    *,
+    mode: str,
+    lang: str,
+    title: str,
+    css: str,
+    body: str | Iterable[str],
+    nav: list[NavEntry] | None = None,
+    scripts: list[str] | None = None,
+    data: str = "",
+) -> Iterator[str]:
+    """:func:`page` in pieces that together are its text, for writing a page without holding it
+    whole. ``body`` (markup) may be given in pieces: they are passed on as they are, not joined.
+
+    The check of ``scripts`` happens on this call, before the first piece is asked for."""
     from markupsafe import Markup
 
     scripts = list(scripts or [])
@@ -171,18 +193,39 @@ def page(
         raise MdmarkError(
             "ページに埋め込むスクリプトに `</` があり <script> の中に置けないので、`<\\/` と書き換えてください。"
         )
-    return template().render(
+    pieces = [body] if isinstance(body, str) else body
+    # The template places a marker where the body goes; the body's pieces replace it on the way
+    # out, so neither the body nor the page is ever one string. The marker is random per call, so
+    # no title, stylesheet or data can contain it.
+    marker = f"mdmark-body-{secrets.token_hex(16)}"
+    stream = template().generate(
         mode=mode,
         lang=lang,
         title=title,
         csp=Markup(csp(scripts)),
         css=Markup(css),
-        body=Markup(body),
+        body=Markup(marker),
         nav=nav or [],
         data=Markup(data),
         scripts=[Markup(text) for text in scripts],
         version=__version__,
     )
+    return _fill_body(stream, marker, pieces)
+
+
+def _fill_body(stream: Iterator[str], marker: str, body: Iterable[str]) -> Iterator[str]:
+    for chunk in stream:
+        if marker not in chunk:
+            yield chunk
+            continue
+        before, after = chunk.split(marker, 1)
+        if before:
+            yield before
+        yield from body
+        if after:
+            yield after
+        yield from stream
+        return
 
 
 def check_out_path(out: Path, shown: str) -> None:
@@ -206,12 +249,13 @@ def check_out_path(out: Path, shown: str) -> None:
             )
 
 
-def write_page(out: Path, text: str, shown: str) -> None:
-    from mdmark.util.files import atomic_write_text
+def write_page(out: Path, text: str | Iterable[str], shown: str) -> None:
+    """Write the page ``text`` (whole, or the pieces of :func:`page_chunks`) atomically to ``out``."""
+    from mdmark.util.files import atomic_write_chunks
 
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out, text)
+        atomic_write_chunks(out, [text] if isinstance(text, str) else text)
     except OSError as exc:
         raise MdmarkError(
             f"`{shown}` に書き出せない（{exc.strerror}）ので、フォルダの権限か出力先を確かめてください。"

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import secrets
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from mdmark.errors import MdmarkError
 from mdmark.util import sentences
@@ -297,6 +299,31 @@ def atomic_write_bytes(path: Path, data: bytes, root: Path | None = None, durabl
     failure, and leftovers of killed writers go on the next write. ``durable=False`` skips the
     fsync (caches, which a crash may lose).
     """
+    _atomic_write(path, lambda handle: handle.write(data), root, durable)
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[str], root: Path | None = None, durable: bool = True) -> None:
+    """:func:`atomic_write_bytes` of the UTF-8 text ``chunks`` make together, newlines as given.
+
+    The text is encoded and written one chunk at a time into the temp file, so a page far larger
+    than memory comfortably holds twice is never held whole; an exception raised by ``chunks``
+    (or a full disk) removes the temp and leaves the target as it was.
+    """
+
+    def write(handle: BinaryIO) -> None:
+        text = io.TextIOWrapper(handle, encoding="utf-8", newline="", write_through=False)
+        try:
+            for chunk in chunks:
+                text.write(chunk)
+            text.flush()
+        finally:
+            # The caller's ``with`` closes the file; the wrapper only lets go of it.
+            text.detach()
+
+    _atomic_write(path, write, root, durable)
+
+
+def _atomic_write(path: Path, write: Callable[[BinaryIO], object], root: Path | None, durable: bool) -> None:
     real = write_target(path, root)
     folder = real.parent
     stem = _tmp_stem(real.name)
@@ -317,7 +344,7 @@ def atomic_write_bytes(path: Path, data: bytes, root: Path | None = None, durabl
         with os.fdopen(fd, "wb") as handle:
             if mode is not None:
                 os.fchmod(handle.fileno(), mode)
-            handle.write(data)
+            write(handle)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
