@@ -419,8 +419,11 @@ def register(server: MdmarkServer) -> None:
 
 
 def _as_on_disk(path: Path, text: str) -> bool:
+    # Regular and size-capped: the path is the client's, and a FIFO there would hold the server.
+    from mdmark.util.files import read_regular
+
     try:
-        return path.read_bytes() == text.encode("utf-8", "surrogatepass")
+        return read_regular(path) == text.encode("utf-8", "surrogatepass")
     except (OSError, UnicodeError):
         return False
 
