@@ -152,25 +152,6 @@ def stylesheet(config: Config) -> str:
     return css.replace("</", "<\\/")
 
 
-def page(
-    *,
-    mode: str,
-    lang: str,
-    title: str,
-    css: str,
-    body: str | Iterable[str],
-    nav: list[NavEntry] | None = None,
-    scripts: list[str] | None = None,
-    data: str = "",
-) -> str:
-    """The whole page. ``scripts``: inline scripts, each allowed by its hash in the policy (a
-    script cannot end its element early: ``</`` is refused); ``data``: markup placed before the
-    scripts (``<script type="application/json">`` blocks they read, not run)."""
-    return "".join(
-        page_chunks(mode=mode, lang=lang, title=title, css=css, body=body, nav=nav, scripts=scripts, data=data)
-    )
-
-
 def page_chunks(
     *,
     mode: str,
@@ -182,8 +163,10 @@ def page_chunks(
     scripts: list[str] | None = None,
     data: str = "",
 ) -> Iterator[str]:
-    """:func:`page` in pieces that together are its text, for writing a page without holding it
-    whole. ``body`` (markup) may be given in pieces: they are passed on as they are, not joined.
+    """The whole page, in pieces that together are its text, for writing a page without holding it
+    whole. ``scripts``: inline scripts, each allowed by its hash in the policy (a script cannot end
+    its element early: ``</`` is refused); ``data``: markup placed before the scripts
+    (``<script type="application/json">`` blocks they read, not run). ``body`` (markup) may be given in pieces: they are passed on as they are, not joined.
 
     The check of ``scripts`` happens on this call, before the first piece is asked for."""
     from markupsafe import Markup
