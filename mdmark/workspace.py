@@ -337,7 +337,7 @@ class StampedFacts:
 
     def __init__(self, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
-        self._known: dict[str, tuple[tuple[int, ...], DocFacts]] = {}
+        self._known: dict[str, tuple[Stamp, DocFacts]] = {}
         self._lock = threading.Lock()
 
     def facts_many(self, paths: list[Path], progress: Callable[[int, int], None] | None = None) -> list[DocFacts]:
@@ -348,16 +348,16 @@ class StampedFacts:
         """The facts :meth:`facts_many` would give without asking the pipeline (None for the others)."""
         return self._lookup(paths)[0]
 
-    def _lookup(self, paths: list[Path]) -> tuple[list[DocFacts | None], list[int], list[tuple[int, ...] | None]]:
+    def _lookup(self, paths: list[Path]) -> tuple[list[DocFacts | None], list[int], list[Stamp | None]]:
         """The kept facts of ``paths`` whose stats stand for them; the positions of the others; each stat."""
         out: list[DocFacts | None] = [None] * len(paths)
         todo: list[int] = []
-        stamps: list[tuple[int, ...] | None] = [None] * len(paths)
+        stamps: list[Stamp | None] = [None] * len(paths)
         srcdir = str(self.pipeline.srcdir)
         # One clock reading for the whole list: "settled" is judged as of the start of the call.
         recent = time.time_ns() - SETTLED_NS
         join = os.path.join
-        #: Each included file's (size, mtime), stat'ed once per call: many documents show the same images.
+        #: Each included file's stamp, stat'ed once per call: many documents show the same images.
         dep_stamps: dict[str, Stamp] = {}
         with self._lock:
             known = self._known

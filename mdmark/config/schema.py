@@ -63,11 +63,6 @@ def bounds_text(minimum: int | None, maximum: int | None) -> str:
     )
 
 
-def choose_from(value: str, choices: Sequence[str], hint: bool = True) -> str:
-    """The fix for a value outside ``choices``: ``近い `doc` か、`doc`・`term`・`tag` のどれかにしてください。``"""
-    return close_choice(value if hint else "", choices)
-
-
 class Spec:
     """Base of every spec: ``check`` appends problems for ``value`` found at ``where``."""
 
@@ -169,7 +164,7 @@ class Choice(Spec):
         if not isinstance(value, str):
             self.wrong_type(value, where, out)
         elif value not in self.allowed():
-            out.append(Problem(where, f"{self.what} `{value}` は使えないので、{choose_from(value, self.allowed())}"))
+            out.append(Problem(where, f"{self.what} `{value}` は使えないので、{close_choice(value, self.allowed())}"))
 
 
 @dataclass

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.answers import names
-from mdmark.config.schema import bounds_text, choose_from, integral, type_name
+from mdmark.config.schema import bounds_text, integral, type_name
+from mdmark.util.sentences import close_choice
 from mdmark.errors import MdmarkError
 
 if TYPE_CHECKING:
@@ -224,9 +225,9 @@ class Param:
         if value in choices:
             return
         if value in self.refused:
-            fix = choose_from(value, choices, hint=False)
+            fix = close_choice(None, choices)
             raise ArgumentError(f"{self.name} の `{value}` は{_spaced(self.refused[value])}ので、{fix}")
-        raise ArgumentError(f"{self.name} の `{value}` は{_spaced(self.not_allowed)}ので、{choose_from(value, choices)}")
+        raise ArgumentError(f"{self.name} の `{value}` は{_spaced(self.not_allowed)}ので、{close_choice(value, choices)}")
 
     def check(self, value: Any) -> Any:
         """``value`` if the declaration allows it (an integral float as an int); else ArgumentError

@@ -44,9 +44,10 @@ def close_note(word: str, candidates: Iterable[str], label: str = "名前", n: i
     return f"（近い{_spaced(label)}: {quote_list(close)}）" if close else ""
 
 
-def close_choice(word: str, choices: Sequence[str]) -> str:
-    """A value outside ``choices``: ``近い `doc` か、`doc`・`term`・`tag` のどれかにしてください。``"""
-    close = close_names(word, choices, 1)
+def close_choice(word: str | None, choices: Sequence[str]) -> str:
+    """A value outside ``choices``: ``近い `doc` か、`doc`・`term`・`tag` のどれかにしてください。``
+    (``word`` None: no close name is offered)."""
+    close = close_names(word, choices, 1) if word is not None else []
     near = f"近い `{close[0]}` か、" if close else ""
     return f"{near}{quote_list(choices)} のどれかにしてください。"
 
