@@ -608,6 +608,26 @@ async def test_files_changed_on_disk_are_checked_again(client: LanguageClient, w
     assert not client.diagnostics[uri(b)]
 
 
+async def test_conf_py_changed_on_disk_is_checked_again(client: LanguageClient, work: Path) -> None:
+    # conf.py is read (statically, as it is not trusted here) by every check: a change to it on
+    # disk changes the drift of documents the editor has open, as `mdmark check` says.
+    project = work / "conf-watched"
+    (project / "docs").mkdir(parents=True)
+    (project / "mdmark.config.yaml").write_text('docs:\n  include: ["docs/**/*.md"]\nsphinx:\n  conf: docs/conf.py\n', encoding="utf-8")
+    conf = project / "docs" / "conf.py"
+    conf.write_text('extensions = ["myst_parser"]\n', encoding="utf-8")
+    page = project / "docs" / "index.md"
+    page.write_text("# Top\n\nSee {ref}`nolabel`.\n", encoding="utf-8")
+    await open_doc(client, page)
+    await shows_check(client, project)
+    assert [d for d in client.diagnostics[uri(page)] if "nolabel" in d.message]
+    conf.write_text('extensions = ["myst_parser"]\nsuppress_warnings = ["ref.ref"]\n', encoding="utf-8")
+    watched(client, (conf, types.FileChangeType.Changed))
+    await shows_check(client, project)
+    assert not [d for d in client.diagnostics[uri(page)] if "nolabel" in d.message]
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri(page))))
+
+
 # --- the real corpora -----------------------------------------------------------------------------
 
 CORPUS_CONFIG = """\

@@ -266,6 +266,16 @@ def test_worker_spec_is_the_same_after_pickling(tmp_path: Path) -> None:
     assert pickle.loads(pickle.dumps(spec)) == pickle.loads(pickle.dumps(spec))
 
 
+def test_worker_spec_changes_with_an_untrusted_conf_py(tmp_path: Path) -> None:
+    """Workers and their zygote outlive an edit of conf.py; read statically (not trusted), its
+    content must still be in the spec, or the edit never reaches the workers (stale drifts)."""
+    conf = tmp_path / "conf.py"
+    conf.write_text('extensions = ["myst_parser"]\n', encoding="utf-8")
+    before = Pipeline(tmp_path, MarkdownSettings(), conf=conf).worker_spec()
+    conf.write_text('extensions = ["myst_parser"]\nsuppress_warnings = ["ref.ref"]\n', encoding="utf-8")
+    assert Pipeline(tmp_path, MarkdownSettings(), conf=conf).worker_spec() != before
+
+
 ONCE_CONFIG = """\
 docs:
   include: ["docs/**/*.md"]

@@ -509,8 +509,10 @@ class Pipeline:
         """How a worker process makes its own pipeline for the same project and settings (and the
         same trust: a worker runs conf.py only when this pipeline does)."""
         # A module-level function, not a functools.partial: the worker keeps its pipelines by this
-        # spec, and a partial is a new object (never equal) every time it is unpickled.
-        return _worker_pipeline, (self.config_root, self.settings, self.cache_dir, self.conf, self.trusted)
+        # spec, and a partial is a new object (never equal) every time it is unpickled. The conf
+        # key is in it because workers and their zygote outlive an edit of an untrusted conf.py
+        # (read statically, so ``trusted`` stays None): the edit must reach new workers.
+        return _worker_pipeline, (self.config_root, self.settings, self.cache_dir, self.conf, self.trusted, self.conf_key)
 
     def _prepare_cache(self) -> None:
         """Make the cache folder (with its .gitignore) here, once, before workers write into it."""
@@ -613,7 +615,16 @@ def _decode_info(data: bytes) -> ConfInfo:
 
 
 def _worker_pipeline(
-    srcdir: Path, settings: MarkdownSettings, cache_dir: Path | None, conf: Path | None, trusted: str | None, *, scratch: Path
+    srcdir: Path,
+    settings: MarkdownSettings,
+    cache_dir: Path | None,
+    conf: Path | None,
+    trusted: str | None,
+    conf_key: str,
+    *,
+    scratch: Path,
 ) -> Pipeline:
-    """A worker's own pipeline for :meth:`Pipeline.worker_spec`."""
+    """A worker's own pipeline for :meth:`Pipeline.worker_spec` (``conf_key`` only tells specs of
+    two contents of one conf.py apart; the worker reads the file itself)."""
+    del conf_key
     return Pipeline(srcdir, settings, cache_dir, conf, scratch=scratch, trusted=trusted)
