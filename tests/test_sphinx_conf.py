@@ -86,6 +86,29 @@ def test_an_extension_that_cannot_be_imported_is_one_drift(tmp_path: Path) -> No
         assert not any("todo" in line for line in lines[1:])
 
 
+def test_installing_the_missing_extension_is_noticed(tmp_path: Path) -> None:
+    """The sentence says to install the extension; once it is installed, the next check reads with
+    it, though conf.py did not change (the failure was remembered with conf.py's outcome)."""
+    site = tmp_path / "site-packages"  # on sys.path as an install folder, as a venv's is
+    site.mkdir()
+    conf = 'extensions = ["myst_parser", "mdmark_test_toggle"]\n'
+    root = _trusted(_project(tmp_path, conf=conf))
+    (root / "docs" / "index.md").write_text("# 入口\n\n```{toggle-box}\n中身\n```\n", encoding="utf-8")
+    (root / "docs" / "other.md").unlink()
+    env = {"PYTHONPATH": str(site)}
+    before = run_mdmark("check", cwd=root, env=env).stdout
+    assert "`mdmark_test_toggle` を読み込めない" in before and "`toggle-box`" in before
+    (site / "mdmark_test_toggle.py").write_text(
+        "from docutils.parsers.rst import Directive\n\n"
+        "class Box(Directive):\n    has_content = True\n\n    def run(self):\n        return []\n\n"
+        "def setup(app):\n    app.add_directive('toggle-box', Box)\n    return {'parallel_read_safe': True}\n",
+        encoding="utf-8",
+    )
+    after = run_mdmark("check", cwd=root, env=env)
+    assert after.returncode == 0, after.stdout
+    assert "mdmark_test_toggle" not in after.stdout and "toggle-box" not in after.stdout
+
+
 def test_a_conf_that_fails_stops_with_one_sentence(tmp_path: Path) -> None:
     root = _trusted(_project(tmp_path, conf='raise RuntimeError("boom")\n'))
     result = run_mdmark("check", cwd=root)

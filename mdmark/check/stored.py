@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from mdmark import __version__
 from mdmark.diagnostics import Diagnostic
 from mdmark.pipeline.contentcache import ContentCache
+from mdmark.util.environment import site_folders
 from mdmark.util.files import SETTLED_NS, stat_stamp
 from mdmark.util.globs import SKIP_DIRS
 
@@ -77,7 +77,7 @@ def _user_config_dir() -> Path:
 
 def _environment() -> list[str]:
     """Folders whose stamps stand for the environment: installed packages and the user's trust."""
-    folders = [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p)]
+    folders = site_folders()
     user = _user_config_dir()
     files = [str(user / name) for name in sorted(os.listdir(user))] if user.is_dir() else []
     return [*folders, str(user), *files]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.config.main import MarkdownSettings
+from mdmark.util.environment import environment_digest
 from mdmark.util.globs import match_files
 
 #: Folders mdmark's own application (no conf.py) never takes documents from.
@@ -35,16 +36,19 @@ DEFAULT_NUMFIG_FORMAT: dict[str, str] = {
 
 
 def conf_digest(conf: Path | None, trusted: str | None = None) -> str:
-    """What identifies a conf.py in cache keys ("" without one): ``trusted`` (the trust fingerprint,
-    conf.py and its local modules) when it runs, else ``static:`` and the digest of the file read."""
+    """What identifies a conf.py and the packages it loads in cache keys: ``trusted`` (the trust
+    fingerprint, conf.py and its local modules) when it runs, else ``static:`` and the digest of
+    the file read; always the installed packages' stamp (:mod:`mdmark.util.environment`), so a
+    package installed after a read failed for want of it is read again."""
+    env = environment_digest()
     if conf is None:
-        return ""
+        return f"env:{env}"
     if trusted is not None:
-        return f"trusted:{trusted}"
+        return f"trusted:{trusted}\0env:{env}"
     try:
-        return "static:" + hashlib.sha256(conf.read_bytes()).hexdigest()
+        return f"static:{hashlib.sha256(conf.read_bytes()).hexdigest()}\0env:{env}"
     except OSError:
-        return "static:unreadable"
+        return f"static:unreadable\0env:{env}"
 
 
 @dataclass(frozen=True)
