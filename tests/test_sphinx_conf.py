@@ -169,6 +169,36 @@ def test_rst_documents_define_what_markdown_references(tmp_path: Path) -> None:
     assert "include に加えて" not in built.stderr
 
 
+def test_an_rst_source_that_cannot_be_read_is_one_drift(tmp_path: Path) -> None:
+    """An .rst source whose read fails (pip's docs with another pip installed: its extension's
+    directive raises) defines no label; the references into it are reported, and so is the one
+    cause, at the .rst file, rather than only the broken references with no word of why."""
+    root = tmp_path / "mixed"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "conf.py").write_text(
+        'import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\nextensions = ["myst_parser", "failing_ext"]\n',
+        encoding="utf-8",
+    )
+    (root / "docs" / "failing_ext.py").write_text(
+        "from docutils.parsers.rst import Directive\n\n"
+        "class Options(Directive):\n    def run(self):\n        raise AttributeError('no package_selection_group')\n\n"
+        "def setup(app):\n    app.add_directive('command-options', Options)\n    return {'parallel_read_safe': True}\n",
+        encoding="utf-8",
+    )
+    (root / "docs" / "index.md").write_text("# Top\n\n```{toctree}\ninstall\n```\n\n{ref}`pip-install`\n", encoding="utf-8")
+    (root / "docs" / "install.rst").write_text(".. _pip-install:\n\nInstall\n=======\n\n.. command-options::\n", encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text(
+        'docs:\n  include: ["docs/**/*.md"]\nsphinx:\n  conf: docs/conf.py\n', encoding="utf-8"
+    )
+    _trusted(root)
+    lines = run_mdmark("check", cwd=root).stdout.splitlines()
+    assert any(line.startswith("docs/index.md:7: broken_anchor:") for line in lines), lines
+    assert (
+        "docs/install.rst:: syntax: `install.rst` を読む途中で MyST・Sphinx が止まった"
+        "（AttributeError: no package_selection_group）ので、この文書の記法を確かめてください。"
+    ) in lines
+
+
 def test_untrusted_conf_is_read_not_run_with_the_same_result(tmp_path: Path) -> None:
     """The same project, not trusted: conf.py never runs, its literal settings (extlinks, todo,
     substitutions, the custom directive, heading anchors, numfig_format) still apply, and the check

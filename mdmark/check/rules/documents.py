@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.util.files import shown_under
 from mdmark.util.globs import match_files
 from mdmark.check.rules.context import CheckContext
 from mdmark.util.sentences import fix_to
@@ -81,7 +82,18 @@ def title_mismatches(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 def unreadable_documents(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """A document that cannot be read is this one syntax drift; the reference rules skip it."""
+    """A document that cannot be read is this one syntax drift; the reference rules skip it.
+
+    So is a Sphinx project's source of another suffix (``.rst``) that cannot be read (an extension
+    its directives need fails, say): mdmark checks Markdown only, but it reads those sources for
+    the labels and objects Markdown references, and without this drift every reference into the
+    unread file would be reported broken with no word of why (sphinx-build stops there instead).
+    """
+    checked: set[Path] = set()
     for document in ctx.documents:
+        checked.add(document.path)
         if document.facts.error is not None:
             yield Diagnostic(document.file, "", DriftKind.SYNTAX, document.facts.error)
+    for path, facts in sorted(ctx.facts.items()):
+        if facts.error is not None and path not in checked and path.suffix != ".md":
+            yield Diagnostic(shown_under(path, ctx.root), "", DriftKind.SYNTAX, facts.error)
