@@ -788,10 +788,44 @@ class Model:
         """The documents a toctree lists, in order: (title as written or None, docname)."""
         return [(e.title, e.target) for e in self.toctree_items(tree, docname) if e.kind == "doc"]
 
+    def _listable(self, docname: str) -> bool:
+        """Whether a toctree entry may name ``docname`` without a warning: a document of the model
+        (read or not), except, in a Sphinx project, a Markdown document the config checks but
+        conf.py's exclude_patterns leave out (sphinx-build does not read it)."""
+        if docname in self.unread:
+            return True
+        if docname not in self.found:
+            return False
+        return not (self.info.sphinx and docname not in self.sphinx_docs and self._exists(f"{docname}.md"))
+
+    def _excluded_source(self, docname: str) -> tuple[str, str] | None:
+        """For a Sphinx project's toctree entry naming no document Sphinx reads: the source file
+        that is there all the same (left out by exclude_patterns) and Sphinx's warning type, or None.
+
+        Sphinx says ``toc.excluded`` only when the path it tests, ``doc2path(docname, False)`` (the
+        first source suffix), matches a pattern, and ``toc.not_readable`` otherwise, even for a
+        ``.md`` file it left out: the type follows Sphinx, the sentence names the file."""
+        if not self.info.sphinx or not self.info.source_suffixes:
+            return None
+        tested = f"{docname}{self.info.source_suffixes[0]}"
+        kind = "toc.excluded" if any(glob_match(tested, p) for p in self.info.exclude_patterns) else "toc.not_readable"
+        there = next((f"{docname}{s}" for s in self.info.source_suffixes if self._exists(f"{docname}{s}")), None)
+        if there is None:
+            return (tested, kind) if kind == "toc.excluded" else None
+        return there, kind
+
     def toctree_problems(self, tree: Toctree, docname: str) -> list[tuple[int, Problem]]:
         problems: list[tuple[int, Problem]] = []
         for entry in tree.entries:
-            if entry.kind == "doc" and entry.target not in self.found and entry.target not in self.unread:
+            if entry.kind == "doc" and not self._listable(entry.target):
+                excluded = self._excluded_source(entry.target)
+                if excluded is not None:
+                    message = (
+                        f"toctree の項目 `{entry.written}` の文書 `{excluded[0]}` は conf.py の exclude_patterns で外されているので、"
+                        "項目を消すか、exclude_patterns から外してください。"
+                    )
+                    problems.append((entry.line, Problem("broken_link", excluded[1], message)))
+                    continue
                 folder = posixpath.dirname(entry.target)
                 pool = [f"{d}.md" for d in self.found if d != docname and posixpath.dirname(d) == folder]
                 close = close_file(f"{entry.target}.md", pool)

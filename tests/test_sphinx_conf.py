@@ -199,6 +199,30 @@ def test_an_rst_source_that_cannot_be_read_is_one_drift(tmp_path: Path) -> None:
     ) in lines
 
 
+def test_a_toctree_entry_of_an_excluded_document_says_so(tmp_path: Path) -> None:
+    """sphinx-build warns of a toctree entry naming a document its exclude_patterns leave out, as
+    ``toc.excluded`` when the path it tests (the first source suffix, ``.rst``) matches a pattern
+    and ``toc.not_readable`` otherwise; the drift names the file that is there and why it is not read."""
+    root = tmp_path / "excl"
+    (root / "docs" / "drafts").mkdir(parents=True)
+    conf = 'extensions = ["myst_parser"]\nexclude_patterns = ["draft.md", "drafts/**"]\n'
+    (root / "docs" / "conf.py").write_text(conf, encoding="utf-8")
+    (root / "docs" / "index.md").write_text("# Top\n\n```{toctree}\ndraft\ndrafts/plan\n```\n", encoding="utf-8")
+    (root / "docs" / "draft.md").write_text("# Draft\n", encoding="utf-8")
+    (root / "docs" / "drafts" / "plan.md").write_text("# Plan\n", encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text('docs:\n  include: ["docs/**/*.md"]\nsphinx:\n  conf: docs/conf.py\n', encoding="utf-8")
+    _trusted(root)
+    excluded = "は conf.py の exclude_patterns で外されているので、項目を消すか、exclude_patterns から外してください。"
+    assert run_mdmark("check", cwd=root).stdout.splitlines()[:2] == [
+        f"docs/index.md:4: broken_link: toctree の項目 `draft` の文書 `draft.md` {excluded}",
+        f"docs/index.md:5: broken_link: toctree の項目 `drafts/plan` の文書 `drafts/plan.md` {excluded}",
+    ]
+    # Each is the Sphinx warning type suppress_warnings names.
+    (root / "docs" / "conf.py").write_text(conf + 'suppress_warnings = ["toc.excluded"]\n', encoding="utf-8")
+    _trusted(root)
+    assert [line.split(":")[1] for line in run_mdmark("check", cwd=root).stdout.splitlines()] == ["4"]
+
+
 def test_untrusted_conf_is_read_not_run_with_the_same_result(tmp_path: Path) -> None:
     """The same project, not trusted: conf.py never runs, its literal settings (extlinks, todo,
     substitutions, the custom directive, heading anchors, numfig_format) still apply, and the check
