@@ -28,12 +28,18 @@ def _each_document(
     rule: Callable[[CheckContext, str, DocFacts], Iterator[Diagnostic]],
     kept: Callable[[Reuse], Callable[[str, DocFacts, Callable[[], list[Diagnostic]]], Iterable[Diagnostic]]],
 ) -> Iterator[Diagnostic]:
-    """``rule`` over every readable document; after an edit, a document whose answer still holds is
-    answered from ``kept(reuse)`` (:mod:`mdmark.check.rules.reuse`) instead of running it again."""
+    """``rule`` over every readable document Sphinx reads; after an edit, a document whose answer
+    still holds is answered from ``kept(reuse)`` (:mod:`mdmark.check.rules.reuse`) instead of
+    running it again."""
     reuse = ctx.reusing()
+    model = ctx.model
     for document in ctx.documents:
         facts, shown = document.facts, document.file
         if facts.error is not None:
+            continue
+        if model.info.sphinx and facts.path.removesuffix(".md") not in model.sphinx_docs:
+            # docs.include checks it, but conf.py's exclude_patterns leave it out: sphinx-build
+            # never reads it (a draft, a snippet for {include}), so it says nothing of it either.
             continue
         if reuse is None:
             yield from rule(ctx, shown, facts)
