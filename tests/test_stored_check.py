@@ -74,11 +74,14 @@ def test_an_unchanged_project_answers_without_running_the_rules(project: Path, m
             lambda root: (root / "mdmark.config.yaml").write_text(CONFIG + "check:\n  disable: [broken_link]\n"),
             id="config",
         ),
+        # Where a project's extensions and autodoc targets may be imported from.
+        pytest.param(lambda root: os.environ.__setitem__("PYTHONPATH", str(root / "src")), id="PYTHONPATH"),
     ],
 )
 def test_a_changed_input_runs_the_rules_again(
     project: Path, change: Callable[[Path], object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))  # restored after the test
     assert _kinds(project) == ["broken_link"]
     change(project)
     runs: list[int] = []

@@ -76,11 +76,13 @@ def _user_config_dir() -> Path:
 
 
 def _environment() -> list[str]:
-    """Folders whose stamps stand for the environment: installed packages and the user's trust."""
+    """Folders whose stamps stand for the environment: installed packages, ``PYTHONPATH`` (where a
+    project's extension or autodoc target may come from) and the user's trust."""
     folders = site_folders()
+    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     user = _user_config_dir()
     files = [str(user / name) for name in sorted(os.listdir(user))] if user.is_dir() else []
-    return [*folders, str(user), *files]
+    return [*folders, *extra, str(user), *files]
 
 
 #: With a conf.py, files read for what they define rather than checked: local extensions and
