@@ -298,7 +298,7 @@ def build_site(
         warnings: list[str] = css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
-        recorder = Recorder(model, {f.docname: f.html for f in fragments})
+        recorder = Recorder(model, markup)
         srcdir = pipeline.srcdir
 
         def is_doc_file(docname: str) -> bool:
@@ -322,7 +322,8 @@ def build_site(
                     links.noted = recorder.note
                     html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)), links, facts.toctrees)
                     said = document_warnings(shown, facts, [*fragment.notes, *notes], watched)
-                section = Finished(own, tuple(dict.fromkeys(reads)), html, said)
+                # Each question once (the model is the same throughout a build: so is its answer).
+                section = Finished(own, tuple({(kind, name): (kind, name, answer) for kind, name, answer in reads}.values()), html, said)
                 kept.finished[docname] = section
                 kept.made += 1
             # The section's markup goes in as the very string kept for the rebuild, not copied

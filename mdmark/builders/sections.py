@@ -5,39 +5,70 @@ A finished section is a document's fragment with its ids prefixed and its refere
 filled in, plus the warnings the build prints for it. What it came from is of two kinds:
 
 * its own inputs (the document's facts and fragment, where it sits in the page), compared as a key;
-* what filling it in read of other documents and of the disk: each document's facts the reference
-  model looked at, each heading markup a toctree showed, each file whose existence it asked. These
+* what filling it in read of other documents and of the disk: what of each document's facts the
+  reference model looked at (:func:`read_part`: not the content key, so a paragraph added to a
+  document leaves the sections that link to it or list it in a toctree as they were), each heading
+  markup a toctree showed, each close-name hint's pool, each file whose existence it asked. These
   reads are recorded while the section is made, and a kept section is used again only when asking
   the same questions now gives the same answers.
 
 What every section may depend on without asking by name (the project's labels, targets, figures,
 toctrees and included files, the set of documents, the page's order and documents, conf.py's
 settings) is one key for the whole page: when it changes, no section is kept.
-So an edit that changes no label, figure or toctree makes the edited document's section again and
-the sections that read it (the documents that link to it or list it in a toctree), nothing else.
+So an edit that changes no label, figure or toctree makes the edited document's section again, and
+the sections that read it (the documents that link to it or list it in a toctree) only when what
+they read of it changed (its title, headings, anchors or toctrees), nothing else.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from mdmark.references import local_part
 
 if TYPE_CHECKING:
     from mdmark.facts import DocFacts
     from mdmark.references import Model
 
-#: One recorded question: (what was asked, of what, the answer).
-Read = tuple[str, str, Hashable]
+#: One recorded question: (what was asked, of what, the answer). Answers are compared, not hashed.
+Read = tuple[str, str, Any]
 
 
 def fingerprint(facts: DocFacts | None) -> Hashable:
     """What a document's facts are made from: its content key (bytes, settings, conf.py) and the
     stamps of the files it pulled in."""
     return None if facts is None else (facts.sha, tuple(facts.deps))
+
+
+def read_part(facts: DocFacts | None) -> object:
+    """What making another document's section can read of a document's facts through the reference
+    model: :func:`~mdmark.references.local_part` (its path, title, headings, labels and anchors: what
+    a reference to it lands on) and its toctrees (what a toctree listing it shows under it). The rest
+    the model reads of every document (labels, targets, figures, toctree membership, included files)
+    is in the whole-page key. An unchanged document keeps its very lists: comparing is a walk of
+    identities."""
+    return None if facts is None else (local_part(facts), facts.toctrees)
+
+
+class _Same:
+    """An answer equal only to the answer of the very same object (a close-name hint's pool: the
+    model keeps it while no document changed what it is made of)."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: object) -> None:
+        self.what = what
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.what is self.what
+
+    def __hash__(self) -> int:
+        return id(self.what)
 
 
 @dataclass
@@ -131,11 +162,12 @@ class Recorder:
     file questions are replaced by recording ones; the model itself is never changed, so another
     thread using it sees nothing."""
 
-    def __init__(self, model: Model, sources: dict[str, str]) -> None:
-        """``sources``: each document's fragment HTML (what its heading markup is made from)."""
+    def __init__(self, model: Model, markup: Mapping[str, dict[str, str]]) -> None:
+        """``markup``: each document's headings' markup (what a toctree shows of it)."""
         self.model = model
-        self.sources = sources
+        self.markup = markup
         self._facts = model.facts
+        self._hint = model._hint
         # The model's file questions: relative to the source folder (exists, is a folder, listing).
         self._exists: Callable[[str], bool] = model._exists
         self._is_dir: Callable[[str], bool] = model._is_dir
@@ -153,8 +185,20 @@ class Recorder:
             watched = copy.copy(self.model)
 
             def facts(docname: str) -> DocFacts | None:
-                found = self._facts(docname)
-                self.note("facts", docname, fingerprint(found))
+                # The facts themselves are kept: the same object later needs no comparing.
+                return self.note("facts", docname, self._facts(docname))  # type: ignore[no-any-return]
+
+            def hint(pool: str, wanted: str, names: Callable[[], Iterable[str]]) -> str:
+                # A hint the model remembers read every document once, maybe for another section:
+                # the pool it came from is what this section depends on (the model keeps the pool
+                # only while no document changed the names and headings it is made of).
+                # Its reads of every document are not this section's: the pool stands for them.
+                held, self.log = self.log, None
+                try:
+                    found = self._hint(pool, wanted, names)
+                finally:
+                    self.log = held
+                self.note("hint", pool, self._pool(pool))
                 return found
 
             def exists(rel: str) -> bool:
@@ -169,16 +213,18 @@ class Recorder:
                 return names
 
             # Instance attributes of the copy: the model's own methods call these.
-            for name, value in (("facts", facts), ("_exists", exists), ("_is_dir", is_dir), ("_listdir", listdir)):
+            replaced = (("facts", facts), ("_hint", hint), ("_exists", exists), ("_is_dir", is_dir), ("_listdir", listdir))
+            for name, value in replaced:
                 setattr(watched, name, value)
             self._copy = watched
         return self._copy
 
+    def _pool(self, pool: str) -> _Same:
+        return _Same(self.model.hint_pool(pool))
+
     def note(self, kind: str, name: str, answer: Any) -> Any:
         if self.log is not None:
-            # A heading markup is made from its document's fragment alone: the fragment's text
-            # (kept, not copied) stands for it, compared by identity while it is unchanged.
-            self.log.append((kind, name, self.sources.get(name) if kind == "markup" else answer))
+            self.log.append((kind, name, answer))
         return answer
 
     @contextmanager
@@ -194,7 +240,9 @@ class Recorder:
     def answer(self, kind: str, name: str, is_file: Callable[[str], bool]) -> Hashable:
         """The answer to a recorded question now (against the model of this build)."""
         if kind == "facts":
-            return fingerprint(self._facts(name))
+            return self._facts(name)
+        if kind == "hint":
+            return self._pool(name)
         if kind == "exists":
             return self._exists(name)
         if kind == "is_dir":
@@ -202,12 +250,22 @@ class Recorder:
         if kind == "listdir":
             return tuple(self._listdir(name))
         if kind == "markup":
-            return self.sources.get(name)
+            return self.markup.get(name)
         if kind == "doc_file":
             return is_file(name)
         raise ValueError(kind)
 
     def still(self, reads: tuple[Read, ...], is_file: Callable[[str], bool]) -> bool:
-        """Whether every recorded question has the same answer now."""
-        return all(self.answer(kind, name, is_file) == was for kind, name, was in reads)
+        """Whether every recorded question has the same answer now (a document's facts: the same
+        :func:`read_part`)."""
+        answer = self.answer
+        for kind, name, was in reads:
+            now = answer(kind, name, is_file)
+            if now is was:
+                continue
+            if kind == "facts" and read_part(now) == read_part(was):
+                continue
+            if kind == "facts" or now != was:
+                return False
+        return True
 
