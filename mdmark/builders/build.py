@@ -217,7 +217,7 @@ def build_site(
     from mdmark.builders.sections import Finished, Recorder, fingerprint, whole_key
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
     from mdmark.html.nav import NavDoc, heading_markup, navigation
-    from mdmark.html.page import check_out_path, css_warnings, page_chunks, page_script, stylesheet, write_page
+    from mdmark.html.page import check_out_path, css_warnings, nav_markup, page_chunks, page_script, stylesheet, write_page
     from mdmark.html.render import render_document, render_parallel
 
     project = Project.open(start, config)
@@ -348,14 +348,16 @@ def build_site(
             tuple((n, f.title, f.headings) if f is not None else n for n, f in by_name.items()),
         )
         nav = kept.nav_of(nav_key, lambda: navigation(model, nav_docs))
-    graphs.finish(body, nav)
+        graphs.finish(body, nav)
+        # Written once per navigation: a save that changes no title or heading writes none of it.
+        toc = kept.nav_markup(bool(graphs.overview), functools.partial(nav_markup, nav))
     chunks = page_chunks(
         mode="build",
         lang=lang,
         title=settings.title,
         css=stylesheet(cfg),
         body=body,
-        nav=nav,
+        nav=toc,
         data=graphs.data,
         scripts=[page_script()],
     )

@@ -99,6 +99,9 @@ class PageSections:
     generation: int = 0
     #: The page's navigation: (what it was made from, the entries).
     nav: tuple[Hashable, list[Any]] | None = None
+    #: The navigation's markup: (the entries of :attr:`nav` it was written from, with the
+    #: overview's entry or not, the markup).
+    nav_text: tuple[object, bool, str] | None = None
 
     def nav_of(self, key: Hashable, make: Callable[[], list[Any]]) -> list[Any]:
         """The navigation of ``key`` (the last build's when the key is the same): a new list, the
@@ -106,6 +109,14 @@ class PageSections:
         if self.nav is None or self.nav[0] != key:
             self.nav = (key, make())
         return list(self.nav[1])
+
+    def nav_markup(self, overview: bool, make: Callable[[], str]) -> str:
+        """The navigation's markup, written again only when :meth:`nav_of` made its entries again
+        (or the overview's entry came or went)."""
+        entries = self.nav[1] if self.nav is not None else None
+        if self.nav_text is None or self.nav_text[0] is not entries or self.nav_text[1] != overview:
+            self.nav_text = (entries, overview, make())
+        return self.nav_text[2]
 
     def markup_of(self, docname: str, identity: Hashable, make: Callable[[], dict[str, str]]) -> dict[str, str]:
         hit = self.markup.get(docname)
@@ -120,7 +131,7 @@ class PageSections:
             self.finished.clear()
             self.whole = whole
             self.generation += 1
-            self.nav = None
+            self.nav = self.nav_text = None
         self.made = self.kept = 0
 
     def keep_only(self, docnames: set[str]) -> None:
