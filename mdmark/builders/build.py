@@ -65,19 +65,29 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
 
 
 def _uncached(
-    pipeline: Pipeline, stamped: StampedFacts, paths: list[Path], reals: list[Path | None], lang: str
+    pipeline: Pipeline, stamped: StampedFacts, layout: _Layout, lang: str
 ) -> tuple[list[Path], dict[Path, tuple[str, Fragment]]]:
     """The documents whose fragment is not cached (unreadable ones too: the parse reports them),
     and the cached ones: path → (content key, fragment), so the page takes them without asking
-    the cache again; ``reals``: :func:`~mdmark.util.files.resolve_many` of ``paths``."""
+    the cache again."""
     from mdmark.html.render import fragment_cache, render_key
 
     cache = fragment_cache(pipeline)
     missing: list[Path] = []
     hits: dict[Path, tuple[str, Fragment]] = {}
+    paths = layout.files
+    last = layout.fragments
+    srcdir = str(pipeline.srcdir)
     # A document whose file keeps its stat has the content key of the facts kept for it.
     kept = stamped.known(paths)
-    for path, real, facts in zip(paths, reals, kept, strict=True):
+    for path, real, facts in zip(paths, layout.reals, kept, strict=True):
+        if facts is not None:
+            found = last.get(path)
+            # The very facts of the last build, their included files just found unchanged: the
+            # fragment found for them then (no cache key hashed, no inlined file stat'ed again).
+            if found is not None and found[0] is facts and found[1] == lang:
+                hits[path] = (found[2], found[3])
+                continue
         try:
             key = facts.sha if facts is not None else pipeline.key_of(path, real)
         except (MdmarkError, OSError):
@@ -87,8 +97,17 @@ def _uncached(
         # The kept facts' included files were just found unchanged: the same list needs no stat again.
         if hit is None or not ((facts is not None and hit.deps == facts.deps) or hit.fresh(pipeline.srcdir)):
             missing.append(path)
-        else:
-            hits[path] = (key, hit)
+            continue
+        hits[path] = (key, hit)
+        if facts is not None and hit.deps != facts.deps:
+            # The fragment may name an inlined file otherwise than the facts do (absolute or
+            # relative): kept only when each of its files is one of the facts' (as the stat looks).
+            own = {(os.path.join(srcdir, rel), stamp) for rel, stamp in facts.deps}
+            if not all((os.path.join(srcdir, rel), stamp) in own for rel, stamp in hit.deps):
+                last.pop(path, None)
+                continue
+        if facts is not None:
+            last[path] = (facts, lang, key, hit)
     return missing, hits
 
 
@@ -134,6 +153,10 @@ class _Layout:
     model: ModelLayout
     #: Each resolved file's names under the config folder and under a starting folder: by that folder.
     names: dict[Path, dict[Path, tuple[str, str]]] = field(default_factory=dict, compare=False)
+    #: Each file's cached fragment found in the last build: (the facts kept by stat it was found
+    #: for, the page's language, their content key, the fragment), when the fragment inlines no
+    #: file but those facts'.
+    fragments: dict[Path, tuple[DocFacts, str, str, Fragment]] = field(default_factory=dict, compare=False)
 
     def names_under(self, root: Path, start: Path) -> dict[Path, tuple[str, str]]:
         """The memo of (:func:`shown_under` the config folder, the same under ``start``) by resolved path."""
@@ -252,7 +275,7 @@ def build_site(
     reals = layout.reals
     real = {f: r if r is not None else Path(os.path.abspath(f)) for f, r in zip(files, reals, strict=True)}
     stamped = project.workspace.stamped_facts(pipeline)
-    cold, cached = _uncached(pipeline, stamped, files, reals, lang)
+    cold, cached = _uncached(pipeline, stamped, layout, lang)
     advance(total - len(cold))
     if cold:
         # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
