@@ -288,6 +288,14 @@ def build_graphs(project: Project, sections: dict[Path, str], doc_files: list[Pa
             anchors[doc.id] = f"#{sections[path]}"
             paths[doc.id] = path
 
+    # The graph is kept as long as the index model and the documents' relations are the same
+    # (:func:`load`): the very same graph with the same anchors is the last drawing, without the
+    # key of every node and edge hashed again.
+    last_key = ("last", str(index.path))
+    last = project.workspace.page_graphs.get(last_key)
+    if isinstance(last, tuple) and last[0] is graph and last[1] == anchors and last[2] == paths:
+        made = cast(PageGraphs, last[3])
+        return replace(made, local=dict(made.local))
     key = (
         tuple(graph.nodes),
         tuple(graph.groups),
@@ -295,10 +303,9 @@ def build_graphs(project: Project, sections: dict[Path, str], doc_files: list[Pa
         tuple((doc_id, anchor, str(paths[doc_id])) for doc_id, anchor in anchors.items()),
     )
     kept = project.workspace.page_graphs.get(key)
-    if isinstance(kept, PageGraphs):
-        return replace(kept, local=dict(kept.local))
-    made = _page_graphs(graph, anchors, paths)
+    made = kept if isinstance(kept, PageGraphs) else _page_graphs(graph, anchors, paths)
     project.workspace.page_graphs.put(key, made)
+    project.workspace.page_graphs.put(last_key, (graph, anchors, paths, made))
     return replace(made, local=dict(made.local))
 
 
