@@ -65,11 +65,12 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
 
 
 def _uncached(
-    pipeline: Pipeline, stamped: StampedFacts, layout: _Layout, lang: str
+    pipeline: Pipeline, stamped: StampedFacts, layout: _Layout, lang: str, settled: dict[Path, DocFacts]
 ) -> tuple[list[Path], dict[Path, tuple[str, Fragment]]]:
     """The documents whose fragment is not cached (unreadable ones too: the parse reports them),
     and the cached ones: path → (content key, fragment), so the page takes them without asking
-    the cache again."""
+    the cache again. The facts kept by stat go to ``settled`` (by resolved path): the reference
+    model takes them from there without a second stat of every file."""
     from mdmark.html.render import fragment_cache, render_key
 
     cache = fragment_cache(pipeline)
@@ -82,6 +83,8 @@ def _uncached(
     kept = stamped.known(paths)
     for path, real, facts in zip(paths, layout.reals, kept, strict=True):
         if facts is not None:
+            if real is not None:
+                settled[real] = facts
             found = last.get(path)
             # The very facts of the last build, their included files just found unchanged: the
             # fragment found for them then (no cache key hashed, no inlined file stat'ed again).
@@ -151,15 +154,17 @@ class _Layout:
     files: list[Path]
     reals: list[Path | None]
     model: ModelLayout
-    #: Each resolved file's names under the config folder and under a starting folder: by that folder.
-    names: dict[Path, dict[Path, tuple[str, str]]] = field(default_factory=dict, compare=False)
+    #: Each resolved file's names under the config folder and under a starting folder, and the
+    #: opening tag of its section: by that folder.
+    names: dict[Path, dict[Path, tuple[str, str, str]]] = field(default_factory=dict, compare=False)
     #: Each file's cached fragment found in the last build: (the facts kept by stat it was found
     #: for, the page's language, their content key, the fragment), when the fragment inlines no
     #: file but those facts'.
     fragments: dict[Path, tuple[DocFacts, str, str, Fragment]] = field(default_factory=dict, compare=False)
 
-    def names_under(self, root: Path, start: Path) -> dict[Path, tuple[str, str]]:
-        """The memo of (:func:`shown_under` the config folder, the same under ``start``) by resolved path."""
+    def names_under(self, root: Path, start: Path) -> dict[Path, tuple[str, str, str]]:
+        """The memo of (:func:`shown_under` the config folder, the same under ``start``, the
+        section's opening tag) by resolved path."""
         found = self.names.get(start)
         if found is None:
             self.names.clear()  # one starting folder kept: a server's calls come from one
@@ -208,6 +213,33 @@ def _index_files(project: Project, index: Index, layout: _Layout) -> list[Path]:
     if kept and all(tree.covers(os.path.abspath(p)) for p in files):
         project.workspace.last_runs.put(_memo_key(project, "build-index-files"), (index, layout, files))
     return files
+
+
+def _same_order_part(before: DocFacts | None, now: DocFacts | None) -> bool:
+    """Whether a document gives the page's order (:func:`_ordered`) the same: read or not, the same toctrees."""
+    if before is None or before.error is not None or now is None or now.error is not None:
+        return (before is None or before.error is not None) == (now is None or now.error is not None)
+    return before.toctrees == now.toctrees
+
+
+def _page_order(
+    project: Project, layout: _Layout, model: Model, index_files: list[Path], make: Callable[[], list[Path]]
+) -> list[Path]:
+    """:func:`_ordered` (made by ``make``): the very list of the last build while the layout, the
+    index's files and the model's inputs are the same and no document changed its toctrees."""
+    key = _memo_key(project, "build-order")
+    by_name = model.known if model.known is not None else {}
+    inputs = model.inputs()
+    last = project.workspace.last_runs.get(key)
+    ordered: list[Path] | None = None
+    if isinstance(last, tuple) and last[0] is layout and last[1] is index_files and last[2] == inputs:
+        before: Mapping[str, DocFacts | None] = last[3]
+        if all(_same_order_part(before.get(n), f) for n, f in by_name.items() if f is not before.get(n)):
+            ordered = cast(list[Path], last[4])
+    if ordered is None:
+        ordered = make()
+    project.workspace.last_runs.put(key, (layout, index_files, inputs, by_name, ordered))
+    return ordered
 
 
 def _model(project: Project, model: Model) -> Model:
@@ -275,19 +307,21 @@ def build_site(
     reals = layout.reals
     real = {f: r if r is not None else Path(os.path.abspath(f)) for f, r in zip(files, reals, strict=True)}
     stamped = project.workspace.stamped_facts(pipeline)
-    cold, cached = _uncached(pipeline, stamped, layout, lang)
+    known: dict[Path, DocFacts] = {}
+    cold, cached = _uncached(pipeline, stamped, layout, lang, known)
     advance(total - len(cold))
     if cold:
         # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
         meanwhile = project.index if cfg.index is not None and parallel(len(cold)) else None
         render_parallel(pipeline, cold, lang, advance, meanwhile=meanwhile)
         cold = []
-    known: dict[Path, DocFacts] = {}
     # The documents' facts by their files' stats: what the check reads too (the same objects).
     model = project.model_from(layout.model, stamped.facts_many, known)
     index = project.index() if cfg.index is not None else None
     index_files = _index_files(project, index, layout) if index is not None else []
-    ordered = _ordered(files, real, project.source_dir, model, index_files)
+    ordered = _page_order(
+        project, layout, model, index_files, lambda: _ordered(files, real, project.source_dir, model, index_files)
+    )
     all_facts = _facts_of(pipeline, ordered, real, known)
     broken = [f for f in all_facts if f.error]
     if broken:
@@ -307,9 +341,16 @@ def build_site(
     in_page = {fragment.docname for fragment in fragments}
     from mdmark.graph.views import build_graphs
 
-    graphs = build_graphs(
-        project, {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)}, index_files
-    )
+    # Each document's section id by its resolved path: the last build's for the very same order (a
+    # document's name follows from its path), so the drawings find their anchors unchanged by identity.
+    ids_key = _memo_key(project, "build-section-ids")
+    last_ids = project.workspace.last_runs.get(ids_key)
+    if isinstance(last_ids, tuple) and last_ids[0] is ordered:
+        section_ids = cast(dict[Path, str], last_ids[1])
+    else:
+        section_ids = {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)}
+        project.workspace.last_runs.put(ids_key, (ordered, section_ids))
+    graphs = build_graphs(project, section_ids, index_files)
     kept = _kept(project, out)
     with kept.lock:
         # Titles as the page shows them (inline HTML), for the navigation and the toctrees in the page.
@@ -329,11 +370,12 @@ def build_site(
 
         for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
             docname = fragment.docname
-            prefix = doc_id(docname)
             named = names.get(real[path])
             if named is None:
-                named = names[real[path]] = (shown_under(real[path], project.root), shown_under(real[path], start))
-            rel, shown = named
+                under = shown_under(real[path], project.root)
+                tag = f'<section class="mdmark-doc" id="{htmllib.escape(doc_id(docname))}" data-source="{htmllib.escape(under)}">\n'
+                named = names[real[path]] = (under, shown_under(real[path], start), tag)
+            rel, shown, opening = named
             own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
             section = kept.finished.get(docname)
             if section is not None and section.own == own and recorder.still(section.reads, is_doc_file):
@@ -343,7 +385,7 @@ def build_site(
                     links = BuildLinks(watched, docname, srcdir, out, in_page)
                     links.markup = markup
                     links.noted = recorder.note
-                    html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)), links, facts.toctrees)
+                    html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, doc_id(docname))), links, facts.toctrees)
                     said = document_warnings(shown, facts, [*fragment.notes, *notes], watched)
                 # Each question once (the model is the same throughout a build: so is its answer).
                 section = Finished(own, tuple({(kind, name): (kind, name, answer) for kind, name, answer in reads}.values()), html, said)
@@ -352,7 +394,7 @@ def build_site(
             # The section's markup goes in as the very string kept for the rebuild, not copied
             # into a longer one: the page is written from these pieces without joining them.
             body += (
-                f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n',
+                opening,
                 section.html,
                 graphs.after(real[path]),
                 "</section>\n",
