@@ -154,6 +154,8 @@ class _Layout:
     files: list[Path]
     reals: list[Path | None]
     model: ModelLayout
+    #: :meth:`real`, once made.
+    resolved: dict[Path, Path] = field(default_factory=dict, compare=False)
     #: Each resolved file's names under the config folder and under a starting folder, and the
     #: opening tag of its section: by that folder.
     names: dict[Path, dict[Path, tuple[str, str, str]]] = field(default_factory=dict, compare=False)
@@ -161,6 +163,14 @@ class _Layout:
     #: for, the page's language, their content key, the fragment), when the fragment inlines no
     #: file but those facts'.
     fragments: dict[Path, tuple[DocFacts, str, str, Fragment]] = field(default_factory=dict, compare=False)
+
+    def real(self) -> dict[Path, Path]:
+        """Each file's resolved path (its absolute path when it does not resolve), made once."""
+        if len(self.resolved) != len(self.files):
+            self.resolved.update(
+                (f, r if r is not None else Path(os.path.abspath(f))) for f, r in zip(self.files, self.reals, strict=True)
+            )
+        return self.resolved
 
     def names_under(self, root: Path, start: Path) -> dict[Path, tuple[str, str, str]]:
         """The memo of (:func:`shown_under` the config folder, the same under ``start``, the
@@ -305,7 +315,7 @@ def build_site(
     # A document is parsed and rendered in one trip to a worker (its facts come back with its
     # fragment), not parsed for the reference model and then parsed again to be rendered.
     reals = layout.reals
-    real = {f: r if r is not None else Path(os.path.abspath(f)) for f, r in zip(files, reals, strict=True)}
+    real = layout.real()
     stamped = project.workspace.stamped_facts(pipeline)
     known: dict[Path, DocFacts] = {}
     cold, cached = _uncached(pipeline, stamped, layout, lang, known)
@@ -376,10 +386,17 @@ def build_site(
                 tag = f'<section class="mdmark-doc" id="{htmllib.escape(doc_id(docname))}" data-source="{htmllib.escape(under)}">\n'
                 named = names[real[path]] = (under, shown_under(real[path], start), tag)
             rel, shown, opening = named
-            own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
             section = kept.finished.get(docname)
-            if section is not None and section.own == own and recorder.still(section.reads, is_doc_file):
+            # The very facts, fragment and names the section was last found or made for: its own
+            # inputs are the same without building and comparing their key.
+            same = section is not None and section.source == (id(facts), id(fragment), id(named))
+            own: Hashable = None
+            if not same:
+                own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
+                same = section is not None and section.own == own
+            if section is not None and same and recorder.still(section.reads, is_doc_file):
                 kept.kept += 1
+                section.keep_source(facts, fragment, named)
             else:
                 with recorder.recording() as (watched, reads):
                     links = BuildLinks(watched, docname, srcdir, out, in_page)
@@ -387,8 +404,11 @@ def build_site(
                     links.noted = recorder.note
                     html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, doc_id(docname))), links, facts.toctrees)
                     said = document_warnings(shown, facts, [*fragment.notes, *notes], watched)
+                if own is None:
+                    own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
                 # Each question once (the model is the same throughout a build: so is its answer).
                 section = Finished(own, tuple({(kind, name): (kind, name, answer) for kind, name, answer in reads}.values()), html, said)
+                section.keep_source(facts, fragment, named)
                 kept.finished[docname] = section
                 kept.made += 1
             # The section's markup goes in as the very string kept for the rebuild, not copied

@@ -80,6 +80,14 @@ class Finished:
     #: The section's inner HTML (the fragment filled in, before the relation aside).
     html: str
     warnings: list[str]
+    #: The identities of the facts, fragment and names the section was last found for, and the
+    #: objects themselves (held, so no other object can take their identities).
+    source: tuple[int, int, int] | None = None
+    held: tuple[object, ...] = ()
+
+    def keep_source(self, facts: object, fragment: object, names: object) -> None:
+        self.source = (id(facts), id(fragment), id(names))
+        self.held = (facts, fragment, names)
 
 
 @dataclass
