@@ -24,6 +24,7 @@ Prints p50 and p90 of each (target: save → reload event ≤ 300 ms p50 at 1,20
 from __future__ import annotations
 
 import argparse
+import gc
 import http.client
 import os
 import re
@@ -134,6 +135,10 @@ def profile(mine: Path, changed: str, env: dict[str, str], runs: int, out: Path)
         started = time.perf_counter()
         session.refresh()
         print(f"{name} refresh: {time.perf_counter() - started:.2f}s (build {split['build']:.2f}s, check {split['check']:.2f}s)", flush=True)
+        if name == "cold":
+            # As mdmark.preview.server.serve does after the cold build.
+            gc.collect()
+            gc.freeze()
     for i in range(runs):
         append_line(mine / changed, i)
         started, cpu = time.perf_counter(), time.process_time()
