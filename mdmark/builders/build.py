@@ -372,6 +372,9 @@ def build_site(
         warnings: list[str] = css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
+        by_name = model.known if model.known is not None else {}
+        # Only the documents whose facts changed since the last build are asked about again.
+        changed = kept.changed_since(by_name)
         recorder = Recorder(model, markup)
         srcdir = pipeline.srcdir
 
@@ -394,7 +397,7 @@ def build_site(
             if not same:
                 own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
                 same = section is not None and section.own == own
-            if section is not None and same and recorder.still(section.reads, is_doc_file):
+            if section is not None and same and recorder.still(section, is_doc_file, changed):
                 kept.kept += 1
                 section.keep_source(facts, fragment, named)
             else:
@@ -423,10 +426,10 @@ def build_site(
             nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
             warnings += section.warnings
         kept.keep_only(in_page)
+        kept.held_for(by_name)
         # The navigation reads the page's documents (titles, headings, toctrees, markup) and, for
         # a toctree entry outside the page, the model's documents' titles and headings; the rest
         # (toctrees, the root document, the set of documents) is in the whole-page key.
-        by_name = model.known if model.known is not None else {}
         nav_key = (
             kept.generation,
             tuple((d.docname, d.title, d.markup, d.facts.title, d.facts.headings, d.facts.toctrees) for d in nav_docs),

@@ -84,6 +84,13 @@ class Finished:
     #: objects themselves (held, so no other object can take their identities).
     source: tuple[int, int, int] | None = None
     held: tuple[object, ...] = ()
+    #: The documents whose facts :attr:`reads` asked for, and the reads of other kinds.
+    read_docs: frozenset[str] = field(init=False)
+    other_reads: tuple[Read, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.read_docs = frozenset(name for kind, name, _answer in self.reads if kind == "facts")
+        self.other_reads = tuple(read for read in self.reads if read[0] != "facts")
 
     def keep_source(self, facts: object, fragment: object, names: object) -> None:
         self.source = (id(facts), id(fragment), id(names))
@@ -105,6 +112,9 @@ class PageSections:
     kept: int = 0
     #: Moves whenever :attr:`whole` changes: what is made from the whole page names it in its key.
     generation: int = 0
+    #: Each document's facts (by docname) every kept section was last found still to hold for:
+    #: a section none of whose documents' facts changed since needs only its other reads asked.
+    seen: Mapping[str, Any] | None = None
     #: The page's navigation: (what it was made from, the entries).
     nav: tuple[Hashable, list[Any]] | None = None
     #: The navigation's markup: (the entries of :attr:`nav` it was written from, with the
@@ -139,8 +149,21 @@ class PageSections:
             self.finished.clear()
             self.whole = whole
             self.generation += 1
-            self.nav = self.nav_text = None
+            self.nav = self.nav_text = self.seen = None
         self.made = self.kept = 0
+
+    def changed_since(self, by_name: Mapping[str, Any]) -> frozenset[str] | None:
+        """The documents whose facts are not the very ones of :attr:`seen` (None: ask every read);
+        :attr:`seen` is forgotten until :meth:`held_for` says the sections hold for ``by_name``."""
+        seen, self.seen = self.seen, None
+        if seen is None:
+            return None
+        changed = {name for name, facts in by_name.items() if facts is not seen.get(name)}
+        return frozenset(changed | {name for name in seen if name not in by_name})
+
+    def held_for(self, by_name: Mapping[str, Any]) -> None:
+        """Every section of the page was found or made for the documents' facts ``by_name``."""
+        self.seen = by_name
 
     def keep_only(self, docnames: set[str]) -> None:
         """Forget the documents that left the page (bounded by the page's documents)."""
@@ -274,9 +297,16 @@ class Recorder:
             return is_file(name)
         raise ValueError(kind)
 
-    def still(self, reads: tuple[Read, ...], is_file: Callable[[str], bool]) -> bool:
-        """Whether every recorded question has the same answer now (a document's facts: the same
-        :func:`read_part`)."""
+    def still(self, section: Finished, is_file: Callable[[str], bool], changed: frozenset[str] | None = None) -> bool:
+        """Whether every question ``section`` recorded has the same answer now (a document's facts:
+        the same :func:`read_part`). ``changed``: the only documents whose facts may differ from
+        when the section was last found to hold (:meth:`PageSections.changed_since`)."""
+        reads = section.reads
+        if changed is not None:
+            if section.read_docs.isdisjoint(changed):
+                reads = section.other_reads
+            else:
+                reads = tuple(read for read in reads if read[0] != "facts" or read[1] in changed)
         answer, facts = self.answer, self._facts
         for kind, name, was in reads:
             if kind == "facts":
