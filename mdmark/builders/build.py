@@ -314,7 +314,6 @@ def build_site(
     # what is cached is only read, so a rebuild with one document changed renders one document.
     # A document is parsed and rendered in one trip to a worker (its facts come back with its
     # fragment), not parsed for the reference model and then parsed again to be rendered.
-    reals = layout.reals
     real = layout.real()
     stamped = project.workspace.stamped_facts(pipeline)
     known: dict[Path, DocFacts] = {}
