@@ -231,10 +231,9 @@ class Recorder:
                 return self.note("facts", docname, self._facts(docname))  # type: ignore[no-any-return]
 
             def hint(pool: str, wanted: str, names: Callable[[], Iterable[str]]) -> str:
-                # A hint the model remembers read every document once, maybe for another section:
-                # the pool it came from is what this section depends on (the model keeps the pool
-                # only while no document changed the names and headings it is made of).
-                # Its reads of every document are not this section's: the pool stands for them.
+                # A hint reads every document once, maybe for another section, and the model keeps
+                # it with its pool only while no document changed the names and headings the pool
+                # is made of: the pool stands for those reads, which are not recorded one by one.
                 held, self.log = self.log, None
                 try:
                     found = self._hint(pool, wanted, names)
