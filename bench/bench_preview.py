@@ -1,8 +1,15 @@
 """Benchmark (not a test): ``mdmark preview`` save → reload event, next to a ``sphinx-build`` incremental rebuild.
 
     .venv/bin/python bench/bench_preview.py [--docs 1200] [--runs 10] [--sphinx-runs 3] [--keep DIR]
+    .venv/bin/python bench/bench_preview.py --profile OUT.prof [--docs 1200] [--runs 10] [--keep DIR]
 
 (``--sphinx-runs 0`` leaves sphinx-build out: a before/after comparison of mdmark alone.)
+
+``--profile``: no server; the preview's refresh (:meth:`mdmark.preview.session.Preview.refresh`, the
+page's build and the drift panel's check) runs in this process, once cold and once warm, then
+``--runs`` times after one save each without and then under cProfile (written to ``OUT.prof``); prints each
+refresh's wall time split into the build and the check, and the top functions. cProfile makes
+Python code about twice as slow: the split, not the total, is the figure to read.
 
 Generates the knowledge base of :mod:`bench.corpus`, starts ``mdmark preview --port 0`` on it (cold
 parse cache; the time to the startup line is the cold build), opens the page's event stream as the
@@ -17,6 +24,7 @@ Prints p50 and p90 of each (target: save → reload event ≤ 300 ms p50 at 1,20
 from __future__ import annotations
 
 import argparse
+import gc
 import http.client
 import os
 import re
@@ -26,7 +34,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -95,20 +105,90 @@ class Preview:
         return time.perf_counter() - started
 
 
+def profile(mine: Path, changed: str, env: dict[str, str], runs: int, out: Path) -> None:
+    """The preview's refresh in this process: cold, warm, then ``runs`` saves under cProfile."""
+    import cProfile
+    import io
+    import pstats
+
+    os.environ.update(env)
+    os.chdir(mine)
+    from mdmark.preview.session import Preview as Session
+
+    session = Session(mine)
+    split: dict[str, float] = {}
+    render, drift = session._render, session._drift
+
+    def timed(name: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return call(*args)
+            finally:
+                split[name] = time.perf_counter() - started
+
+        return run
+
+    session._render = timed("build", render)  # type: ignore[method-assign]
+    session._drift = timed("check", drift)  # type: ignore[method-assign]
+    for name in ("cold", "warm"):
+        started = time.perf_counter()
+        session.refresh()
+        print(f"{name} refresh: {time.perf_counter() - started:.2f}s (build {split['build']:.2f}s, check {split['check']:.2f}s)", flush=True)
+        if name == "cold":
+            # As mdmark.preview.server.serve does after the cold build.
+            gc.collect()
+            gc.freeze()
+    for i in range(runs):
+        append_line(mine / changed, i)
+        started, cpu = time.perf_counter(), time.process_time()
+        session.refresh()
+        # This process's CPU time (not the worker's parse): the figure the machine's load moves least.
+        print(f"save {i + 1}: refresh {(time.perf_counter() - started) * 1000:.0f} ms, CPU {(time.process_time() - cpu) * 1000:.0f} ms "
+              f"(build {split['build'] * 1000:.0f} ms, check {split['check'] * 1000:.0f} ms) ({machine()})", flush=True)
+        time.sleep(0.2)
+    profiler = cProfile.Profile()
+    for i in range(runs):
+        append_line(mine / changed, runs + i)
+        started = time.perf_counter()
+        profiler.enable()
+        session.refresh()
+        profiler.disable()
+        print(f"save {i + 1}: refresh {(time.perf_counter() - started) * 1000:.0f} ms under cProfile "
+              f"(build {split['build'] * 1000:.0f} ms, check {split['check'] * 1000:.0f} ms) ({machine()})", flush=True)
+    profiler.dump_stats(out)
+    for order in ("cumulative", "tottime"):
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).strip_dirs().sort_stats(order).print_stats(40)
+        print(text.getvalue())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=1200)
     parser.add_argument("--runs", type=int, default=10, help="saves timed in the preview")
     parser.add_argument("--sphinx-runs", type=int, default=3, help="incremental sphinx-build runs timed (0: no sphinx-build)")
     parser.add_argument("--keep", type=Path, help="generate the corpus here and keep it")
+    parser.add_argument("--profile", type=Path, help="profile the refresh in this process, written here (no server)")
     args = parser.parse_args()
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="mdmark-bench-preview-"))
-    corpus, mine, theirs = side_by_side(base, args.docs)
-    changed = corpus.sample(1)[0].rel
+    if args.keep is not None and (base / "corpus.txt").is_file():
+        # A kept corpus is used again (generating 1,200 documents takes a while); its saved document too.
+        _, changed = (base / "corpus.txt").read_text(encoding="utf-8").split("\n", 1)
+        mine, theirs = base / "mdmark", base / "sphinx"
+    else:
+        corpus, mine, theirs = side_by_side(base, args.docs)
+        changed = corpus.sample(1)[0].rel
+        if args.keep is not None:
+            (base / "corpus.txt").write_text(f"{args.docs}\n{changed}", encoding="utf-8")
+    print(f"corpus: {args.docs} documents in {base}; the saved document: {changed} ({machine()})", flush=True)
+    if args.profile is not None:
+        # The parse cache of a kept corpus is kept too: the profile is of the saves, not the cold build.
+        profile(mine, changed, {**os.environ, "XDG_CACHE_HOME": str(base / "xdg-profile")}, args.runs, args.profile.absolute())
+        return
     caches = CacheHome(base)
     caches.cold(mine)
-    print(f"corpus: {args.docs} documents in {base}; the saved document: {changed} ({machine()})", flush=True)
 
     preview = Preview(mine, caches.env(), base / "preview.err")
     print(f"mdmark preview cold start (build + check, to the startup line): {preview.cold:.2f}s", flush=True)

@@ -228,6 +228,15 @@ class Project:
             srcdir=srcdir.as_posix(), is_dir=lambda rel: (srcdir / rel).is_dir(), sphinx_docs=layout.sphinx_docs,
         )  # fmt: skip
         model.known = by_name
+        # The last model made in this workspace (the preview's build and check, a server's calls)
+        # gives its close-name hints when no document changed what they are made of: a hint over
+        # every heading of a thousand documents is not looked for again after each save.
+        memo = ("reference-model", str(srcdir))
+        last = self.workspace.last_runs.get(memo)
+        if isinstance(last, Model) and last.known is not None:
+            before = last.known
+            model.keep_hints(last, [name for name, facts in by_name.items() if facts is not before.get(name)])
+        self.workspace.last_runs.put(memo, model)
         return model
 
     def index(self) -> Index:

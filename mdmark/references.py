@@ -249,6 +249,30 @@ class Model:
             self._consulted.every = True
         return found
 
+    def hint_pool(self, pool: str) -> dict[str, str]:
+        """The remembered hints over the project-wide pool ``pool``: the same object while the model
+        (or one that took them with :meth:`keep_hints`) keeps them."""
+        return self._hints.setdefault(pool, {})
+
+    def keep_hints(self, other: Model, changed: Iterable[str]) -> None:
+        """Take ``other``'s remembered close-name hints, for a model of the same documents where the
+        documents ``changed`` (those whose facts are not the very ones of ``other``) define the same
+        names (labels, targets, terms) as there: the pools are then the same. The Markdown anchors'
+        pool holds every heading's slug: kept only when those are the same too."""
+        if self._hints or self.found != other.found:
+            return
+        anchors = True
+        for docname in changed:
+            before, now = other._facts(docname), self._facts(docname)
+            if before is None or now is None:
+                if before is not now:
+                    return
+                continue
+            if _names(before) != _names(now):
+                return
+            anchors = anchors and [h.slug for h in before.headings] == [h.slug for h in now.headings]
+        self._hints = {pool: hints for pool, hints in other._hints.items() if anchors or pool != "anchors"}
+
     def adopt_tables(self, other: Model) -> None:
         """Take ``other``'s figure numbers and toctree tables instead of making them: for a model of
         the same :meth:`inputs` whose documents all have the same :func:`global_part`."""

@@ -295,6 +295,73 @@ def test_a_rebuild_after_files_come_and_go_equals_a_cold_build(tmp_path: Path) -
         assert rebuilt == _fresh_build(root, tmp_path / f"fresh{number}"), f"step {number}"
 
 
+ROOT_DOCS = {
+    "index.md": "# 手引き\n\n```{toctree}\n:maxdepth: 2\n\nguide/one\nguide/two\n```\n",
+    "guide/one.md": "# 一の題\n\n## 一の節\n\n本文。\n",
+    "guide/two.md": "# 二の題\n\n[一へ](one.md#一の節)、[どこか](appndix)。\n",
+    "guide/three.md": "# 三の題\n\n[どこか](appndix)。\n",
+}
+
+
+def _fresh_build_warnings(root: Path, where: Path) -> tuple[str, list[str]]:
+    """:func:`_fresh_build` of a project whose page is ``dist/docs.html``, and the warnings it printed."""
+    import shutil
+
+    from conftest import run_mdmark
+
+    shutil.rmtree(where, ignore_errors=True)
+    shutil.copytree(root, where, ignore=shutil.ignore_patterns(".mdmark_cache", "dist"))
+    done = run_mdmark("build", cwd=where, env={"XDG_CACHE_HOME": str(where.parent / f"{where.name}-cache")})
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith(("index.md:", "guide/"))]
+    return (where / "dist" / "docs.html").read_text(encoding="utf-8"), said
+
+
+def test_a_rebuild_keeps_what_a_save_leaves_unread(tmp_path: Path) -> None:
+    """A section depends on what it read of other documents, not on their content: a paragraph
+    added to a listed document leaves the root toctree's section, the section linking to it and the
+    one whose broken link has a close-name hint over every heading as they were; its title or a
+    heading changed remakes them (a heading's slug is in the hint's pool); a heading whose slug is
+    close to the broken link's name changes the hint. Each rebuild equals a cold build, warnings too."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "mdmark.config.yaml").write_text('build:\n  include: ["**/*.md"]\n  out: dist/docs.html\n', encoding="utf-8")
+    for rel, text in ROOT_DOCS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    build_site(root)
+    kept = next(iter(Project.open(root).workspace.page_sections.values()))
+
+    def edit(rel: str, old: str, new: str) -> None:
+        path = root / rel
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    steps = [
+        # Read by nobody: one.md alone.
+        lambda: edit("guide/one.md", "本文。", "本文。\n\n足した段落。"),
+        # Its title: the root's toctree shows it, two.md's link reads it.
+        lambda: edit("guide/one.md", "# 一の題", "# 一の新しい題"),
+        # A heading two.md links to: the root's toctree lists it (maxdepth 2), two.md links to it.
+        lambda: edit("guide/one.md", "## 一の節", "## 一の別の節"),
+        # A heading whose slug is close to two.md's broken name: two.md's hint names it.
+        lambda: edit("guide/one.md", "足した段落。", "足した段落。\n\n## appendix"),
+    ]
+    made: list[set[str]] = []
+    for number, step in enumerate(steps):
+        before = {name: section for name, section in kept.finished.items()}
+        step()
+        result = build_site(root)
+        made.append({name for name, section in kept.finished.items() if before.get(name) is not section})
+        page, said = _fresh_build_warnings(root, tmp_path / f"fresh{number}")
+        assert Path(result["out"]).read_text(encoding="utf-8") == page, f"step {number}"
+        assert result["warnings"] == said, f"step {number}"
+    every = {"guide/one", "guide/two", "guide/three", "index"}
+    assert made == [{"guide/one"}, every, every, every]
+    assert any("`appendix`" in warning for warning in said)
+
+
 def test_many_documents_parallel(tmp_path: Path) -> None:
     (tmp_path / "mdmark.config.yaml").write_text(
         "build:\n  include: [\"d/*.md\"]\n  out: out.html\n", encoding="utf-8"

@@ -65,19 +65,32 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
 
 
 def _uncached(
-    pipeline: Pipeline, stamped: StampedFacts, paths: list[Path], reals: list[Path | None], lang: str
+    pipeline: Pipeline, stamped: StampedFacts, layout: _Layout, lang: str, settled: dict[Path, DocFacts]
 ) -> tuple[list[Path], dict[Path, tuple[str, Fragment]]]:
     """The documents whose fragment is not cached (unreadable ones too: the parse reports them),
     and the cached ones: path → (content key, fragment), so the page takes them without asking
-    the cache again; ``reals``: :func:`~mdmark.util.files.resolve_many` of ``paths``."""
+    the cache again. The facts kept by stat go to ``settled`` (by resolved path): the reference
+    model takes them from there without a second stat of every file."""
     from mdmark.html.render import fragment_cache, render_key
 
     cache = fragment_cache(pipeline)
     missing: list[Path] = []
     hits: dict[Path, tuple[str, Fragment]] = {}
+    paths = layout.files
+    last = layout.fragments
+    srcdir = str(pipeline.srcdir)
     # A document whose file keeps its stat has the content key of the facts kept for it.
     kept = stamped.known(paths)
-    for path, real, facts in zip(paths, reals, kept, strict=True):
+    for path, real, facts in zip(paths, layout.reals, kept, strict=True):
+        if facts is not None:
+            if real is not None:
+                settled[real] = facts
+            found = last.get(path)
+            # The very facts of the last build, their included files just found unchanged: the
+            # fragment found for them then (no cache key hashed, no inlined file stat'ed again).
+            if found is not None and found[0] is facts and found[1] == lang:
+                hits[path] = (found[2], found[3])
+                continue
         try:
             key = facts.sha if facts is not None else pipeline.key_of(path, real)
         except (MdmarkError, OSError):
@@ -87,8 +100,17 @@ def _uncached(
         # The kept facts' included files were just found unchanged: the same list needs no stat again.
         if hit is None or not ((facts is not None and hit.deps == facts.deps) or hit.fresh(pipeline.srcdir)):
             missing.append(path)
-        else:
-            hits[path] = (key, hit)
+            continue
+        hits[path] = (key, hit)
+        if facts is not None and hit.deps != facts.deps:
+            # The fragment may name an inlined file otherwise than the facts do (absolute or
+            # relative): kept only when each of its files is one of the facts' (as the stat looks).
+            own = {(os.path.join(srcdir, rel), stamp) for rel, stamp in facts.deps}
+            if not all((os.path.join(srcdir, rel), stamp) in own for rel, stamp in hit.deps):
+                last.pop(path, None)
+                continue
+        if facts is not None:
+            last[path] = (facts, lang, key, hit)
     return missing, hits
 
 
@@ -132,11 +154,27 @@ class _Layout:
     files: list[Path]
     reals: list[Path | None]
     model: ModelLayout
-    #: Each resolved file's names under the config folder and under a starting folder: by that folder.
-    names: dict[Path, dict[Path, tuple[str, str]]] = field(default_factory=dict, compare=False)
+    #: :meth:`real`, once made.
+    resolved: dict[Path, Path] = field(default_factory=dict, compare=False)
+    #: Each resolved file's names under the config folder and under a starting folder, and the
+    #: opening tag of its section: by that folder.
+    names: dict[Path, dict[Path, tuple[str, str, str]]] = field(default_factory=dict, compare=False)
+    #: Each file's cached fragment found in the last build: (the facts kept by stat it was found
+    #: for, the page's language, their content key, the fragment), when the fragment inlines no
+    #: file but those facts'.
+    fragments: dict[Path, tuple[DocFacts, str, str, Fragment]] = field(default_factory=dict, compare=False)
 
-    def names_under(self, root: Path, start: Path) -> dict[Path, tuple[str, str]]:
-        """The memo of (:func:`shown_under` the config folder, the same under ``start``) by resolved path."""
+    def real(self) -> dict[Path, Path]:
+        """Each file's resolved path (its absolute path when it does not resolve), made once."""
+        if len(self.resolved) != len(self.files):
+            self.resolved.update(
+                (f, r if r is not None else Path(os.path.abspath(f))) for f, r in zip(self.files, self.reals, strict=True)
+            )
+        return self.resolved
+
+    def names_under(self, root: Path, start: Path) -> dict[Path, tuple[str, str, str]]:
+        """The memo of (:func:`shown_under` the config folder, the same under ``start``, the
+        section's opening tag) by resolved path."""
         found = self.names.get(start)
         if found is None:
             self.names.clear()  # one starting folder kept: a server's calls come from one
@@ -187,6 +225,33 @@ def _index_files(project: Project, index: Index, layout: _Layout) -> list[Path]:
     return files
 
 
+def _same_order_part(before: DocFacts | None, now: DocFacts | None) -> bool:
+    """Whether a document gives the page's order (:func:`_ordered`) the same: read or not, the same toctrees."""
+    if before is None or before.error is not None or now is None or now.error is not None:
+        return (before is None or before.error is not None) == (now is None or now.error is not None)
+    return before.toctrees == now.toctrees
+
+
+def _page_order(
+    project: Project, layout: _Layout, model: Model, index_files: list[Path], make: Callable[[], list[Path]]
+) -> list[Path]:
+    """:func:`_ordered` (made by ``make``): the very list of the last build while the layout, the
+    index's files and the model's inputs are the same and no document changed its toctrees."""
+    key = _memo_key(project, "build-order")
+    by_name = model.known if model.known is not None else {}
+    inputs = model.inputs()
+    last = project.workspace.last_runs.get(key)
+    ordered: list[Path] | None = None
+    if isinstance(last, tuple) and last[0] is layout and last[1] is index_files and last[2] == inputs:
+        before: Mapping[str, DocFacts | None] = last[3]
+        if all(_same_order_part(before.get(n), f) for n, f in by_name.items() if f is not before.get(n)):
+            ordered = cast(list[Path], last[4])
+    if ordered is None:
+        ordered = make()
+    project.workspace.last_runs.put(key, (layout, index_files, inputs, by_name, ordered))
+    return ordered
+
+
 def _model(project: Project, model: Model) -> Model:
     """``model`` with the figure numbers and toctree tables of the last build's model when it has
     the same inputs and no document changed what they are made of (:func:`~mdmark.references.global_part`)."""
@@ -217,7 +282,7 @@ def build_site(
     from mdmark.builders.sections import Finished, Recorder, fingerprint, whole_key
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
     from mdmark.html.nav import NavDoc, heading_markup, navigation
-    from mdmark.html.page import check_out_path, css_warnings, page_chunks, page_script, stylesheet, write_page
+    from mdmark.html.page import check_out_path, css_warnings, nav_markup, page_chunks, page_script, stylesheet, write_page
     from mdmark.html.render import render_document, render_parallel
 
     project = Project.open(start, config)
@@ -249,22 +314,23 @@ def build_site(
     # what is cached is only read, so a rebuild with one document changed renders one document.
     # A document is parsed and rendered in one trip to a worker (its facts come back with its
     # fragment), not parsed for the reference model and then parsed again to be rendered.
-    reals = layout.reals
-    real = {f: r if r is not None else Path(os.path.abspath(f)) for f, r in zip(files, reals, strict=True)}
+    real = layout.real()
     stamped = project.workspace.stamped_facts(pipeline)
-    cold, cached = _uncached(pipeline, stamped, files, reals, lang)
+    known: dict[Path, DocFacts] = {}
+    cold, cached = _uncached(pipeline, stamped, layout, lang, known)
     advance(total - len(cold))
     if cold:
         # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
         meanwhile = project.index if cfg.index is not None and parallel(len(cold)) else None
         render_parallel(pipeline, cold, lang, advance, meanwhile=meanwhile)
         cold = []
-    known: dict[Path, DocFacts] = {}
     # The documents' facts by their files' stats: what the check reads too (the same objects).
     model = project.model_from(layout.model, stamped.facts_many, known)
     index = project.index() if cfg.index is not None else None
     index_files = _index_files(project, index, layout) if index is not None else []
-    ordered = _ordered(files, real, project.source_dir, model, index_files)
+    ordered = _page_order(
+        project, layout, model, index_files, lambda: _ordered(files, real, project.source_dir, model, index_files)
+    )
     all_facts = _facts_of(pipeline, ordered, real, known)
     broken = [f for f in all_facts if f.error]
     if broken:
@@ -284,9 +350,16 @@ def build_site(
     in_page = {fragment.docname for fragment in fragments}
     from mdmark.graph.views import build_graphs
 
-    graphs = build_graphs(
-        project, {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)}, index_files
-    )
+    # Each document's section id by its resolved path: the last build's for the very same order (a
+    # document's name follows from its path), so the drawings find their anchors unchanged by identity.
+    ids_key = _memo_key(project, "build-section-ids")
+    last_ids = project.workspace.last_runs.get(ids_key)
+    if isinstance(last_ids, tuple) and last_ids[0] is ordered:
+        section_ids = cast(dict[Path, str], last_ids[1])
+    else:
+        section_ids = {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)}
+        project.workspace.last_runs.put(ids_key, (ordered, section_ids))
+    graphs = build_graphs(project, section_ids, index_files)
     kept = _kept(project, out)
     with kept.lock:
         # Titles as the page shows them (inline HTML), for the navigation and the toctrees in the page.
@@ -298,7 +371,10 @@ def build_site(
         warnings: list[str] = css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
-        recorder = Recorder(model, {f.docname: f.html for f in fragments})
+        by_name = model.known if model.known is not None else {}
+        # Only the documents whose facts changed since the last build are asked about again.
+        changed = kept.changed_since(by_name)
+        recorder = Recorder(model, markup)
         srcdir = pipeline.srcdir
 
         def is_doc_file(docname: str) -> bool:
@@ -306,29 +382,41 @@ def build_site(
 
         for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
             docname = fragment.docname
-            prefix = doc_id(docname)
             named = names.get(real[path])
             if named is None:
-                named = names[real[path]] = (shown_under(real[path], project.root), shown_under(real[path], start))
-            rel, shown = named
-            own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
+                under = shown_under(real[path], project.root)
+                tag = f'<section class="mdmark-doc" id="{htmllib.escape(doc_id(docname))}" data-source="{htmllib.escape(under)}">\n'
+                named = names[real[path]] = (under, shown_under(real[path], start), tag)
+            rel, shown, opening = named
             section = kept.finished.get(docname)
-            if section is not None and section.own == own and recorder.still(section.reads, is_doc_file):
+            # The very facts, fragment and names the section was last found or made for: its own
+            # inputs are the same without building and comparing their key.
+            same = section is not None and section.source == (id(facts), id(fragment), id(named))
+            own: Hashable = None
+            if not same:
+                own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
+                same = section is not None and section.own == own
+            if section is not None and same and recorder.still(section, is_doc_file, changed):
                 kept.kept += 1
+                section.keep_source(facts, fragment, named)
             else:
                 with recorder.recording() as (watched, reads):
                     links = BuildLinks(watched, docname, srcdir, out, in_page)
                     links.markup = markup
                     links.noted = recorder.note
-                    html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, prefix)), links, facts.toctrees)
+                    html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, doc_id(docname))), links, facts.toctrees)
                     said = document_warnings(shown, facts, [*fragment.notes, *notes], watched)
-                section = Finished(own, tuple(dict.fromkeys(reads)), html, said)
+                if own is None:
+                    own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
+                # Each question once (the model is the same throughout a build: so is its answer).
+                section = Finished(own, tuple({(kind, name): (kind, name, answer) for kind, name, answer in reads}.values()), html, said)
+                section.keep_source(facts, fragment, named)
                 kept.finished[docname] = section
                 kept.made += 1
             # The section's markup goes in as the very string kept for the rebuild, not copied
             # into a longer one: the page is written from these pieces without joining them.
             body += (
-                f'<section class="mdmark-doc" id="{htmllib.escape(prefix)}" data-source="{htmllib.escape(rel)}">\n',
+                opening,
                 section.html,
                 graphs.after(real[path]),
                 "</section>\n",
@@ -337,24 +425,26 @@ def build_site(
             nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
             warnings += section.warnings
         kept.keep_only(in_page)
+        kept.held_for(by_name)
         # The navigation reads the page's documents (titles, headings, toctrees, markup) and, for
         # a toctree entry outside the page, the model's documents' titles and headings; the rest
         # (toctrees, the root document, the set of documents) is in the whole-page key.
-        by_name = model.known if model.known is not None else {}
         nav_key = (
             kept.generation,
             tuple((d.docname, d.title, d.markup, d.facts.title, d.facts.headings, d.facts.toctrees) for d in nav_docs),
             tuple((n, f.title, f.headings) if f is not None else n for n, f in by_name.items()),
         )
         nav = kept.nav_of(nav_key, lambda: navigation(model, nav_docs))
-    graphs.finish(body, nav)
+        graphs.finish(body, nav)
+        # Written once per navigation: a save that changes no title or heading writes none of it.
+        toc = kept.nav_markup(bool(graphs.overview), functools.partial(nav_markup, nav))
     chunks = page_chunks(
         mode="build",
         lang=lang,
         title=settings.title,
         css=stylesheet(cfg),
         body=body,
-        nav=nav,
+        nav=toc,
         data=graphs.data,
         scripts=[page_script()],
     )

@@ -281,13 +281,30 @@ def build_graphs(project: Project, sections: dict[Path, str], doc_files: list[Pa
     index, graph = load(project)
     if not graph.nodes:
         return PageGraphs()
-    anchors: dict[str, str] = {}
-    paths: dict[str, Path] = {}
-    for doc, path in zip(index.docs, doc_files if doc_files is not None else index.doc_files(), strict=True):
-        if path in sections and doc.id not in anchors:
-            anchors[doc.id] = f"#{sections[path]}"
-            paths[doc.id] = path
+    # The anchors of the same index model, index files and sections (the very objects the build
+    # keeps while no document came or went) are the last ones.
+    anchors_key = ("anchors", str(index.path))
+    found = project.workspace.page_graphs.get(anchors_key)
+    if isinstance(found, tuple) and found[0] is index and found[1] is doc_files and found[2] is sections:
+        anchors, paths = cast(tuple[dict[str, str], dict[str, Path]], found[3:])
+    else:
+        anchors = {}
+        paths = {}
+        for doc, path in zip(index.docs, doc_files if doc_files is not None else index.doc_files(), strict=True):
+            if path in sections and doc.id not in anchors:
+                anchors[doc.id] = f"#{sections[path]}"
+                paths[doc.id] = path
+        if doc_files is not None:
+            project.workspace.page_graphs.put(anchors_key, (index, doc_files, sections, anchors, paths))
 
+    # The graph is kept as long as the index model and the documents' relations are the same
+    # (:func:`load`): the very same graph with the same anchors is the last drawing, without the
+    # key of every node and edge hashed again.
+    last_key = ("last", str(index.path))
+    last = project.workspace.page_graphs.get(last_key)
+    if isinstance(last, tuple) and last[0] is graph and (last[1] is anchors or (last[1] == anchors and last[2] == paths)):
+        made = cast(PageGraphs, last[3])
+        return replace(made, local=dict(made.local))
     key = (
         tuple(graph.nodes),
         tuple(graph.groups),
@@ -295,10 +312,9 @@ def build_graphs(project: Project, sections: dict[Path, str], doc_files: list[Pa
         tuple((doc_id, anchor, str(paths[doc_id])) for doc_id, anchor in anchors.items()),
     )
     kept = project.workspace.page_graphs.get(key)
-    if isinstance(kept, PageGraphs):
-        return replace(kept, local=dict(kept.local))
-    made = _page_graphs(graph, anchors, paths)
+    made = kept if isinstance(kept, PageGraphs) else _page_graphs(graph, anchors, paths)
     project.workspace.page_graphs.put(key, made)
+    project.workspace.page_graphs.put(last_key, (graph, anchors, paths, made))
     return replace(made, local=dict(made.local))
 
 

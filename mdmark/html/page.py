@@ -71,11 +71,17 @@ def _resource(name: str) -> str:
 
 
 @functools.cache
-def template() -> Template:
+def template(name: str = "page.html") -> Template:
     from jinja2 import Environment
 
     env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    return env.from_string(_resource("page.html"))
+    return env.from_string(_resource(name))
+
+
+def nav_markup(nav: list[NavEntry]) -> str:
+    """The built page's navigation entries as ``templates/nav.html`` writes them (what
+    :func:`page_chunks` places in the page; a rebuild keeps it while the entries are the same)."""
+    return template("nav.html").render(nav=nav)
 
 
 @functools.cache
@@ -159,7 +165,7 @@ def page_chunks(
     title: str,
     css: str,
     body: str | Iterable[str],
-    nav: list[NavEntry] | None = None,
+    nav: list[NavEntry] | str | None = None,
     scripts: list[str] | None = None,
     data: str = "",
 ) -> Iterator[str]:
@@ -167,6 +173,7 @@ def page_chunks(
     whole. ``scripts``: inline scripts, each allowed by its hash in the policy (a script cannot end
     its element early: ``</`` is refused); ``data``: markup placed before the scripts
     (``<script type="application/json">`` blocks they read, not run). ``body`` (markup) may be given in pieces: they are passed on as they are, not joined.
+    ``nav``: the navigation's entries, or their markup made by :func:`nav_markup`.
 
     The check of ``scripts`` happens on this call, before the first piece is asked for."""
     from markupsafe import Markup
@@ -188,7 +195,7 @@ def page_chunks(
         csp=Markup(csp(scripts)),
         css=Markup(css),
         body=Markup(marker),
-        nav=nav or [],
+        nav=Markup(nav if isinstance(nav, str) else nav_markup(nav) if nav else ""),
         data=Markup(data),
         scripts=[Markup(text) for text in scripts],
         version=__version__,

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 
-_SECTION = re.compile(r'<section class="mdmark-doc" id="([^"]*)" data-source="([^"]*)"')
+_SECTION_OPEN = '<section class="mdmark-doc" id="'
+_SECTION = re.compile(re.escape(_SECTION_OPEN) + r'([^"]*)" data-source="([^"]*)"')
 
 
 def unexpected(exc: BaseException) -> str:
@@ -143,11 +144,20 @@ class Preview:
         spans: dict[str, tuple[int, int]] = {}
         if self.file is None:
             prefixes: dict[str, str] = {}
-            found = list(_SECTION.finditer(page))
-            for number, match in enumerate(found):
+            # The sections' opening tags found with str.find from one to the next (a regular
+            # expression over the page's megabytes took longer than finding them one by one).
+            starts: list[int] = []
+            at = page.find(_SECTION_OPEN)
+            while at >= 0:
+                starts.append(at)
+                at = page.find(_SECTION_OPEN, at + len(_SECTION_OPEN))
+            for number, start in enumerate(starts):
+                match = _SECTION.match(page, start)
+                if match is None:
+                    continue
                 src = htmllib.unescape(match.group(2))
                 prefixes[src] = htmllib.unescape(match.group(1))
-                spans[src] = (match.start(), found[number + 1].start() if number + 1 < len(found) else len(page))
+                spans[src] = (start, starts[number + 1] if number + 1 < len(starts) else len(page))
         else:
             try:
                 rel = (self.start / self.file).resolve().relative_to(root.resolve()).as_posix()
