@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from mdmark import __version__
 from mdmark.diagnostics import Diagnostic
+from mdmark.facts import FACTS_VERSION
 from mdmark.pipeline.contentcache import ContentCache
 from mdmark.util.environment import site_folders
 from mdmark.util.files import SETTLED_NS, stat_stamp
@@ -67,7 +68,8 @@ def _cache(project: Project) -> ContentCache[dict[str, Any]] | None:
 
 
 def _key(project: Project) -> str:
-    return hashlib.sha256(f"check\0{_FORMAT}\0{__version__}\0{project.config.path}".encode()).hexdigest()
+    # FACTS_VERSION: a change of what the facts hold (a drift's line) changes the answers too.
+    return hashlib.sha256(f"check\0{_FORMAT}\0{__version__}\0{FACTS_VERSION}\0{project.config.path}".encode()).hexdigest()
 
 
 def _user_config_dir() -> Path:

@@ -317,14 +317,15 @@ def _links(
 
 def reference_line(node: nodes.Element, counter: LineCounter) -> int:
     """The line a reference is reported at: where Sphinx reports it, so check, build and
-    ``sphinx-build`` agree. A role's reference carries its paragraph's line (Sphinx's location for
-    it); a Markdown link the exact line of its text."""
-    if type(node).__name__ == "pending_xref" and node.get("reftype") != "myst":
-        probe: nodes.Node | None = node
-        while probe is not None:
-            if getattr(probe, "line", None):
-                return int(getattr(probe, "line"))
-            probe = probe.parent
+    ``sphinx-build`` agree. MyST gives a role's reference and a Markdown link alike the line of
+    their paragraph (``[](#x)`` on a paragraph's third line is reported at its first), and so does
+    every drift of it; an editor still finds the link itself, searching the paragraph from there
+    (:meth:`mdmark.queries.navigate.Navigator.reference_spans`)."""
+    probe: nodes.Node | None = node
+    while probe is not None:
+        if getattr(probe, "line", None):
+            return int(getattr(probe, "line"))
+        probe = probe.parent
     return counter.line(node)
 
 
