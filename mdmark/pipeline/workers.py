@@ -432,8 +432,6 @@ class _Zygote:
         self.process: Any = context.Process(  # type: ignore[attr-defined]
             target=_zygote_main, args=(theirs, spec, scratch, limits.memory, limits.cpu), name="mdmark-zygote", daemon=True
         )
-        #: The wall clock of making the object counts from here (it may be started before it is needed).
-        self.started = time.monotonic()
         self.process.start()
         theirs.close()
         self.conn = mine
@@ -459,10 +457,13 @@ class _Zygote:
         return not self.broken, False
 
     def wait_ready(self) -> bool:
-        """Wait (within the wall clock of a task, from the zygote's start) until the object is made;
-        False when the zygote passed a bound or died. Short waits: a stop of this thread is raised
-        between two."""
-        deadline = self.started + self.wall
+        """Wait (within the wall clock of a task) until the object is made; False when the zygote
+        passed a bound or died. Short waits: a stop of this thread is raised between two.
+
+        The clock starts when the caller starts waiting, not at the zygote's start: one started
+        ahead (:func:`prepare`) shares the machine with its caller's own work until then, and must
+        not get less time than one started when it is needed (its CPU bound holds throughout)."""
+        deadline = time.monotonic() + self.wall
         try:
             while time.monotonic() < deadline:
                 if self.conn.poll(0.05):
