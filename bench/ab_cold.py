@@ -1,13 +1,13 @@
 """Benchmark (not a test): two versions of mdmark, A and B, on the cold path of real projects, alternated.
 
-    .venv/bin/python bench/ab_cold.py --a REV --b REV --project DIR [--project DIR ...] [--runs 5]
+    .venv/bin/python bench/ab_cold.py --a REV --b REV --project DIR [--project DIR ...] [--runs 5] [--command build]
 
 Each of ``REV`` is a git revision of this repository (``WORKTREE`` for the files as they are now):
 it is laid out as an installed package (``mdmark/`` with ``templates/`` and ``sphinx_ext/`` under
 it) in a temporary folder and run with ``PYTHONPATH`` pointing there, in this environment. Per
 project, on a copy, trusted as ``bench_project.py`` trusts it, and per round, A then B then B then A
-(so neither always runs first on a machine whose load moves): ``mdmark check`` with no cache, and
-``mdmark check`` after one document is edited (each version's own cache, warmed first). Prints the
+(so neither always runs first on a machine whose load moves): ``mdmark check`` (or ``--command
+build``) with no cache, and again after one document is edited (each version's own cache, warmed first). Prints the
 median wall and CPU seconds of each, with the machine's load average before and after: the machine
 may be shared, so compare figures of one run only.
 """
@@ -54,6 +54,7 @@ def main() -> int:
     parser.add_argument("--b", default="WORKTREE", help="revision B (default: the work tree)")
     parser.add_argument("--project", type=Path, action="append", required=True, help="a real project (a copy is used)")
     parser.add_argument("--runs", type=int, default=5, help="rounds (each runs A, B, B, A)")
+    parser.add_argument("--command", choices=("check", "build"), default="check", help="the command timed (default: check)")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="mdmark-ab-")).resolve()
     try:
@@ -75,13 +76,13 @@ def main() -> int:
             markdown = sorted((copy / docs).rglob("*.md"))
             cold: dict[str, list[Timing]] = {v: [] for v in sites}
             edited: dict[str, list[Timing]] = {v: [] for v in sites}
-            check = [str(BIN / "mdmark"), "check"]
+            check = [str(BIN / "mdmark"), args.command]
             for i in range(args.runs):
                 answers = set()
                 for v in ("A", "B", "B", "A"):
                     caches[v].cold(copy)
                     cold[v].append(run(check, copy, envs[v], ok=(0, 1)))
-                    answers.add(cold[v][-1].stdout)
+                    answers.add(cold[v][-1].stdout if args.command == "check" else "")
                 if len(answers) != 1:
                     sys.exit(f"{source.name}: A and B do not report the same drifts: not comparing them")
                 for v in ("A", "B", "B", "A"):
@@ -90,7 +91,7 @@ def main() -> int:
                     edited[v].append(run(check, copy, envs[v], ok=(0, 1)))
                 print(f"  round {i + 1}: load {os.getloadavg()[0]:.2f}", flush=True)
             print(f"{source.name} ({len(markdown)} documents), median of {2 * args.runs} runs each; {machine()}")
-            for label, timings in (("check, no cache", cold), ("check, one edited", edited)):
+            for label, timings in ((f"{args.command}, no cache", cold), (f"{args.command}, one edited", edited)):
                 a, b = timings["A"], timings["B"]
                 aw, bw = median([t.wall for t in a]), median([t.wall for t in b])
                 ac, bc = median([t.cpu for t in a]), median([t.cpu for t in b])
