@@ -47,6 +47,7 @@ def collect(
     facts: FactsFn | None = None,
     progress: Callable[[int, int], None] | None = None,
     texts: Mapping[Path, str] | None = None,
+    reading: Callable[[], object] | None = None,
 ) -> list[Diagnostic]:
     """Every drift of ``project`` (the rules of :mod:`mdmark.check.rules`, in the order of the guide page ``check``),
     without the kinds ``check.disable`` names: their rules do not run.
@@ -57,6 +58,8 @@ def collect(
     ref (or no git repository) raises :class:`MdmarkError` with exit code 2 before anything is checked.
     ``progress(done, total)`` follows the reading of the checked documents (the CLI's counter).
     ``texts`` gives some files' content (by resolved path) instead of the disk's: see :func:`check_texts`.
+    ``reading()`` is called once the stored result does not answer, before anything is read (the
+    CLI starts its worker pool's Sphinx application there, to be made while the rules are loaded).
     """
     from mdmark.check import stored
 
@@ -68,6 +71,8 @@ def collect(
         hit = stored.lookup(project)
         if hit is not None:
             return hit
+    if reading is not None:
+        reading()
     from mdmark.check.rules import build_context, run
 
     ctx = build_context(project, base, facts, progress, texts)

@@ -29,7 +29,6 @@ from mdmark.host.confinfo import (
     DEFAULT_EXCLUDES,
     DEFAULT_NUMFIG_FORMAT,
     ConfInfo,
-    builtin_role_objtypes,
     info_for_settings,
     role_objtypes_of,
     unverified_domains,
@@ -246,13 +245,10 @@ def _info_of(app: Sphinx, dropped: list[tuple[str, str]]) -> ConfInfo:
         source_suffixes=tuple(str(s) for s in dict(cfg.source_suffix)),
         heading_anchors=int(cfg.myst_heading_anchors or 0),
         dropped=tuple(dropped),
-        role_objtypes={
-            key: types
-            for key, types in role_objtypes_of(app.env.domains.values()).items()
-            if builtin_role_objtypes().get(key) != types
-        },
+        role_objtypes=role_objtypes_of(app.env.domains.values()),
         unverified=unverified_domains([name for name, _reason in dropped], app.extensions),
         sphinx=True,
+        every_role=True,
     )
 
 

@@ -78,11 +78,16 @@ class ConfInfo:
     unverified: tuple[str, ...] = ()
     #: Whether this is a project's conf.py (``sphinx-build`` would read the project), not mdmark's own.
     sphinx: bool = False
+    #: Whether :attr:`role_objtypes` holds every domain's roles, Sphinx's own too (made from an
+    #: application): the process that answers then never imports Sphinx's domains to look one up.
+    every_role: bool = False
 
     def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
         """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
         key = f"{domain}:{role}"
-        found = self.role_objtypes.get(key) or builtin_role_objtypes().get(key)
+        found = self.role_objtypes.get(key)
+        if not found and not self.every_role:
+            found = builtin_role_objtypes().get(key)
         return frozenset(found) if found else None
 
     def to_json(self) -> dict[str, Any]:
@@ -106,6 +111,7 @@ class ConfInfo:
             role_objtypes={str(k): tuple(str(t) for t in v) for k, v in data.get("role_objtypes", {}).items()},
             unverified=tuple(str(d) for d in data.get("unverified", ())),
             sphinx=bool(data.get("sphinx", False)),
+            every_role=bool(data.get("every_role", False)),
         )
 
     def suppressed(self, type_: str) -> bool:

@@ -236,7 +236,7 @@ def _worker_main(
             answer = ("refused", exc.message)
         except RecursionError:
             answer = ("crash", "入れ子が深すぎる")
-        except Exception as exc:  # reported for this document only; the worker goes on
+        except Exception as exc:  # noqa: BLE001 - reported for this document only; the worker goes on
             answer = ("error", f"{type(exc).__name__}: {exc}")
         try:
             conn.send(answer)
@@ -439,10 +439,30 @@ class _Zygote:
         self.lock = threading.Lock()
         self.ready = threading.Event()
         self.broken = False
+        #: Held by the one caller that waits for the zygote's word; the others wait for :attr:`ready`.
+        self._settling = threading.Lock()
+
+    def settle(self) -> tuple[bool, bool]:
+        """Wait until the object is made: (whether the zygote is ready, whether this caller saw it
+        fail to become ready). One caller reads the zygote's word, the others wait for it."""
+        if self._settling.acquire(blocking=False):
+            try:
+                if not self.ready.is_set():
+                    ok = self.wait_ready()
+                    return ok, not ok
+            finally:
+                self._settling.release()
+        while not self.ready.wait(0.05):  # short waits: a stop of this thread is raised between two
+            pass
+        return not self.broken, False
 
     def wait_ready(self) -> bool:
         """Wait (within the wall clock of a task) until the object is made; False when the zygote
-        passed a bound or died. Short waits: a stop of this thread is raised between two."""
+        passed a bound or died. Short waits: a stop of this thread is raised between two.
+
+        The clock starts when the caller starts waiting, not at the zygote's start: one started
+        ahead (:func:`prepare`) shares the machine with its caller's own work until then, and must
+        not get less time than one started when it is needed (its CPU bound holds throughout)."""
         deadline = time.monotonic() + self.wall
         try:
             while time.monotonic() < deadline:
@@ -549,39 +569,45 @@ class Pool:
         # Chosen at each start: fork only while this process runs one thread.
         return _Worker.start(_context(), self._scratch_dir(), memory)
 
-    def _zygote(self, spec: Any, limits: Limits) -> _Zygote | None:
-        """The ready zygote of ``spec``, started now if there is none; None where workers make their own."""
+    def _start_zygote(self, spec: Any, limits: Limits) -> _Zygote | None:
+        """The zygote of ``spec``, started now (not waited for) if there is none or it broke; None
+        where workers make their own."""
         if not _can_fork():
             return None
         with self._lock:
             if spec in self._no_zygote:
                 return None
             zygote = self._zygotes.get(spec)
-            mine = zygote is None or zygote.broken
-            if mine:
-                zygote = None
-        if mine:
-            zygote = _Zygote(_context(), spec, self._scratch_dir(), limits)
-            old: list[_Zygote] = []
-            with self._lock:
-                self._zygotes[spec] = zygote
-                while len(self._zygotes) > ZYGOTES:
-                    old.append(self._zygotes.popitem(last=False)[1])
-            for gone in old:
-                gone.kill()
-            if not zygote.wait_ready():
-                with self._lock:
-                    if self._zygotes.get(spec) is zygote:
-                        del self._zygotes[spec]
-                    self._no_zygote.add(spec)
-                return None
-        assert zygote is not None
-        while not zygote.ready.wait(0.05):  # another caller is making it
-            pass
+            if zygote is not None and not zygote.broken:
+                return zygote
+        zygote = _Zygote(_context(), spec, self._scratch_dir(), limits)
+        old: list[_Zygote] = []
         with self._lock:
-            if spec in self._zygotes:
+            self._zygotes[spec] = zygote
+            while len(self._zygotes) > ZYGOTES:
+                old.append(self._zygotes.popitem(last=False)[1])
+        for gone in old:
+            gone.kill()
+        return zygote
+
+    def _zygote(self, spec: Any, limits: Limits) -> _Zygote | None:
+        """The ready zygote of ``spec``, started now if there is none; None where workers make their own."""
+        zygote = self._start_zygote(spec, limits)
+        if zygote is None:
+            return None
+        ready, failed = zygote.settle()
+        with self._lock:
+            if failed:  # it passed a bound while making the object: workers make their own
+                if self._zygotes.get(spec) is zygote:
+                    del self._zygotes[spec]
+                self._no_zygote.add(spec)
+            elif spec in self._zygotes:
                 self._zygotes.move_to_end(spec)
-        return None if zygote.broken else zygote
+        return zygote if ready else None
+
+    def prepare(self, owner: Spawnable) -> None:
+        """Start the zygote of ``owner`` now without waiting for it (see :func:`prepare`)."""
+        self._start_zygote(owner.worker_spec(), Limits.current())
 
     def _take(self, limits: Limits, spec: Any) -> _Worker | None:
         """An idle worker holding ``spec``'s object, a new one, or None when :func:`max_workers` are at work."""
@@ -853,6 +879,14 @@ def run_bounded(
     """``task`` for every job in this process's bounded workers (one per core for many jobs)."""
     width = worker_count() if parallel(len(jobs)) else 1
     return _POOL.run(owner, task, jobs, width, meanwhile, done)
+
+
+def prepare(owner: Spawnable) -> None:
+    """Start the zygote of ``owner`` now, without waiting for it: its Sphinx application (conf.py,
+    every extension's ``setup()``) is made while this process does the rest of its work before the
+    first task (the CLI: importing the rules, reading the index, finding the documents). Call it
+    only when a task is likely to follow: a zygote not used costs that set-up's CPU for nothing."""
+    _POOL.prepare(owner)
 
 
 def prestart() -> None:

@@ -13,6 +13,7 @@ from mdmark.cli.commands.progress import progress_line
 from mdmark.cli.commands.sarif import sarif_failure, sarif_log
 from mdmark.diagnostics import Diagnostic
 from mdmark.errors import MdmarkError
+from mdmark.pipeline.workers import prepare
 from mdmark.project import Project
 from mdmark.util.files import display
 from mdmark.util.text import terminal_safe
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         project = Project.open(start, args.config)
         with progress_line("文書を読んでいます", enabled=args.format == "text") as progress:
-            diagnostics = collect(project, base=args.base, progress=progress)
+            diagnostics = collect(project, base=args.base, progress=progress, reading=lambda: prepare(project.pipeline))
     except MdmarkError as exc:
         if args.format == "github":
             # Without an annotation a CI run that could not check shows nothing in the pull request.
