@@ -224,6 +224,22 @@ def test_a_toctree_entry_of_an_excluded_document_says_so(tmp_path: Path) -> None
     assert [line.split(":")[1] for line in run_mdmark("check", cwd=root).stdout.splitlines()] == ["4"]
 
 
+def test_a_file_included_from_a_subfolder_needs_no_toctree(tmp_path: Path) -> None:
+    """sphinx-build does not ask an {include}d file to be in a toctree (env.included); Sphinx
+    records the include by its absolute path, which check once compared with the relative one
+    (the-littlest-jupyterhub's install/add-users.md, included by seven pages)."""
+    root = tmp_path / "incl"
+    (root / "docs" / "sub").mkdir(parents=True)
+    (root / "docs" / "conf.py").write_text('extensions = ["myst_parser"]\n', encoding="utf-8")
+    (root / "docs" / "index.md").write_text("# Top\n\n```{toctree}\nsub/a\n```\n", encoding="utf-8")
+    (root / "docs" / "sub" / "a.md").write_text("# A\n\n```{include} part.md\n```\n", encoding="utf-8")
+    (root / "docs" / "sub" / "part.md").write_text("Part text\n", encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text('docs:\n  include: ["docs/**/*.md"]\nsphinx:\n  conf: docs/conf.py\n', encoding="utf-8")
+    _trusted(root)
+    result = run_mdmark("check", cwd=root)
+    assert result.returncode == 0, result.stdout
+
+
 def test_untrusted_conf_is_read_not_run_with_the_same_result(tmp_path: Path) -> None:
     """The same project, not trusted: conf.py never runs, its literal settings (extlinks, todo,
     substitutions, the custom directive, heading anchors, numfig_format) still apply, and the check

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import pickle
 import posixpath
 import shutil
@@ -184,7 +185,11 @@ def _parse_with(
     # What Sphinx would say only while writing (an unknown code language), said at reading.
     warnings = [*warnings, *highlight_warnings(doctree, text)]
     # What the document pulled in ({include}, {literalinclude}, images): a change re-parses it.
-    deps = sorted({str(d) for d in env.dependencies.get(docname, ())} - {relpath})
+    # Relative to the source folder, as the documents are: Sphinx records an {include}d file by its
+    # absolute path, and "is this file included somewhere" (toc.not_included) asks by relative path.
+    srcdir = os.fspath(app.srcdir)
+    found = (os.fspath(d) for d in env.dependencies.get(docname, ()))
+    deps = sorted({_relative(d, srcdir) if os.path.isabs(d) else d for d in found} - {relpath})
     stamps = [(rel, file_stamp(app.srcdir / rel)) for rel in deps]
     facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, deps=stamps, **parts)
     # Keep the doctree without its environment so it pickles and can be re-attached later.
@@ -192,6 +197,10 @@ def _parse_with(
     doctree.reporter = None
     doctree.transformer = None
     return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL) if pickled else b"", doctree
+
+
+def _relative(path: str, srcdir: str) -> str:
+    return posixpath.normpath(os.path.relpath(path, srcdir).replace(os.sep, "/"))
 
 
 class Pipeline:
