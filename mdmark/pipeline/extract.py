@@ -7,6 +7,7 @@ exact lines come from counting the soft line breaks in the text before each node
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import urllib.parse
@@ -541,26 +542,34 @@ def highlight_warnings(doctree: nodes.document, source: str) -> list[Warning]:
     """Sphinx's ``misc.highlighting_failure`` for code blocks whose language Pygments does not know
     (``sphinx.highlighting.PygmentsBridge.get_lexer``, which warns while writing the page — inside
     ``sphinx-build`` Sphinx says it itself; mdmark's pipeline, which writes no page, asks here)."""
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
     from sphinx.highlighting import lexer_classes
 
     found: list[Warning] = []
-    known: dict[str, bool] = {}
     for node in doctree.findall(nodes.literal_block):
         lang = node.get("language")
         if not lang or lang in _SPHINX_LEXERS or lang in lexer_classes:
             continue
-        if lang not in known:
-            try:
-                get_lexer_by_name(str(lang))
-                known[lang] = True
-            except ClassNotFound:
-                known[lang] = False
-        if not known[lang]:
+        if not _pygments_knows(str(lang)):
             line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)  # Sphinx's location
             found.append(Warning(line, "misc.highlighting_failure", f"Pygments lexer name {lang!r} is not known"))
     return found
+
+
+@functools.cache
+def _pygments_knows(lang: str) -> bool:
+    """Whether Pygments has a lexer of that name (``get_lexer_by_name`` would make one). Its class is
+    looked up, not made: making the first lexer of a class compiles all its rules, which a check
+    never uses (by cProfile 0.3 s per worker process for the corpus's few languages, each worker
+    again). Asked once per name and process (each question scans Pygments' table of every lexer);
+    Sphinx too keeps the lexers it found for the life of its process."""
+    from pygments.lexers import find_lexer_class_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        find_lexer_class_by_name(lang)
+    except ClassNotFound:
+        return False
+    return True
 
 
 #: Languages ``PygmentsBridge.get_lexer`` handles before asking Pygments.
