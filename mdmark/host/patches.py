@@ -206,7 +206,9 @@ def _md_parser(config: Any, make: Callable[[], Any]) -> Iterator[Any]:
     attribute in ``setup_render`` and the document goes from the options afterwards. A parser is
     found by an equal configuration (a document's front matter makes a new but usually equal one).
     A parse that starts another one while it runs (a reStructuredText include with the MyST parser
-    inside ``{eval-rst}``) gets a parser of its own, as MyST would make.
+    inside ``{eval-rst}``) gets a parser of its own, as MyST would make. Reads never run in two
+    threads at once (mdmark reads under :data:`~mdmark.host.session.SPHINX_LOCK`, Sphinx in one
+    thread per process), so the list needs no lock of its own.
     """
     for i, (made_for, parser) in enumerate(_PARSERS):
         if made_for == config:
