@@ -351,3 +351,28 @@ def test_a_forked_worker_past_its_wall_clock_is_killed_and_the_next_job_goes_on(
         pool.close()
     assert results[0] == workers_module.Failed("time")
     assert isinstance(results[1], int) and isinstance(results[2], int)
+
+
+def test_documents_with_and_without_front_matter_settings_each_read_with_their_own(tmp_path: Path) -> None:
+    """One MyST parser per configuration and worker (host.patches): a document's front matter
+    settings never leak into the next document, and a parse started inside a parse (an rST
+    include with the MyST parser) leaves the outer document whole."""
+    plain = write(tmp_path / "plain.md", "# Plain\n\nvalue {{ x }} here\n")
+    first = write(tmp_path / "first.md", "---\nmyst:\n  substitutions:\n    x: FIRSTVALUE\n---\n# First\n\nvalue {{ x }} here\n")
+    second = write(tmp_path / "second.md", "---\nmyst:\n  substitutions:\n    x: SECONDVALUE\n---\n# Second\n\nvalue {{ x }} here\n")
+    write(tmp_path / "inner.md", "# Inner\n\ninner words\n")
+    outer = write(
+        tmp_path / "outer.md",
+        "# Outer\n\n```{eval-rst}\n.. include:: inner.md\n   :parser: myst_parser.sphinx_\n```\n\n## After\n\ntail words\n",
+    )
+    pipe = Pipeline(tmp_path, MarkdownSettings(extensions=("substitution",)))
+    facts = pipe.facts_many([plain, first, plain, second, first, plain, outer])
+
+    def text(i: int) -> str:
+        return " ".join(run.text for run in facts[i].text)
+
+    assert "FIRSTVALUE" in text(1) and "SECONDVALUE" in text(3) and "FIRSTVALUE" in text(4)
+    assert "VALUE" not in text(0) and "VALUE" not in text(2) and "VALUE" not in text(5)
+    assert [w.type for w in facts[0].warnings] == ["myst.substitution"]
+    assert [h.title for h in facts[6].headings] == ["Outer", "Inner", "After"]
+    assert "tail words" in text(6) and "inner words" in text(6)

@@ -81,6 +81,8 @@ ALLOWED_READS: dict[tuple[str, str], str] = {
     ("mdmark/index/edit.py", "locked"): "opens the index's folder to lock it, reads nothing",
     ("mdmark/pipeline/cachestore.py", "read_entry"): "the user's cache (authenticated entries)",
     ("mdmark/pipeline/cachestore.py", "write_entry"): "the user's cache",
+    ("mdmark/pipeline/cachestore.py", "_create"): "the user's cache: a new entry, created exclusively without following a link",
+    ("mdmark/pipeline/cachestore.py", "_replace_entry"): "the user's cache: an entry replaced through a temp file created exclusively",
     ("mdmark/pipeline/cachestore.py", "_read_key"): "the user's cache key (0600)",
     ("mdmark/pipeline/cachestore.py", "secret_key"): "the user's cache key (0600)",
     ("mdmark/html/page.py", "_resource"): "package data (templates)",

@@ -131,6 +131,29 @@ def test_damaged_or_foreign_entries_are_rebuilt_silently(tmp_path: Path) -> None
         cachestore._KEYS.clear()
 
 
+def test_entries_are_written_in_place_and_never_through_a_planted_link(tmp_path: Path, user_cache: Path) -> None:
+    cache = project_cache_dir(tmp_path)
+    entry = cache / "ab" / "ab12.doctree"
+    write_entry(entry, b"first")
+    assert read_entry(entry) == b"first"
+    assert entry.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in entry.parent.iterdir()] == [entry.name]  # no temp file left behind
+    # A half-written entry (another writer, a crash) is only a miss, and the next write replaces it.
+    entry.write_bytes(entry.read_bytes()[:10])
+    assert read_entry(entry) is None
+    write_entry(entry, b"second")
+    assert read_entry(entry) == b"second"
+    # A link planted where an entry goes is replaced, never written through.
+    target = tmp_path / "victim"
+    target.write_bytes(b"keep")
+    planted = cache / "cd" / "cd34.json"
+    planted.parent.mkdir(mode=0o700)
+    planted.symlink_to(target)
+    write_entry(planted, b"third")
+    assert not planted.is_symlink() and read_entry(planted) == b"third"
+    assert target.read_bytes() == b"keep"
+
+
 def test_cache_lives_outside_the_work_tree(tmp_path: Path, user_cache: Path) -> None:
     project = init(tmp_path / "p")
     assert mdmark(project, "check").returncode == 0

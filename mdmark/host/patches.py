@@ -7,8 +7,10 @@ substitutions in :mod:`mdmark.host.sandbox`, front matter measured first)."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -179,9 +181,46 @@ def _myst_parse(self: Any, inputstring: str, document: Any) -> None:
                     create_warning(document, msg, wtype, line=1, append_to=document)
 
                 config = merge_file_level(config, topmatter, warning)
-    parser = create_md_parser(config, SphinxRenderer)
-    parser.options["document"] = document
-    parser.render(inputstring)
+    with _md_parser(config, lambda: create_md_parser(config, SphinxRenderer)) as parser:
+        parser.options["document"] = document
+        try:
+            parser.render(inputstring)
+        finally:
+            del parser.options["document"]  # the parser outlives the document: it must not keep it
+
+
+#: MarkdownIt parsers (with their renderer) made in this process, by the MyST configuration they
+#: were made for, most recently used last; one in use is not shared (see :func:`_md_parser`).
+_PARSERS: list[tuple[Any, Any]] = []
+#: Configurations a process reads with: the project's, and a few merged with front matter.
+_MAX_PARSERS = 8
+
+
+@contextlib.contextmanager
+def _md_parser(config: Any, make: Callable[[], Any]) -> Iterator[Any]:
+    """A parser for ``config``: made once per configuration and process, not once per document.
+
+    MyST makes a new ``MarkdownIt`` for every document (its rules, every plugin, a renderer that
+    lists its own methods by ``inspect``): about a tenth of a document's parse, by cProfile of a
+    cold worker. Nothing of one document stays in it: the renderer sets every per-document
+    attribute in ``setup_render`` and the document goes from the options afterwards. A parser is
+    found by an equal configuration (a document's front matter makes a new but usually equal one).
+    A parse that starts another one while it runs (a reStructuredText include with the MyST parser
+    inside ``{eval-rst}``) gets a parser of its own, as MyST would make. Reads never run in two
+    threads at once (mdmark reads under :data:`~mdmark.host.session.SPHINX_LOCK`, Sphinx in one
+    thread per process), so the list needs no lock of its own.
+    """
+    for i, (made_for, parser) in enumerate(_PARSERS):
+        if made_for == config:
+            del _PARSERS[i]
+            break
+    else:
+        parser = make()
+    try:
+        yield parser
+    finally:
+        _PARSERS.append((config, parser))
+        del _PARSERS[:-_MAX_PARSERS]
 
 
 def _hold_extensions(topmatter: dict[str, Any], config: Any, env: Any) -> None:

@@ -115,19 +115,41 @@ def write_entry(path: Path, data: bytes) -> None:
     """Store ``data`` at ``path`` with its HMAC; a failure is left to the caller (the cache is optional).
 
     Lighter than :func:`mdmark.util.files.atomic_write_bytes`, as a cold run writes thousands of entries
-    into this user's own private folder: a temp file created exclusively and without following links
-    (0600), then renamed over the entry (a rename replaces a link, never follows it). No fsync (a
-    crash may lose entries, never corrupt one: a torn entry fails its HMAC), no mode to keep, and
-    no sweep for leftovers of killed writers (the folder is safe to delete).
+    into this user's own private folder. A new entry is created in place, exclusively and without
+    following links (0600): a reader that meets it half written, or a crash that tears it, finds
+    an entry that fails its HMAC, which is a miss like a missing one — so it needs no temp file and
+    rename (a third of a cold worker's cost per entry). An entry that is there already (damaged,
+    or another writer's) is replaced through a temp file renamed over it (a rename replaces a link,
+    never follows it). No fsync, no mode to keep, and no sweep for leftovers of killed writers (the
+    folder is safe to delete).
     """
     blob = _mac(secret_key(), path.name, data) + data
-    tmp = path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}{TMP_SUFFIX}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(tmp, flags, 0o600)
+        fd = _create(path, flags)
+    except FileExistsError:
+        _replace_entry(path, blob, flags)
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(blob)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+
+
+def _create(path: Path, flags: int) -> int:
+    try:
+        return os.open(path, flags, 0o600)
     except FileNotFoundError:  # the entry's folder is new
         private_dirs(path.parent)
-        fd = os.open(tmp, flags, 0o600)
+        return os.open(path, flags, 0o600)
+
+
+def _replace_entry(path: Path, blob: bytes, flags: int) -> None:
+    tmp = path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}{TMP_SUFFIX}"
+    fd = os.open(tmp, flags, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(blob)

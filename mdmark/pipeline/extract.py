@@ -7,6 +7,7 @@ exact lines come from counting the soft line breaks in the text before each node
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import urllib.parse
@@ -297,7 +298,11 @@ def _context(node: nodes.Element, domain: str) -> tuple[str | None, str | None]:
 
 
 def _links(
-    doctree: nodes.document, docname: str, counter: LineCounter, slugs: dict[str, Any] | None = None
+    doctree: nodes.document,
+    docname: str,
+    counter: LineCounter,
+    slugs: dict[str, Any] | None = None,
+    elements: list[nodes.Element] | None = None,
 ) -> Iterator[Link]:
     slug_of_id: dict[str, str] = {}
     for slug, value in (slugs or {}).items():
@@ -307,7 +312,7 @@ def _links(
     for name, ident in doctree.nameids.items():
         if ident and doctree.nametypes.get(name):
             slug_of_id.setdefault(str(ident), str(name))
-    for node in doctree.findall(nodes.Element):
+    for node in _elements(doctree, elements):
         if not _is_reference(node):
             continue
         link = classify(node, docname, reference_line(node, counter), slug_of_id)
@@ -341,10 +346,12 @@ def _included(doctree: nodes.document, node: nodes.Node) -> bool:
     return bool(own and source and source != own)
 
 
-def _images(doctree: nodes.document, docname: str, counter: LineCounter) -> Iterator[Image]:
+def _images(
+    doctree: nodes.document, docname: str, counter: LineCounter, elements: list[nodes.Element] | None = None
+) -> Iterator[Image]:
     docdir = posixpath.dirname(docname)
     found: list[tuple[int, int, Image]] = []
-    for order, node in enumerate(doctree.findall(nodes.Element)):
+    for order, node in enumerate(_elements(doctree, elements)):
         if isinstance(node, nodes.image):
             uri = str(node.get("original_uri") or node.get("uri") or "")
             resolved = str(node.get("uri") or "")
@@ -439,11 +446,17 @@ def _docname_join(base: str, name: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(base), name))
 
 
-def _toctrees(doctree: nodes.document, docname: str, counter: LineCounter, suffixes: tuple[str, ...]) -> list[Toctree]:
+def _toctrees(
+    doctree: nodes.document,
+    docname: str,
+    counter: LineCounter,
+    suffixes: tuple[str, ...],
+    elements: list[nodes.Element] | None = None,
+) -> list[Toctree]:
     """Every toctree with its entries as written (``mdmark_entries``, recorded by
     :class:`mdmark.host.toctree.RecordingTocTree`; else the entries Sphinx kept)."""
     found: list[Toctree] = []
-    for node in doctree.findall(nodes.Element):
+    for node in _elements(doctree, elements):
         if type(node).__name__ != "toctree":
             continue
         line = counter.line(node)
@@ -487,7 +500,7 @@ def _toctrees(doctree: nodes.document, docname: str, counter: LineCounter, suffi
 
 
 def _targets(
-    doctree: nodes.document, docname: str, env: Any
+    doctree: nodes.document, docname: str, env: Any, elements: list[nodes.Element] | None = None
 ) -> tuple[list[Label], list[Target], list[tuple[str, tuple[str, ...]]]]:
     """Labels, other targets and numbered things of the document, as Sphinx's domains recorded them
     while reading it (the std domain decides what a label's title is and what is numbered)."""
@@ -505,10 +518,13 @@ def _targets(
         figtype = std.get_enumerable_node_type(node) if node is not None else None
         labels.append(Label(str(name), str(anon[1]), title, figtype))
     targets: list[Target] = []
-    for node in doctree.findall(nodes.term):
-        if node.get("ids"):
+    every = _elements(doctree, elements)
+    for node in every:
+        if isinstance(node, nodes.term) and node.get("ids"):
             targets.append(Target("std", "term", node.astext(), str(node["ids"][0])))
-    for node in doctree.findall(nodes.math_block):
+    for node in every:
+        if not isinstance(node, nodes.math_block):
+            continue
         label = node.get("label")
         if label:
             number = node.get("number")
@@ -528,7 +544,7 @@ def _targets(
             if obj[3] == docname:
                 targets.append(Target(domain.name, str(obj[2]), str(obj[0]), str(obj[4])))
     figures: list[tuple[str, tuple[str, ...]]] = []
-    for node in doctree.findall(nodes.Element):
+    for node in every:
         if isinstance(node, nodes.section) or not node.get("ids"):
             continue
         if std.is_enumerable_node(node):
@@ -538,30 +554,49 @@ def _targets(
     return labels, targets, figures
 
 
-def highlight_warnings(doctree: nodes.document, source: str) -> list[Warning]:
+def elements_of(doctree: nodes.document) -> list[nodes.Element]:
+    """Every element of the tree (itself included), in document order, as ``findall`` gives them."""
+    return list(doctree.findall(nodes.Element))
+
+
+def _elements(doctree: nodes.document, elements: list[nodes.Element] | None) -> list[nodes.Element]:
+    return elements if elements is not None else elements_of(doctree)
+
+
+def highlight_warnings(doctree: nodes.document, source: str, elements: list[nodes.Element] | None = None) -> list[Warning]:
     """Sphinx's ``misc.highlighting_failure`` for code blocks whose language Pygments does not know
     (``sphinx.highlighting.PygmentsBridge.get_lexer``, which warns while writing the page — inside
     ``sphinx-build`` Sphinx says it itself; mdmark's pipeline, which writes no page, asks here)."""
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
     from sphinx.highlighting import lexer_classes
 
     found: list[Warning] = []
-    known: dict[str, bool] = {}
-    for node in doctree.findall(nodes.literal_block):
+    for node in _elements(doctree, elements):
+        if not isinstance(node, nodes.literal_block):
+            continue
         lang = node.get("language")
         if not lang or lang in _SPHINX_LEXERS or lang in lexer_classes:
             continue
-        if lang not in known:
-            try:
-                get_lexer_by_name(str(lang))
-                known[lang] = True
-            except ClassNotFound:
-                known[lang] = False
-        if not known[lang]:
+        if not _pygments_knows(str(lang)):
             line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)  # Sphinx's location
             found.append(Warning(line, "misc.highlighting_failure", f"Pygments lexer name {lang!r} is not known"))
     return found
+
+
+@functools.cache
+def _pygments_knows(lang: str) -> bool:
+    """Whether Pygments has a lexer of that name (``get_lexer_by_name`` would make one). Its class is
+    looked up, not made: making the first lexer of a class compiles all its rules, which a check
+    never uses (by cProfile 0.3 s per worker process for the corpus's few languages, each worker
+    again). Asked once per name and process (each question scans Pygments' table of every lexer);
+    Sphinx too keeps the lexers it found for the life of its process."""
+    from pygments.lexers import find_lexer_class_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        find_lexer_class_by_name(lang)
+    except ClassNotFound:
+        return False
+    return True
 
 
 #: Languages ``PygmentsBridge.get_lexer`` handles before asking Pygments.
@@ -575,34 +610,39 @@ def extract(
     source: str,
     env: Any = None,
     suffixes: tuple[str, ...] = (".md",),
+    elements: list[nodes.Element] | None = None,
 ) -> dict[str, Any]:
     """The parsed parts of :class:`~mdmark.facts.DocFacts` (everything but path, sha, chars, warnings).
 
     ``env`` is the Sphinx environment that just read the document (for its labels and targets).
+    ``elements``: the tree's elements in document order (:func:`elements_of`), when the caller has them.
     """
+    # Walked once: each part used to walk the whole tree again (docutils' findall is a Python
+    # generator per node), half of extraction's time.
+    every = _elements(doctree, elements)
     counter = LineCounter(source.splitlines())
     slugs = dict(metadata.get("myst_slugs") or {})
     headings = _headings(doctree, slugs, counter)
     # A dict keeps the order and makes each lookup constant (a list made 32k headings take minutes).
     seen: dict[str, None] = dict.fromkeys(slugs)
-    for node in doctree.findall(nodes.Element):
+    for node in every:
         for ident in (*node.get("ids", ()), *node.get("names", ())):
             seen.setdefault(ident, None)
     anchors = list(seen)
     clean_meta = {k: _json_value(v) for k, v in metadata.items() if k != "myst_slugs" and k != "wordcount"}
     first = headings[0] if headings else None
-    labels, targets, figures = _targets(doctree, docname, env) if env is not None else ([], [], [])
+    labels, targets, figures = _targets(doctree, docname, env, every) if env is not None else ([], [], [])
     return {
         "labels": labels,
         "targets": targets,
         "figures": figures,
-        "toctrees": _toctrees(doctree, docname, counter, suffixes),
+        "toctrees": _toctrees(doctree, docname, counter, suffixes, every),
         "title": first.title if first else None,
         "title_line": first.line if first else None,
         "headings": headings,
         "anchors": anchors,
-        "links": list(_links(doctree, docname, counter, slugs)),
-        "images": list(_images(doctree, docname, counter)),
+        "links": list(_links(doctree, docname, counter, slugs, every)),
+        "images": list(_images(doctree, docname, counter, every)),
         "text": _text(doctree, counter),
         "metadata": clean_meta,
     }
