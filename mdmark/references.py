@@ -33,6 +33,10 @@ _T = TypeVar("_T")
 #: Labels Sphinx's std domain always has (its generated index and search pages).
 BUILTIN_LABELS: dict[str, str] = {"genindex": "Index", "modindex": "Module Index", "py-modindex": "Module Index", "search": "Search Page"}
 
+#: The pages a toctree may list that Sphinx writes itself (``StandardDomain._virtual_doc_names``):
+#: ``sphinx-build -b html`` says nothing of them; a single file has none, so they are left out.
+GENERATED_DOCS = frozenset({"genindex", "modindex", "search"})
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -816,7 +820,7 @@ class Model:
         """Whether a toctree entry may name ``docname`` without a warning: a document of the model
         (read or not), except, in a Sphinx project, a Markdown document the config checks but
         conf.py's exclude_patterns leave out (sphinx-build does not read it)."""
-        if docname in self.unread:
+        if docname in self.unread or (docname in GENERATED_DOCS and docname not in self.found):
             return True
         if docname not in self.found:
             return False

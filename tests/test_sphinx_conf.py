@@ -240,6 +240,25 @@ def test_a_file_included_from_a_subfolder_needs_no_toctree(tmp_path: Path) -> No
     assert result.returncode == 0, result.stdout
 
 
+def test_sphinx_generated_pages_in_a_toctree_are_no_drift(tmp_path: Path) -> None:
+    """``genindex``, ``modindex`` and ``search`` in a toctree (structlog's docs): ``sphinx-build -b
+    html`` writes those pages and says nothing; in a subfolder they name no such page and it warns."""
+    root = tmp_path / "gen"
+    (root / "docs" / "sub").mkdir(parents=True)
+    (root / "docs" / "conf.py").write_text('extensions = ["myst_parser"]\n', encoding="utf-8")
+    (root / "docs" / "index.md").write_text("# Top\n\n```{toctree}\nsub/index\ngenindex\nmodindex\nsearch\n```\n", encoding="utf-8")
+    (root / "docs" / "sub" / "index.md").write_text("# Sub\n\n```{toctree}\ngenindex\n```\n", encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text(
+        'docs:\n  include: ["docs/**/*.md"]\nbuild:\n  include: ["docs/**/*.md"]\n  out: dist/d.html\nsphinx:\n  conf: docs/conf.py\n',
+        encoding="utf-8",
+    )
+    _trusted(root)
+    lines = run_mdmark("check", cwd=root).stdout.splitlines()
+    assert lines == ["docs/sub/index.md:4: broken_link: toctree の項目 `genindex` に当たる文書が無いので、文書の名前を直すか、その文書を置いてください。"], lines
+    built = run_mdmark("build", cwd=root)
+    assert built.returncode == 0, built.stderr
+
+
 def test_untrusted_conf_is_read_not_run_with_the_same_result(tmp_path: Path) -> None:
     """The same project, not trusted: conf.py never runs, its literal settings (extlinks, todo,
     substitutions, the custom directive, heading anchors, numfig_format) still apply, and the check
