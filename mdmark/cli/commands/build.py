@@ -11,7 +11,6 @@ from mdmark.util.text import terminal_safe
 
 
 def run(args: argparse.Namespace) -> int:
-    _prepare(args.config)
     from mdmark.builders.build import build_site
 
     with progress_line("文書を読んで書き出しています") as progress:
@@ -20,19 +19,3 @@ def run(args: argparse.Namespace) -> int:
         print(terminal_safe(warning), file=sys.stderr)
     print(f"{result['docs']} 件の文書を {result['out']} にまとめました。")
     return 0
-
-
-def _prepare(config: str | None) -> None:
-    """Start the project's zygote before the builder's imports (the HTML writer, the page, the
-    navigation), so its Sphinx application is made meanwhile: a build reads at least conf.py's
-    settings through it unless an earlier run left them, and every changed document."""
-    from mdmark.errors import MdmarkError
-    from mdmark.pipeline.workers import prepare
-    from mdmark.project import Project
-
-    try:
-        project = Project.open(Path.cwd(), config)
-        if project.config.build is not None:
-            prepare(project.pipeline)
-    except MdmarkError:
-        return  # the build says why, in the order it checks things
