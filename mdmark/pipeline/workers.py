@@ -342,6 +342,15 @@ def _lower(limit: int, soft: int) -> None:
 # -- the parent's side ---------------------------------------------------------------------------------
 
 
+def _kill_process(process: Any) -> None:
+    """Kill a process started by multiprocessing and reap it; one already gone, or closed, is fine."""
+    try:
+        process.kill()
+        process.join(5)
+    except (OSError, ValueError, AssertionError):
+        pass
+
+
 def _failure(code: int | None) -> Failed:
     """Why a process that ended with ``code`` (:attr:`multiprocessing.Process.exitcode`) ended."""
     if code == -signal.SIGXCPU:
@@ -392,11 +401,7 @@ class _Worker:
 
     def kill(self) -> None:
         if self.process is not None:
-            try:
-                self.process.kill()
-                self.process.join(5)
-            except (OSError, ValueError, AssertionError):
-                pass
+            _kill_process(self.process)
         else:
             try:
                 os.kill(self.pid, signal.SIGKILL)
@@ -510,11 +515,7 @@ class _Zygote:
     def kill(self) -> None:
         self.broken = True
         self.ready.set()  # whoever waits for it stops waiting
-        try:
-            self.process.kill()
-            self.process.join(5)
-        except (OSError, ValueError, AssertionError):
-            pass
+        _kill_process(self.process)
         try:
             self.conn.close()
         except OSError:
