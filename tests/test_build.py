@@ -233,6 +233,13 @@ def _fresh_build(root: Path, where: Path) -> str:
     return (where / "dist" / "docs.html").read_text(encoding="utf-8")
 
 
+def _replace_once(path: Path, old: str, new: str) -> None:
+    """An edit of a document as a writer saves it: ``old`` must be there, its first copy replaced."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
 def test_a_rebuild_keeps_sections_and_equals_a_cold_build(tmp_path: Path) -> None:
     """A rebuild after each edit makes only the sections whose inputs changed, and writes the very
     bytes a cold build of the edited project writes: a paragraph appended, a heading another
@@ -244,10 +251,7 @@ def test_a_rebuild_keeps_sections_and_equals_a_cold_build(tmp_path: Path) -> Non
     kept = next(iter(Project.open(root).workspace.page_sections.values()))
 
     def edit(rel: str, old: str, new: str) -> None:
-        path = root / rel
-        text = path.read_text(encoding="utf-8")
-        assert old in text
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        _replace_once(root / rel, old, new)
 
     steps = [
         lambda: edit("docs/c.md", "本文。", "本文。\n\n追記した段落。"),
@@ -333,10 +337,7 @@ def test_a_rebuild_keeps_what_a_save_leaves_unread(tmp_path: Path) -> None:
     kept = next(iter(Project.open(root).workspace.page_sections.values()))
 
     def edit(rel: str, old: str, new: str) -> None:
-        path = root / rel
-        text = path.read_text(encoding="utf-8")
-        assert old in text
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        _replace_once(root / rel, old, new)
 
     steps = [
         # Read by nobody: one.md alone.

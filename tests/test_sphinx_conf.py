@@ -169,28 +169,38 @@ def test_rst_documents_define_what_markdown_references(tmp_path: Path) -> None:
     assert "include に加えて" not in built.stderr
 
 
+#: The config of the small Sphinx projects below: every Markdown document, the project's conf.py.
+SPHINX_CONFIG = 'docs:\n  include: ["docs/**/*.md"]\nsphinx:\n  conf: docs/conf.py\n'
+MYST_ONLY = 'extensions = ["myst_parser"]\n'
+
+
+def _written(root: Path, files: dict[str, str], config: str = SPHINX_CONFIG) -> Path:
+    """A project at ``root`` of ``files`` (path under it → text) and ``config``, its conf.py trusted."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text(config, encoding="utf-8")
+    return _trusted(root)
+
+
 def test_an_rst_source_that_cannot_be_read_is_one_drift(tmp_path: Path) -> None:
     """An .rst source whose read fails (pip's docs with another pip installed: its extension's
     directive raises) defines no label; the references into it are reported, and so is the one
     cause, at the .rst file, rather than only the broken references with no word of why."""
-    root = tmp_path / "mixed"
-    (root / "docs").mkdir(parents=True)
-    (root / "docs" / "conf.py").write_text(
-        'import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\nextensions = ["myst_parser", "failing_ext"]\n',
-        encoding="utf-8",
+    root = _written(
+        tmp_path / "mixed",
+        {
+            "docs/conf.py": 'import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\nextensions = ["myst_parser", "failing_ext"]\n',
+            "docs/failing_ext.py": (
+                "from docutils.parsers.rst import Directive\n\n"
+                "class Options(Directive):\n    def run(self):\n        raise AttributeError('no package_selection_group')\n\n"
+                "def setup(app):\n    app.add_directive('command-options', Options)\n    return {'parallel_read_safe': True}\n"
+            ),
+            "docs/index.md": "# Top\n\n```{toctree}\ninstall\n```\n\n{ref}`pip-install`\n",
+            "docs/install.rst": ".. _pip-install:\n\nInstall\n=======\n\n.. command-options::\n",
+        },
     )
-    (root / "docs" / "failing_ext.py").write_text(
-        "from docutils.parsers.rst import Directive\n\n"
-        "class Options(Directive):\n    def run(self):\n        raise AttributeError('no package_selection_group')\n\n"
-        "def setup(app):\n    app.add_directive('command-options', Options)\n    return {'parallel_read_safe': True}\n",
-        encoding="utf-8",
-    )
-    (root / "docs" / "index.md").write_text("# Top\n\n```{toctree}\ninstall\n```\n\n{ref}`pip-install`\n", encoding="utf-8")
-    (root / "docs" / "install.rst").write_text(".. _pip-install:\n\nInstall\n=======\n\n.. command-options::\n", encoding="utf-8")
-    (root / "mdmark.config.yaml").write_text(
-        'docs:\n  include: ["docs/**/*.md"]\nsphinx:\n  conf: docs/conf.py\n', encoding="utf-8"
-    )
-    _trusted(root)
     lines = run_mdmark("check", cwd=root).stdout.splitlines()
     assert any(line.startswith("docs/index.md:7: broken_anchor:") for line in lines), lines
     assert (
@@ -203,16 +213,17 @@ def test_a_toctree_entry_of_an_excluded_document_says_so(tmp_path: Path) -> None
     """sphinx-build warns of a toctree entry naming a document its exclude_patterns leave out, as
     ``toc.excluded`` when the path it tests (the first source suffix, ``.rst``) matches a pattern
     and ``toc.not_readable`` otherwise; the drift names the file that is there and why it is not read."""
-    root = tmp_path / "excl"
-    (root / "docs" / "drafts").mkdir(parents=True)
-    conf = 'extensions = ["myst_parser"]\nexclude_patterns = ["draft.md", "drafts/**"]\n'
-    (root / "docs" / "conf.py").write_text(conf, encoding="utf-8")
-    (root / "docs" / "index.md").write_text("# Top\n\n```{toctree}\ndraft\ndrafts/plan\n```\n", encoding="utf-8")
-    (root / "docs" / "draft.md").write_text("# Draft\n", encoding="utf-8")
-    # docs.include checks the draft, Sphinx does not read it: its broken reference is no drift.
-    (root / "docs" / "drafts" / "plan.md").write_text("# Plan\n\n{ref}`nolabel`\n", encoding="utf-8")
-    (root / "mdmark.config.yaml").write_text('docs:\n  include: ["docs/**/*.md"]\nsphinx:\n  conf: docs/conf.py\n', encoding="utf-8")
-    _trusted(root)
+    conf = MYST_ONLY + 'exclude_patterns = ["draft.md", "drafts/**"]\n'
+    root = _written(
+        tmp_path / "excl",
+        {
+            "docs/conf.py": conf,
+            "docs/index.md": "# Top\n\n```{toctree}\ndraft\ndrafts/plan\n```\n",
+            "docs/draft.md": "# Draft\n",
+            # docs.include checks the draft, Sphinx does not read it: its broken reference is no drift.
+            "docs/drafts/plan.md": "# Plan\n\n{ref}`nolabel`\n",
+        },
+    )
     excluded = "は conf.py の exclude_patterns で外されているので、項目を消すか、exclude_patterns から外してください。"
     assert run_mdmark("check", cwd=root).stdout.splitlines() == [
         f"docs/index.md:4: broken_link: toctree の項目 `draft` の文書 `draft.md` {excluded}",
@@ -228,14 +239,15 @@ def test_a_file_included_from_a_subfolder_needs_no_toctree(tmp_path: Path) -> No
     """sphinx-build does not ask an {include}d file to be in a toctree (env.included); Sphinx
     records the include by its absolute path, which check once compared with the relative one
     (the-littlest-jupyterhub's install/add-users.md, included by seven pages)."""
-    root = tmp_path / "incl"
-    (root / "docs" / "sub").mkdir(parents=True)
-    (root / "docs" / "conf.py").write_text('extensions = ["myst_parser"]\n', encoding="utf-8")
-    (root / "docs" / "index.md").write_text("# Top\n\n```{toctree}\nsub/a\n```\n", encoding="utf-8")
-    (root / "docs" / "sub" / "a.md").write_text("# A\n\n```{include} part.md\n```\n", encoding="utf-8")
-    (root / "docs" / "sub" / "part.md").write_text("Part text\n", encoding="utf-8")
-    (root / "mdmark.config.yaml").write_text('docs:\n  include: ["docs/**/*.md"]\nsphinx:\n  conf: docs/conf.py\n', encoding="utf-8")
-    _trusted(root)
+    root = _written(
+        tmp_path / "incl",
+        {
+            "docs/conf.py": MYST_ONLY,
+            "docs/index.md": "# Top\n\n```{toctree}\nsub/a\n```\n",
+            "docs/sub/a.md": "# A\n\n```{include} part.md\n```\n",
+            "docs/sub/part.md": "Part text\n",
+        },
+    )
     result = run_mdmark("check", cwd=root)
     assert result.returncode == 0, result.stdout
 
@@ -243,16 +255,15 @@ def test_a_file_included_from_a_subfolder_needs_no_toctree(tmp_path: Path) -> No
 def test_sphinx_generated_pages_in_a_toctree_are_no_drift(tmp_path: Path) -> None:
     """``genindex``, ``modindex`` and ``search`` in a toctree (structlog's docs): ``sphinx-build -b
     html`` writes those pages and says nothing; in a subfolder they name no such page and it warns."""
-    root = tmp_path / "gen"
-    (root / "docs" / "sub").mkdir(parents=True)
-    (root / "docs" / "conf.py").write_text('extensions = ["myst_parser"]\n', encoding="utf-8")
-    (root / "docs" / "index.md").write_text("# Top\n\n```{toctree}\nsub/index\ngenindex\nmodindex\nsearch\n```\n", encoding="utf-8")
-    (root / "docs" / "sub" / "index.md").write_text("# Sub\n\n```{toctree}\ngenindex\n```\n", encoding="utf-8")
-    (root / "mdmark.config.yaml").write_text(
-        'docs:\n  include: ["docs/**/*.md"]\nbuild:\n  include: ["docs/**/*.md"]\n  out: dist/d.html\nsphinx:\n  conf: docs/conf.py\n',
-        encoding="utf-8",
+    root = _written(
+        tmp_path / "gen",
+        {
+            "docs/conf.py": MYST_ONLY,
+            "docs/index.md": "# Top\n\n```{toctree}\nsub/index\ngenindex\nmodindex\nsearch\n```\n",
+            "docs/sub/index.md": "# Sub\n\n```{toctree}\ngenindex\n```\n",
+        },
+        SPHINX_CONFIG + 'build:\n  include: ["docs/**/*.md"]\n  out: dist/d.html\n',
     )
-    _trusted(root)
     lines = run_mdmark("check", cwd=root).stdout.splitlines()
     assert lines == ["docs/sub/index.md:4: broken_link: toctree の項目 `genindex` に当たる文書が無いので、文書の名前を直すか、その文書を置いてください。"], lines
     built = run_mdmark("build", cwd=root)
