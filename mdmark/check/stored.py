@@ -36,7 +36,7 @@ from mdmark import __version__
 from mdmark.diagnostics import Diagnostic
 from mdmark.facts import FACTS_VERSION
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.util.environment import site_folders
+from mdmark.util.environment import python_path, site_folders
 from mdmark.util.files import SETTLED_NS, stat_stamp
 from mdmark.util.globs import SKIP_DIRS
 
@@ -81,7 +81,7 @@ def _environment() -> list[str]:
     """Folders whose stamps stand for the environment: installed packages, ``PYTHONPATH`` (where a
     project's extension or autodoc target may come from) and the user's trust."""
     folders = site_folders()
-    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    extra = python_path()
     user = _user_config_dir()
     files = [str(user / name) for name in sorted(os.listdir(user))] if user.is_dir() else []
     return [*folders, *extra, str(user), *files]

@@ -19,11 +19,17 @@ def site_folders() -> list[str]:
     return [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p)]
 
 
+def python_path() -> list[str]:
+    """The folders ``PYTHONPATH`` puts on ``sys.path`` (a project's extensions and autodoc targets
+    may be imported from them)."""
+    return [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+
+
 def environment_digest() -> str:
     """A digest that changes when a package is installed, upgraded or removed, or ``PYTHONPATH``
     changes (sys.path's first entry is left out: it is the script's folder or the working
     directory, which differ between ``mdmark`` and ``python -m mdmark`` for one environment)."""
-    parts = [sys.version, sys.prefix, os.environ.get("PYTHONPATH", "")]
+    parts = [sys.version, sys.prefix, *python_path()]
     for folder in site_folders():
         try:
             info = os.stat(folder)
