@@ -137,7 +137,7 @@ GOALS = {
 def reparse_ms(project: Path, doc: Path, runs: int, first_line: int = 10_000) -> list[float]:
     """The edited document's re-parse alone: what the worker pool takes of an edited row (each run
     appends a new line from ``first_line`` on, so the parse cache never answers it)."""
-    from mdmark.project import Project
+    from mdmark.project.main import Project
 
     pipeline = Project.open(project).pipeline
     samples = []

@@ -97,7 +97,7 @@ def _as_worker() -> None:
 
 def profile_cold(project: Path, out: Path, top: int, count: int, scratch: Path) -> None:
     from mdmark.pipeline.pipeline import Pipeline
-    from mdmark.project import Project
+    from mdmark.project.main import Project
 
     _as_worker()
     opened = Project.open(project)
@@ -111,7 +111,7 @@ def profile_cold(project: Path, out: Path, top: int, count: int, scratch: Path) 
 def profile_render(project: Path, out: Path, top: int, count: int, scratch: Path) -> None:
     from mdmark.html import render
     from mdmark.pipeline.pipeline import Pipeline
-    from mdmark.project import Project
+    from mdmark.project.main import Project
 
     _as_worker()
     opened = Project.open(project)

@@ -39,7 +39,7 @@ def _on_config_inited(app: Sphinx, config: SphinxConfig) -> None:
     from sphinx.util import logging as sphinx_logging
 
     from mdmark.config.main import find_config, load_config
-    from mdmark.errors import MdmarkError
+    from mdmark.core.errors import MdmarkError
     from mdmark.host.myst_settings import fill_in_myst
 
     from .state import State, set_state

@@ -23,7 +23,7 @@ from sphinx import addnodes
 from sphinx.util import logging as sphinx_logging
 from sphinx.util.docutils import SphinxDirective
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.index.model import Doc, Index
 from mdmark.util.sentences import close_note
 

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING
 
 from collections.abc import Callable
 
-from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts
-from mdmark.project import Project
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import DocFacts
+from mdmark.project.main import Project
 
 from .facts import stored
 from .state import docname_for_path, get_state
 
 if TYPE_CHECKING:
-    from mdmark.diagnostics import Diagnostic
+    from mdmark.core.diagnostics import Diagnostic
     from sphinx.application import Sphinx
 
 

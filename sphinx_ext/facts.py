@@ -2,7 +2,7 @@
 
 On ``doctree-read`` (after Sphinx's own collectors, so image URIs are resolved) the doctree goes
 through :func:`mdmark.pipeline.extract.extract`, the same extraction the mdmark pipeline uses, and the
-resulting :class:`~mdmark.facts.DocFacts` is kept in the environment: it survives incremental
+resulting :class:`~mdmark.core.facts.DocFacts` is kept in the environment: it survives incremental
 builds with the pickled environment, is merged back from parallel read processes
 (``env-merge-info``) and dropped when a document is purged (``env-purge-doc``).
 
@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from mdmark.facts import DocFacts, Heading, Image, Link, TextRun, Toctree
+from mdmark.core.facts import DocFacts, Heading, Image, Link, TextRun, Toctree
 
 from .state import get_state
 

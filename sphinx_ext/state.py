@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from mdmark.config.main import Config
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.index.model import Doc, Index, load_index
 
 if TYPE_CHECKING:

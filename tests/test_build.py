@@ -11,9 +11,9 @@ import pytest
 
 from html_helpers import page_problems, png
 from mdmark.builders.build import build_site
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.html.links import doc_id
-from mdmark.project import Project
+from mdmark.project.main import Project
 
 CONFIG = """\
 index: index.yaml

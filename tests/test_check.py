@@ -20,10 +20,10 @@ import pytest
 
 from conftest import FIXTURES, assert_golden, mdmark_on_a_terminal, run_mdmark, trust_project
 from mdmark.check.collect import check, collect
-from mdmark.diagnostics import DRIFT_KINDS
-from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts
-from mdmark.project import Project
+from mdmark.core.diagnostics import DRIFT_KINDS
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import DocFacts
+from mdmark.project.main import Project
 
 CHECK_FIXTURES = FIXTURES / "check"
 CASES = sorted(p.name for p in CHECK_FIXTURES.iterdir() if p.is_dir())
@@ -211,7 +211,7 @@ def test_github_format_annotates_a_failure_that_stops_the_check(tmp_path: Path) 
 
 def test_github_escaping() -> None:
     from mdmark.cli.commands.check import github_line
-    from mdmark.diagnostics import Diagnostic
+    from mdmark.core.diagnostics import Diagnostic
 
     line = github_line(Diagnostic("a,b:c.md", "3", "syntax", "100% 誤り\n次", 3), Path("/w"), Path("/w"))
     assert line == "::warning file=a%2Cb%3Ac.md,line=3,title=mdmark syntax::100%25 誤り%0A次"

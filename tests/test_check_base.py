@@ -11,7 +11,7 @@ import pytest
 
 from conftest import run_mdmark
 from mdmark.check.collect import check
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "mdmark test",

@@ -16,7 +16,7 @@ import pytest
 from conftest import assert_golden
 
 from mdmark.config.main import CONFIG_NAME, Config, load_config
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 
 CASES_DIR = Path(__file__).resolve().parent / "fixtures" / "config"
 CASES = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))
@@ -115,8 +115,8 @@ def test_a_key_is_one_field_declaration() -> None:
     guide's table, with no other edit."""
     from dataclasses import dataclass, field
 
-    from mdmark.config.declare import Builder, key, record_of, section
-    from mdmark.config.schema import Int, validate
+    from mdmark.declare.fields import Builder, key, record_of, section
+    from mdmark.declare.schema import Int, validate
     from mdmark.guide.reader import key_table
 
     @dataclass(frozen=True)
@@ -140,11 +140,11 @@ def test_a_key_is_one_field_declaration() -> None:
 
 
 def test_the_schema_is_the_declaration() -> None:
-    from mdmark.config.declare import leaves
+    from mdmark.declare.fields import leaves
     from mdmark.config.main import CONFIG_SCHEMA, Config
 
     def paths(record: object, prefix: str = "") -> list[str]:
-        from mdmark.config.schema import Record
+        from mdmark.declare.schema import Record
 
         assert isinstance(record, Record)
         out: list[str] = []

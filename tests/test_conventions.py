@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, REPO, run_mdmark
-from mdmark.diagnostics import DRIFT_KINDS
+from mdmark.core.diagnostics import DRIFT_KINDS
 
 CHECK = FIXTURES / "check"
 

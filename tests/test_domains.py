@@ -13,9 +13,9 @@ from pathlib import Path
 
 from conftest import FIXTURES, run_mdmark, trust_project
 
-from mdmark.facts import DocFacts, Link, Target
+from mdmark.core.facts import DocFacts, Link, Target
 from mdmark.host.confinfo import ConfInfo, unverified_domains
-from mdmark.references import Model
+from mdmark.references.main import Model
 
 
 def _project(name: str, tmp: Path) -> Path:

@@ -8,7 +8,7 @@ import pytest
 from conftest import REGEN
 
 from html_helpers import FIXTURES, Case, article, normalise, page_problems, png, read_cases, write_cases
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.builders.export import export_html
 
 NOTATION = FIXTURES / "notation.md"

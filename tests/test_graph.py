@@ -16,7 +16,7 @@ import pytest
 from conftest import FIXTURES, REPO, assert_golden, run_mdmark
 from html_helpers import page_problems
 from mdmark.builders.build import build_site
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.builders.export import export_html
 from mdmark.graph.layout import (
     DETAIL_MAX_NODES,
@@ -31,7 +31,7 @@ from mdmark.graph.style import KINDS
 from mdmark.graph.svg import to_svg
 from mdmark.graph.views import graph_text
 from mdmark.html.links import doc_id
-from mdmark.project import Project
+from mdmark.project.main import Project
 
 GRAPH = FIXTURES / "graph"
 EXPECTED = GRAPH / "expected"

@@ -28,8 +28,8 @@ from conftest import run_mdmark as run
 from mdmark.cli.main import build_parser
 from mdmark.config.main import CONFIG_SCHEMA
 from mdmark.config.myst import myst_extensions
-from mdmark.config.schema import Record, validate
-from mdmark.diagnostics import DRIFT_KINDS
+from mdmark.declare.schema import Record, validate
+from mdmark.core.diagnostics import DRIFT_KINDS
 from mdmark.guide.reader import MAX_GUIDE_CHARS, guide_entries, page_text, read_guide
 from mdmark.index.model import (
     DOC,
@@ -783,7 +783,7 @@ KEY_TABLES = {
 def test_key_table_shows_every_key_with_its_help_and_default(place: str) -> None:
     """A key declared in the config or the index model is on its page, with its help and default,
     with no edit of the page: the page holds a marker, the reader writes the table."""
-    from mdmark.config.declare import leaves
+    from mdmark.declare.fields import leaves
     from mdmark.guide.reader import declaration_at, default_text
 
     page, heading = KEY_TABLES[place]

@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, run_mdmark
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.index.model import index_problems
-from mdmark.index.edit import edit_index_text, update_index
+from mdmark.queries.edit_index import edit_index_text, update_index
 
 EDIT = FIXTURES / "query" / "edit"
 ORIGINAL = (EDIT / "docs" / "index.yaml").read_text(encoding="utf-8")

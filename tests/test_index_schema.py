@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import assert_golden
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.index.model import Index, format_problem, index_problems, load_index
 from mdmark.config.yamlio import parse_yaml
 

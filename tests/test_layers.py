@@ -16,14 +16,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Lowest first. A module belongs to the layer of the longest prefix that names it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("mdmark", "mdmark.errors", "mdmark.diagnostics", "mdmark.facts", "mdmark.util", "mdmark.answers"),
+    ("mdmark", "mdmark.core", "mdmark.util", "mdmark.answers"),
+    ("mdmark.declare",),
     ("mdmark.config",),
-    ("mdmark.index", "mdmark.tools.spec", "mdmark.tools.params"),
+    ("mdmark.index",),
     ("mdmark.host",),
     ("mdmark.pipeline",),
-    ("mdmark.workspace", "mdmark.index.relations"),
+    ("mdmark.workspace",),
     ("mdmark.project", "mdmark.references"),
-    ("mdmark.check", "mdmark.html", "mdmark.graph", "mdmark.queries", "mdmark.index.edit"),
+    ("mdmark.check", "mdmark.html", "mdmark.graph", "mdmark.queries"),
     ("mdmark.builders", "mdmark.guide"),
     ("mdmark.tools",),
     ("mdmark.server", "mdmark.cli", "mdmark.lsp", "mdmark.preview", "mdmark.sphinx_ext", "mdmark.__main__"),

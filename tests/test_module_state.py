@@ -5,7 +5,7 @@ Read from the source, not from a run. Every module-level binding is scanned:
 * a binding no code ever changes (no item assignment, no mutating method call, no ``global``
   rebinding) is a constant, whatever its type — a table, a schema, a tool declaration;
 * anything else — a container that is filled or emptied, a lock, a weak map, a ``Memo`` or
-  ``ContentCache`` — is state, and each one outside :mod:`mdmark.workspace` must be listed in
+  ``ContentCache`` — is state, and each one outside :mod:`mdmark.workspace.main` must be listed in
   :data:`ALLOWED` with the reason it is not a project's cache;
 * every ``functools`` cache is listed in :data:`CACHES` with the reason its answer can never go
   stale (a pure function of its arguments, or of files shipped inside the package).
@@ -23,8 +23,8 @@ PACKAGES = ("mdmark", "sphinx_ext")
 ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/server/limits.py", "_RUNNING"): "the tool calls running now (to stop them), not a cache",
     ("mdmark/server/limits.py", "_RUNNING_LOCK"): "guards _RUNNING",
-    ("mdmark/index/edit.py", "_THREAD_LOCKS"): "one lock per index file, shared by every project that edits it",
-    ("mdmark/index/edit.py", "_THREAD_LOCKS_GUARD"): "guards _THREAD_LOCKS",
+    ("mdmark/queries/edit_index.py", "_THREAD_LOCKS"): "one lock per index file, shared by every project that edits it",
+    ("mdmark/queries/edit_index.py", "_THREAD_LOCKS_GUARD"): "guards _THREAD_LOCKS",
     ("mdmark/pipeline/cachestore.py", "_KEYS"): "this user's secret cache key, the same for every project",
     ("mdmark/host/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
     ("sphinx_ext/state.py", "_BY_ENV"): "the extension's state per Sphinx build environment (weak keys)",
@@ -68,7 +68,7 @@ _MUTATORS = {
 #: Calls that make state whatever is done with it afterwards.
 _STATEFUL_CALLS = {"Lock", "RLock", "Memo", "ContentCache", "WeakKeyDictionary", "WeakValueDictionary", "WeakSet", "local"}
 #: The one module that may keep state between calls.
-WORKSPACE = "mdmark/workspace.py"
+WORKSPACE = "mdmark/workspace/main.py"
 
 
 def _call_name(node: ast.expr) -> str:
@@ -147,7 +147,7 @@ def test_no_module_keeps_state_outside_the_workspace() -> None:
         for name, line in _module_state(path):
             if (rel, name) not in ALLOWED:
                 offenders.append(f"{rel}:{line}: {name}")
-    assert offenders == [], "module-level state outside mdmark.workspace (move it there, or list it with a reason)"
+    assert offenders == [], "module-level state outside mdmark.workspace.main (move it there, or list it with a reason)"
 
 
 def test_every_functools_cache_is_listed_with_its_reason() -> None:

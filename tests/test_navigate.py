@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FIXTURES
 from mdmark.check.collect import check_document, check_texts, collect
-from mdmark.project import Project
+from mdmark.project.main import Project
 from mdmark.queries.navigate import Navigator
 
 CHECK_PROJECTS = sorted(p.name for p in (FIXTURES / "check").iterdir() if (p / "mdmark.config.yaml").is_file())

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from mdmark.config.main import MarkdownSettings
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.pipeline.pipeline import Pipeline
 from mdmark.util.globs import CACHE_DIR_NAME
-from mdmark.workspace import workspace_for
-from mdmark.project import Project
+from mdmark.workspace.main import workspace_for
+from mdmark.project.main import Project
 
 
 def write(path: Path, text: str) -> Path:

@@ -22,7 +22,7 @@ import pytest
 from conftest import assert_golden
 
 from mdmark.config.main import MarkdownSettings
-from mdmark.facts import DocFacts
+from mdmark.core.facts import DocFacts
 from mdmark.index.occurrences import NameMatcher
 from mdmark.pipeline.pipeline import Pipeline
 

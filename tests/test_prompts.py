@@ -21,8 +21,8 @@ from mcp.client.stdio import StdioServerParameters
 from test_mcp import Served, connect, start_server, stop_server
 
 from mdmark.config.main import CONFIG_SCHEMA
-from mdmark.config.schema import Key, ListOf, Record
-from mdmark.diagnostics import DRIFT_KINDS
+from mdmark.declare.schema import Key, ListOf, Record
+from mdmark.core.diagnostics import DRIFT_KINDS
 from mdmark.guide.reader import page_text
 from mdmark.index.model import INDEX_SCHEMA, RELATION_TYPES, REVERSE_TYPES
 from mdmark.server.prompts import (
@@ -34,7 +34,7 @@ from mdmark.server.prompts import (
     tool_call,
 )
 from mdmark.tools.registry import TOOLS_BY_NAME
-from mdmark.tools.spec import ToolSpec
+from mdmark.declare.tool import ToolSpec
 
 pytestmark = pytest.mark.anyio
 

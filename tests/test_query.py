@@ -12,7 +12,7 @@ import pytest
 import toon_format
 import yaml
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.queries.find import find_docs, list_tags
 from conftest import FIXTURES, assert_golden, run_mdmark
 
@@ -61,7 +61,7 @@ def _compare(path: Path, actual: str) -> None:
 
 def _foundation_sentence(project: Path, config: str) -> str:
     """What loading the config and the index says (check says the same)."""
-    from mdmark.project import Project
+    from mdmark.project.main import Project
 
     with pytest.raises(MdmarkError) as caught:
         Project.open(project, config).index()
@@ -154,7 +154,7 @@ def test_chars_follow_file_changes(tmp_path: Path) -> None:
 
 
 def test_relations_reuse_cached_parses(project: Path) -> None:
-    from mdmark.project import Project
+    from mdmark.project.main import Project
 
     find_docs(project, related_to="arch")
     pipeline = Project.open(project).pipeline

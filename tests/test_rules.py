@@ -16,8 +16,8 @@ import pytest
 import mdmark.check.rules
 from mdmark.check.collect import collect
 from mdmark.cli.main import build_parser
-from mdmark.diagnostics import DRIFT_KINDS, Diagnostic, DriftKind
-from mdmark.project import Project
+from mdmark.core.diagnostics import DRIFT_KINDS, Diagnostic, DriftKind
+from mdmark.project.main import Project
 from mdmark.check.rules import RULES, CheckContext, Scope, active_rules
 from mdmark.check.rules.context import Document
 

@@ -37,7 +37,7 @@ READERS = {
     "mdmark/tools/find_docs.py": "tool description",
     "mdmark/tools/read_guide.py": "tool description",
     "mdmark/server/prompts.py": "prompt text",
-    "mdmark/diagnostics.py": "drift kinds' descriptions",
+    "mdmark/core/diagnostics.py": "drift kinds' descriptions",
 }
 
 

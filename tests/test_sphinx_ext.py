@@ -81,7 +81,7 @@ def test_drift_becomes_located_warnings(build: Callable[..., Any]) -> None:
 
 
 def test_check_reuses_the_doctrees_sphinx_read(build: Callable[..., Any]) -> None:
-    from mdmark.workspace import workspace_for
+    from mdmark.workspace.main import workspace_for
 
     app = build("drift")
     assert any("[mdmark.broken_link]" in w for w in warnings_of(app))

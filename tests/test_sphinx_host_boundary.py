@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mdmark.config.main import MarkdownSettings
-from mdmark.facts import Warning
+from mdmark.core.facts import Warning
 from mdmark.host.app import ensure_known
 from mdmark.host.session import SPHINX_LOCK, session
 from mdmark.pipeline.pipeline import Pipeline

@@ -14,7 +14,7 @@ import pytest
 
 import mdmark.check.rules as rules
 from mdmark.check.collect import collect
-from mdmark.project import Project
+from mdmark.project.main import Project
 
 CONFIG = 'docs:\n  include: ["docs/**/*.md"]\nindex: index.yaml\n'
 INDEX = "docs:\n  - id: a\n    path: docs/a.md\n    title: A\n"

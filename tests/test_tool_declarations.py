@@ -9,7 +9,7 @@ import pytest
 
 from mdmark.cli.main import build_parser
 from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, parse_arguments
-from mdmark.tools.spec import ToolSpec
+from mdmark.declare.tool import ToolSpec
 
 COMMANDS = {
     "read_guide": ("guide",),
@@ -59,7 +59,7 @@ def test_command_options_come_from_the_parameters(spec: ToolSpec) -> None:
 
 
 def test_a_declared_parameter_is_checked_by_its_schema() -> None:
-    from mdmark.tools.spec import ArgumentError
+    from mdmark.declare.tool import ArgumentError
 
     with pytest.raises(ArgumentError, match="names の 1 番目は文字列"):
         parse_arguments(TOOLS_BY_NAME["read_guide"], {"names": [1]})
@@ -71,7 +71,7 @@ def test_a_declared_parameter_is_checked_by_its_schema() -> None:
 def _both(tool: str, **args: object) -> str:
     """The sentence of the MCP path and of the library path (the CLI's), which must be the same."""
     from mdmark.tools.registry import tool_arguments
-    from mdmark.tools.spec import ArgumentError
+    from mdmark.declare.tool import ArgumentError
 
     with pytest.raises(ArgumentError) as by_library:
         tool_arguments(tool, **args)
@@ -146,6 +146,6 @@ def test_library_modules_leave_argument_checks_to_the_declarations() -> None:
     offenders = [
         str(path.relative_to(root))
         for path in root.rglob("*.py")
-        if path.as_posix() != (root / "tools" / "spec.py").as_posix() and sentence.search(path.read_text(encoding="utf-8"))
+        if path.as_posix() != (root / "declare" / "tool.py").as_posix() and sentence.search(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []

@@ -19,7 +19,7 @@ import pytest
 from conftest import TRUST_HOME, run_mdmark, trust_project
 from test_mcp import Served, assert_error, assert_json, call_in, connect, start_server, stop_server
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.host.static_conf import MAX_VALUE_SIZE, read_conf
 
 CONF = """\
@@ -124,7 +124,7 @@ def test_untrusted_conf_never_runs_and_its_literal_settings_apply(tmp_path: Path
     assert markers(root) == []
 
     # exclude_patterns was read (in-process: the library reads the same way).
-    from mdmark.project import Project
+    from mdmark.project.main import Project
 
     info = Project.open(root).conf_info()
     assert info.static and "drafts/**" in info.exclude_patterns
@@ -285,7 +285,7 @@ async def test_mcp_config_outside_project_dir_is_refused(served: Served, tmp_pat
 
 
 def test_index_paths_must_be_relative_and_inside(tmp_path: Path) -> None:
-    from mdmark.index.edit import update_index
+    from mdmark.queries.edit_index import update_index
 
     root = tmp_path / "p"
     assert run_mdmark("init", str(root), cwd=tmp_path).returncode == 0

@@ -25,7 +25,7 @@ from mdmark.util import files as files_module
 from mdmark.pipeline.cachestore import project_cache_dir, read_entry, write_entry
 from mdmark.builders.export import export_html
 from mdmark.util.files import atomic_write_text
-from mdmark.index.edit import update_index
+from mdmark.queries.edit_index import update_index
 from mdmark.queries.find import find_docs
 
 

@@ -17,7 +17,7 @@ import pytest
 from conftest import FIXTURES, REPO
 from mdmark.builders.build import build_site
 from mdmark.check.collect import check
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.builders.export import export_html
 from mdmark.host.warnings_ja import translated, warning_sentence
 from mdmark.html.render import tex_problem

@@ -11,8 +11,8 @@ import pytest
 
 from mdmark.config.main import MarkdownSettings
 from mdmark.index.model import load_index
-from mdmark.project import Project
-from mdmark.workspace import Memo, workspace_for
+from mdmark.project.main import Project
+from mdmark.workspace.main import Memo, workspace_for
 
 INDEX = "version: 1\ndocs:\n  - id: a\n    path: a.md\n    title: A\n"
 
@@ -48,7 +48,7 @@ def test_the_index_model_is_reused_while_its_file_is_unchanged(tmp_path: Path) -
 
 def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A new process (a new workspace) reads a big index from the user's cache, not the YAML parser."""
-    from mdmark.workspace import Workspace
+    from mdmark.workspace.main import Workspace
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
@@ -70,7 +70,7 @@ def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path, monkeypa
 def test_yaml_that_json_cannot_hold_is_parsed_every_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Dates and non-string keys would come back changed from JSON: such a file is not cached on disk."""
     from mdmark.config.yamlio import parse_yaml
-    from mdmark.workspace import Workspace
+    from mdmark.workspace.main import Workspace
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
@@ -244,7 +244,7 @@ def _project(root: Path) -> None:
 def test_a_check_after_each_edit_is_the_check_of_a_fresh_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The server's check after an edit reuses what the edit cannot change (mdmark.check.rules.reuse):
     after every kind of edit it says exactly what a check in a new workspace says."""
-    import mdmark.workspace
+    import mdmark.workspace.main
     from mdmark.check.collect import collect
     from mdmark.check.rules import build_context, run
     from mdmark.check.rules.reuse import last_check
@@ -256,7 +256,7 @@ def test_a_check_after_each_edit_is_the_check_of_a_fresh_process(tmp_path: Path,
 
     def fresh() -> list[dict[str, str]]:
         # A new workspace, and the rules run (not the stored answer the reusing check just kept).
-        monkeypatch.setattr(mdmark.workspace, "_WORKSPACES", Memo(16))
+        monkeypatch.setattr(mdmark.workspace.main, "_WORKSPACES", Memo(16))
         try:
             return [d.as_dict() for d in run(build_context(Project.open(root), None, None))]
         finally:
@@ -285,7 +285,7 @@ def test_a_check_after_each_edit_is_the_check_of_a_fresh_process(tmp_path: Path,
 def test_related_to_after_each_edit_is_the_answer_of_a_fresh_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """find_docs related_to keeps each unchanged document's links and name occurrences; after every
     kind of edit it answers what a new workspace answers."""
-    import mdmark.workspace
+    import mdmark.workspace.main
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "project"
@@ -299,7 +299,7 @@ def test_related_to_after_each_edit_is_the_answer_of_a_fresh_process(tmp_path: P
         return [counts, *(related_to(root, doc_id) for doc_id in ("index", "a", "b"))]
 
     def fresh() -> list[object]:
-        monkeypatch.setattr(mdmark.workspace, "_WORKSPACES", Memo(16))
+        monkeypatch.setattr(mdmark.workspace.main, "_WORKSPACES", Memo(16))
         try:
             return answers()
         finally:
@@ -316,7 +316,7 @@ def test_related_to_after_each_edit_is_the_answer_of_a_fresh_process(tmp_path: P
 def test_the_file_tree_moves_its_version_only_when_entries_change(tmp_path: Path) -> None:
     """What exists under a folder: an edited file (in place or saved by rename) changes nothing; a
     file added, removed or renamed, or a folder added, does; a symbolic link makes it untracked."""
-    from mdmark.workspace import FileTree
+    from mdmark.workspace.main import FileTree
 
     (tmp_path / "docs/sub").mkdir(parents=True)
     (tmp_path / "docs/a.md").write_text("# A\n", encoding="utf-8")

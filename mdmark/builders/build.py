@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from mdmark.builders.export import document_warnings
-from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import DocFacts
 from mdmark.pipeline.pipeline import Pipeline
 from mdmark.pipeline.workers import parallel
-from mdmark.project import ModelLayout, Project
+from mdmark.project.main import ModelLayout, Project
 from mdmark.util.files import display, resolve_many, resolved_many, shown_under
 from mdmark.util.globs import match_files
 from mdmark.util.text import quote_list
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from mdmark.config.main import BuildSettings
     from mdmark.html.render import Fragment
     from mdmark.index.model import Index
-    from mdmark.references import Model
-    from mdmark.workspace import StampedFacts
+    from mdmark.references.main import Model
+    from mdmark.workspace.main import StampedFacts
 
 
 def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Model, index_files: list[Path]) -> list[Path]:
@@ -146,7 +146,7 @@ def _kept(project: Project, out: Path) -> PageSections:
 class _Layout:
     """What a build decides from paths alone: the page's files, their resolved paths and which
     documents the reference model holds. Kept in the workspace and reused while the project's
-    :class:`~mdmark.workspace.FileTree` is unchanged (and the settings and conf.py's configuration
+    :class:`~mdmark.workspace.main.FileTree` is unchanged (and the settings and conf.py's configuration
     are the same), so a rebuild after a save walks no folder and resolves no path again."""
 
     key: Hashable
@@ -254,8 +254,8 @@ def _page_order(
 
 def _model(project: Project, model: Model) -> Model:
     """``model`` with the figure numbers and toctree tables of the last build's model when it has
-    the same inputs and no document changed what they are made of (:func:`~mdmark.references.global_part`)."""
-    from mdmark.references import global_part
+    the same inputs and no document changed what they are made of (:func:`~mdmark.references.main.global_part`)."""
+    from mdmark.references.main import global_part
 
     by_name = model.known if model.known is not None else {}
     last = project.workspace.last_runs.get(_memo_key(project, "build-model"))

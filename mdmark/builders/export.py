@@ -6,17 +6,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.util import door
 from mdmark.util.files import display
 from mdmark.util.sentences import not_markdown
 from mdmark.pipeline.pipeline import docname_of
-from mdmark.project import Project
+from mdmark.project.main import Project
 
 if TYPE_CHECKING:
-    from mdmark.facts import DocFacts
+    from mdmark.core.facts import DocFacts
     from mdmark.html.render import Note
-    from mdmark.references import Model
+    from mdmark.references.main import Model
 
 
 def _shown(path: Path, project: Project) -> str:
@@ -31,7 +31,7 @@ def format_note(file: str, line: int | None, message: str) -> str:
 def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
     """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
     warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
-    from mdmark.references import document_problems
+    from mdmark.references.main import document_problems
 
     docname = facts.path[: -len(".md")]
     found: list[tuple[int, str]] = [(line or 0, p.message) for line, p in document_problems(facts, model, docname)]

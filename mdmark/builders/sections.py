@@ -29,11 +29,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mdmark.references import local_part
+from mdmark.references.main import local_part
 
 if TYPE_CHECKING:
-    from mdmark.facts import DocFacts
-    from mdmark.references import Model
+    from mdmark.core.facts import DocFacts
+    from mdmark.references.main import Model
 
 #: One recorded question: (what was asked, of what, the answer). Answers are compared, not hashed.
 Read = tuple[str, str, Any]
@@ -47,7 +47,7 @@ def fingerprint(facts: DocFacts | None) -> Hashable:
 
 def read_part(facts: DocFacts | None) -> object:
     """What making another document's section can read of a document's facts through the reference
-    model: :func:`~mdmark.references.local_part` (its path, title, headings, labels and anchors: what
+    model: :func:`~mdmark.references.main.local_part` (its path, title, headings, labels and anchors: what
     a reference to it lands on) and its toctrees (what a toctree listing it shows under it). The rest
     the model reads of every document (labels, targets, figures, toctree membership, included files)
     is in the whole-page key. An unchanged document keeps its very lists: comparing is a walk of

@@ -29,8 +29,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from mdmark.diagnostics import Diagnostic
-from mdmark.project import Project
+from mdmark.core.diagnostics import Diagnostic
+from mdmark.project.main import Project
 
 if TYPE_CHECKING:
     # The rules import what reading documents needs: a check answered from its stored result
@@ -52,7 +52,7 @@ def collect(
     """Every drift of ``project`` (the rules of :mod:`mdmark.check.rules`, in the order of the guide page ``check``),
     without the kinds ``check.disable`` names: their rules do not run.
 
-    ``facts`` maps absolute document paths to their :class:`~mdmark.facts.DocFacts` (in order); the
+    ``facts`` maps absolute document paths to their :class:`~mdmark.core.facts.DocFacts` (in order); the
     Sphinx extension passes the facts of doctrees Sphinx already read, everyone else gets the
     cached pipeline. ``base`` adds ``missed_change_together`` against that git ref; an unresolvable
     ref (or no git repository) raises :class:`MdmarkError` with exit code 2 before anything is checked.

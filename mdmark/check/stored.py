@@ -6,7 +6,7 @@ for nothing. Here the answer of a check is stored with the stat stamps of its in
 whose inputs all keep their stamps answers from it without reading a document:
 
 * the config file, the index file, every document the check read and every file each document
-  pulled in (``{include}``, ``{literalinclude}``, images: :attr:`~mdmark.facts.DocFacts.deps`),
+  pulled in (``{include}``, ``{literalinclude}``, images: :attr:`~mdmark.core.facts.DocFacts.deps`),
   conf.py and the Python files of the project (local extensions, autodoc targets);
 * every folder under the project root (and the folder of every file above): a folder's stamp
   changes when a file in it is added, removed or renamed, which covers link targets, images,
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark import __version__
-from mdmark.diagnostics import Diagnostic
-from mdmark.facts import FACTS_VERSION
+from mdmark.core.diagnostics import Diagnostic
+from mdmark.core.facts import FACTS_VERSION
 from mdmark.pipeline.contentcache import ContentCache
 from mdmark.util.environment import python_path, site_folders
 from mdmark.util.files import SETTLED_NS, stat_stamp
@@ -42,7 +42,7 @@ from mdmark.util.globs import SKIP_DIRS
 
 if TYPE_CHECKING:
     from mdmark.check.rules.context import CheckContext
-    from mdmark.project import Project
+    from mdmark.project.main import Project
 
 #: Bumped when what is stored, or how stamps are taken, changes.
 _FORMAT = 1

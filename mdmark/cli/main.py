@@ -23,7 +23,7 @@ DESCRIPTION = """\
 
 
 def _config_arg(parser: argparse.ArgumentParser) -> None:
-    from mdmark.tools.spec import CONFIG_PARAM, add_cli_argument
+    from mdmark.declare.tool import CONFIG_PARAM, add_cli_argument
 
     add_cli_argument(parser, CONFIG_PARAM)
 
@@ -149,7 +149,7 @@ def _int(value: str) -> int:
 
 
 def _check_description() -> str:
-    from mdmark.diagnostics import DriftKind
+    from mdmark.core.diagnostics import DriftKind
 
     rows = "\n".join(f"  {kind.value:<27} {kind.description}" for kind in DriftKind)
     return (
@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "index" and args.index_command is None:
         parser.parse_args(["index", "--help"])
-    from mdmark.errors import MdmarkError
+    from mdmark.core.errors import MdmarkError
     from mdmark.util.text import SafeWriter
 
     # Every output of every command goes through one escape (control characters from a repository).

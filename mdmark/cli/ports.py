@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 
 
 def chosen_port(given: int | None, env: str, default: int) -> int:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from mdmark.config.main import CONFIG_NAME
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 
 STARTER_CONFIG = """\
 # mdmark の設定。キーの説明は使い方集の「設定」（mdmark guide config）。

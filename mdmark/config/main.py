@@ -1,6 +1,6 @@
 """``mdmark.config.yaml``: its keys, declared once, and discovery, loading and validation.
 
-:class:`Config` and its sections are the one declaration of every key (:mod:`mdmark.config.declare`):
+:class:`Config` and its sections are the one declaration of every key (:mod:`mdmark.declare.fields`):
 the schema (:data:`CONFIG_SCHEMA`), the building of a loaded config and the guide's table of keys
 (page ``config``) all come from their fields. An unknown key is a ``config_key`` diagnostic and a
 value of the wrong type a ``config_value`` one; the key then falls back to its default so that the
@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mdmark.config.declare import Builder, Check, ValueProblem, key, record_of, section
+from mdmark.declare.fields import Builder, Check, ValueProblem, key, record_of, section
 from mdmark.config.myst import myst_extensions
-from mdmark.config.schema import Choice, Int, ListOf, MapOf, Str, validate
+from mdmark.declare.schema import Choice, Int, ListOf, MapOf, Str, validate
 from mdmark.config.yamlio import YamlDoc, load_yaml, parse_yaml
-from mdmark.diagnostics import DRIFT_KINDS, Diagnostic, DriftKind
-from mdmark.errors import MdmarkError
+from mdmark.core.diagnostics import DRIFT_KINDS, Diagnostic, DriftKind
+from mdmark.core.errors import MdmarkError
 from mdmark.util.files import display
 
 CONFIG_NAME = "mdmark.config.yaml"

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.util.files import read_text
 
 

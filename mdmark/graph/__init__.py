@@ -1,7 +1,7 @@
 """The relation graph of the indexed documents: ``mdmark graph`` and the pictures in ``build``/``export``.
 
 * :mod:`mdmark.graph.model` — nodes (indexed documents, grouped by main tag or folder) and edges
-  (the relations of :class:`mdmark.index.relations.RelationGraph`: index relations by type, body links
+  (the relations of :class:`mdmark.workspace.relations.RelationGraph`: index relations by type, body links
   and occurrences), the whole set or one document's neighbourhood;
 * :mod:`mdmark.graph.layout` — a deterministic layered layout in integer coordinates: clusters per
   group, a compact overview past a size, and the neighbourhood picture of one document;

@@ -1,6 +1,6 @@
 """The graph model: indexed documents as nodes, their relations as edges.
 
-Edges come from :meth:`mdmark.index.relations.RelationGraph.edges` — the same relations ``find_docs``
+Edges come from :meth:`mdmark.workspace.relations.RelationGraph.edges` — the same relations ``find_docs``
 reports — so the picture and the query never disagree: index relations by type, and for a
 direction with none, one light edge for the body links and name occurrences.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from mdmark.graph.style import BODY, UNTYPED
 from mdmark.index.model import Doc, Index
-from mdmark.index.relations import RelationGraph
+from mdmark.workspace.relations import RelationGraph
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The front-end functions: ``mdmark graph``, the build page's graph sections, the exported page's aside.
 
-Each opens the project's index and its :class:`~mdmark.index.relations.RelationGraph` the way
+Each opens the project's index and its :class:`~mdmark.workspace.relations.RelationGraph` the way
 ``find_docs`` does, so the pictures show exactly the relations the tools report.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.util.files import display
 from mdmark.graph.dot import to_dot
 from mdmark.graph.layout import neighbourhood, overview
@@ -23,8 +23,8 @@ from mdmark.graph.model import DocGraph, doc_graph
 from mdmark.graph.svg import to_svg
 from mdmark.html.page import NavEntry
 from mdmark.index.model import Index
-from mdmark.project import Project
-from mdmark.index.relations import build_graph
+from mdmark.project.main import Project
+from mdmark.workspace.relations import build_graph
 from mdmark.util.sentences import close_choice, output_not_file, unknown_doc_id
 from mdmark.util.text import quote_list
 

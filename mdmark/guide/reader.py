@@ -13,13 +13,13 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.index.model import Index, load_index
 from mdmark.util.files import read_text
 from mdmark.util.sentences import close_note
 
 if TYPE_CHECKING:
-    from mdmark.config.declare import Declared
+    from mdmark.declare.fields import Declared
 
 #: read_guide refuses to return more than this many characters in one call.
 MAX_GUIDE_CHARS = 50_000
@@ -107,7 +107,7 @@ def page_text(path: Path, shown: str) -> str:
 def declaration_at(place: str) -> type:
     """The dataclass declaring the keys at ``place``: ``config`` (the config file), else a dotted
     path of keys from the top of the index (``docs``, ``docs.related``)."""
-    from mdmark.config.declare import declared
+    from mdmark.declare.fields import declared
     from mdmark.config.main import Config
 
     if place == "config":
@@ -140,7 +140,7 @@ def default_text(declared: Declared) -> str:
 def key_table(cls: type) -> str:
     """The guide's table of the keys ``cls`` declares (sections opened into dotted keys): each key's
     value, default and help; a 必須 column when any key is required."""
-    from mdmark.config.declare import leaves
+    from mdmark.declare.fields import leaves
 
     rows = list(leaves(cls))
     required = any(d.required for _, d in rows)
@@ -154,9 +154,9 @@ def key_table(cls: type) -> str:
 
 def drift_table(which: str) -> str:
     """The guide's tables of drift kinds: ``kinds`` (kind, where it is reported, what it means) and
-    ``fixes`` (kind, the usual cause, the fix), one row per :class:`~mdmark.diagnostics.DriftKind`."""
+    ``fixes`` (kind, the usual cause, the fix), one row per :class:`~mdmark.core.diagnostics.DriftKind`."""
     from mdmark.check.rules import RULES, Scope
-    from mdmark.diagnostics import DriftKind
+    from mdmark.core.diagnostics import DriftKind
 
     places = {Scope.CONFIG: "設定", Scope.INDEX: "索引", Scope.DOCUMENT: "文書"}
     place: dict[DriftKind, str] = {}

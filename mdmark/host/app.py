@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.config.main import MarkdownSettings
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.host.confinfo import (
     DEFAULT_EXCLUDES,
     DEFAULT_NUMFIG_FORMAT,

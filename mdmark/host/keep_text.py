@@ -60,7 +60,7 @@ def transform_class() -> type[Any]:
 
 def _read_lines(source: str, env: Any) -> list[str]:
     """The lines of the document (or included file) a message names, through the door."""
-    from mdmark.errors import MdmarkError
+    from mdmark.core.errors import MdmarkError
     from mdmark.host.confine import confined_root
     from mdmark.util import door
 

@@ -1,6 +1,6 @@
 """The session every use of a Sphinx application runs in: the process lock (:data:`SPHINX_LOCK`),
 Sphinx's logging pointed at the application, and its warnings collected as log records and turned
-into :class:`~mdmark.facts.Warning` values."""
+into :class:`~mdmark.core.facts.Warning` values."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mdmark.facts import Warning
+from mdmark.core.facts import Warning
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -87,7 +87,7 @@ def logging_kept() -> Iterator[None]:
 @contextlib.contextmanager
 def session(app: Sphinx) -> Iterator[list[Warning]]:
     """The block in which mdmark uses ``app``: holds :data:`SPHINX_LOCK`, points Sphinx's logging at
-    the application and collects its warnings — each a :class:`~mdmark.facts.Warning` (line, type,
+    the application and collects its warnings — each a :class:`~mdmark.core.facts.Warning` (line, type,
     first line of the message) — into the yielded list.
 
     Warnings pass through what ``sphinx-build`` applies to its own (``suppress_warnings``, ``once``,
@@ -131,7 +131,7 @@ def _shows_types(app: Sphinx) -> bool:
 
 
 def _warning_of(record: logging.LogRecord, shows_types: bool) -> Warning | None:
-    """A collected record as a :class:`~mdmark.facts.Warning`: the line of its location, its
+    """A collected record as a :class:`~mdmark.core.facts.Warning`: the line of its location, its
     ``type.subtype`` (``docutils`` without one), the first line of its message."""
     location = getattr(record, "location", None)
     if not location:

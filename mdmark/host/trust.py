@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.host.static_conf import UNREAD, StaticConf, has_unread, read_conf
 from mdmark.util.files import read_regular
 

@@ -1,6 +1,6 @@
 """Filling in a fragment's references and toctrees, and prefixing ids for the single-page build.
 
-Every reference is resolved by the one resolver (:class:`mdmark.references.Model`); this module only
+Every reference is resolved by the one resolver (:class:`mdmark.references.main.Model`); this module only
 turns where it lands into an ``href``:
 
 * export (:class:`ExportLinks`): another document is its sibling ``.html`` (the file ``mdmark
@@ -23,9 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mdmark.facts import Heading, Link, Toctree
+from mdmark.core.facts import Heading, Link, Toctree
 from mdmark.html.render import TEXT_MARK_CLOSE, TEXT_MARK_OPEN, TOCTREE_MARK, XREF_PREFIX, Fragment, Note
-from mdmark.references import Model, Resolved
+from mdmark.references.main import Model, Resolved
 
 _PLACEHOLDER = re.compile(r' href="' + re.escape(XREF_PREFIX) + r'(\d+)"')
 _TEXT_MARK = re.compile(TEXT_MARK_OPEN + r"(\d+)" + TEXT_MARK_CLOSE)
@@ -87,7 +87,7 @@ class _Links:
     def __call__(self, link: Link) -> tuple[str | None, str | None, str | None]:
         """(href, text for a reference without its own, a problem of this page only) of one reference.
 
-        The reference's own problems are :func:`mdmark.references.document_problems`' (check's sentences).
+        The reference's own problems are :func:`mdmark.references.main.document_problems`' (check's sentences).
         """
         resolved = self.model.resolve(link, self.docname)
         href, extra = self.href(resolved, link.target)

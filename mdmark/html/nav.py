@@ -24,8 +24,8 @@ from mdmark.html.render import TEXT_MARK_OPEN
 from mdmark.html.rawhtml import sanitize
 
 if TYPE_CHECKING:
-    from mdmark.facts import DocFacts, Heading, Toctree
-    from mdmark.references import Model
+    from mdmark.core.facts import DocFacts, Heading, Toctree
+    from mdmark.references.main import Model
 
 #: Sections shown under a document when no toctree says how deep (the document is level 1).
 FLAT_DEPTH = 3

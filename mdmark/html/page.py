@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mdmark import __version__
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.util import door
 from mdmark.util.files import display
 from mdmark.util.sentences import output_not_file, unreadable

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.diagnostics import missing_image_message
-from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts, Link
+from mdmark.core.diagnostics import missing_image_message
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import DocFacts, Link
 from mdmark.util import door
 from mdmark.pipeline.pipeline import Pipeline, docname_of
 from mdmark.html.rawhtml import dropped_message, handler_message, sanitize

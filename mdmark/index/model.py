@@ -14,16 +14,16 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from mdmark.config.declare import Builder, declared, key, record_of, text_or_record
-from mdmark.config.schema import Bool, Choice, ListOf, Problem, Record, Str, validate
+from mdmark.declare.fields import Builder, declared, key, record_of, text_or_record
+from mdmark.declare.schema import Bool, Choice, ListOf, Problem, Record, Str, validate
 from mdmark.config.yamlio import YamlDoc, load_yaml, parse_yaml
-from mdmark.diagnostics import Diagnostic, DriftKind
-from mdmark.errors import MdmarkError
+from mdmark.core.diagnostics import Diagnostic, DriftKind
+from mdmark.core.errors import MdmarkError
 from mdmark.util.files import display, resolved, resolved_many
 from mdmark.util.text import normalize
 
 if TYPE_CHECKING:
-    from mdmark.workspace import Workspace
+    from mdmark.workspace.main import Workspace
 
 RELATION_TYPES: tuple[str, ...] = ("requires", "references", "replaces", "part_of", "change_together")
 
@@ -40,7 +40,7 @@ _names = ListOf(Str(non_empty=True))
 
 
 # The index is declared once, by the dataclasses below: each key is a field whose metadata
-# (mdmark.config.declare.key) holds its spec, whether it is required and its help; the schema
+# (mdmark.declare.fields.key) holds its spec, whether it is required and its help; the schema
 # (INDEX_SCHEMA and the records of its items), the model built from a file and the key tables of
 # the guide page ``index`` all come from them. Other fields (``where``, ``*_at``) record where
 # a value was found. An entry of a list that breaks the schema is left out; the rest is kept.
@@ -448,7 +448,7 @@ def build_index(doc: YamlDoc, path: Path, shown: str) -> Index:
 def load_index(path: Path, config_root: Path, workspace: Workspace | None = None) -> Index:
     """Read and model the index; a missing or unreadable file raises (exit 2) with one sentence.
 
-    With the project's :class:`~mdmark.workspace.Workspace` the model is kept and reused while the
+    With the project's :class:`~mdmark.workspace.main.Workspace` the model is kept and reused while the
     file's stat is unchanged (the server answers every call from it), and the parsed YAML by its
     content in the user's cache: parsing YAML is most of a warm ``check``.
     """

@@ -1,7 +1,7 @@
 """Plain-text occurrences of names (document titles and aliases, glossary terms) in documents.
 
 Which names exist depends on the index, which changes independently of the documents, so
-occurrences are computed from the cached plain text (:class:`~mdmark.facts.TextRun`) each time,
+occurrences are computed from the cached plain text (:class:`~mdmark.core.facts.TextRun`) each time,
 with one trie-shaped regular expression over all names (fast even for thousands of names).
 Names are compared after normalisation (NFKC, lower-case); a name that starts or ends with an
 ASCII letter or digit must not continue a longer ASCII word (``API`` does not occur in ``APIs``).
@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from mdmark.facts import TextRun
+from mdmark.core.facts import TextRun
 from mdmark.util.text import normalize
 
 

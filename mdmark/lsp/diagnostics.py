@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 
 if TYPE_CHECKING:
-    from mdmark.diagnostics import Diagnostic
-    from mdmark.facts import DocFacts
+    from mdmark.core.diagnostics import Diagnostic
+    from mdmark.core.facts import DocFacts
     from mdmark.lsp.server import MdmarkServer
     from mdmark.queries.navigate import Navigator, Span
 

@@ -17,7 +17,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
 from mdmark import __version__
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 
 if TYPE_CHECKING:
     from mdmark.lsp.diagnostics import ProjectState

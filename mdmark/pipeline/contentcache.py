@@ -4,7 +4,7 @@ index, conf.py's settings.
 Entries are found by a content key (a hash of the bytes they came from, plus versions and
 settings), so an entry is never stale, only unused. Two layers:
 
-* memory, for the life of a :class:`~mdmark.workspace.Workspace` (the server answers from it):
+* memory, for the life of a :class:`~mdmark.workspace.main.Workspace` (the server answers from it):
   one entry per *slot* (a document, a file), so a new version of a document evicts the old one
   and a long-running server keeps one parse per document, not one per edit;
 * disk, in the user's cache folder (:mod:`mdmark.pipeline.cachestore`: authenticated entries, atomic

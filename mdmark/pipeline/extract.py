@@ -1,4 +1,4 @@
-"""Doctree → :class:`~mdmark.facts.DocFacts`: headings, anchors, links, images, plain text, term uses.
+"""Doctree → :class:`~mdmark.core.facts.DocFacts`: headings, anchors, links, images, plain text, term uses.
 
 Runs on the doctree as MyST and sphinx-design leave it after reading, before post-transforms (which
 would drop references to documents not read yet). Inline nodes carry their paragraph's line, so
@@ -16,7 +16,7 @@ from typing import Any
 
 from docutils import nodes
 
-from mdmark.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree, Warning
+from mdmark.core.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree, Warning
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
@@ -612,7 +612,7 @@ def extract(
     suffixes: tuple[str, ...] = (".md",),
     elements: list[nodes.Element] | None = None,
 ) -> dict[str, Any]:
-    """The parsed parts of :class:`~mdmark.facts.DocFacts` (everything but path, sha, chars, warnings).
+    """The parsed parts of :class:`~mdmark.core.facts.DocFacts` (everything but path, sha, chars, warnings).
 
     ``env`` is the Sphinx environment that just read the document (for its labels and targets).
     ``elements``: the tree's elements in document order (:func:`elements_of`), when the caller has them.

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mdmark import __version__
 from mdmark.pipeline.contentcache import ContentCache, raw
 from mdmark.config.main import MarkdownSettings
-from mdmark.errors import MdmarkError
-from mdmark.facts import FACTS_VERSION, DocFacts, Warning
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import FACTS_VERSION, DocFacts, Warning
 from mdmark.util.files import file_stamp, resolve_many
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
 from mdmark.host.session import SPHINX_LOCK as SPHINX_LOCK

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.util import door, sentences
 from mdmark.util.files import MAX_FILE_BYTES, Stamp, decode_text, settled, stat_stamp
 

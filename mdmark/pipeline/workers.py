@@ -210,7 +210,7 @@ def _worker_main(
     conn: Connection, scratch: str, memory: int, made: collections.OrderedDict[tuple[Any, ...], Any] | None = None
 ) -> None:
     """Serve tasks until the parent closes the pipe. ``made``: objects the zygote made already."""
-    from mdmark.errors import MdmarkError
+    from mdmark.core.errors import MdmarkError
 
     _bound_process(memory)
     if made is None:

@@ -17,7 +17,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.preview.inject import page_policy
 from mdmark.preview.session import Preview, unexpected
 from mdmark.preview.watcher import Watcher

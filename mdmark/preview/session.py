@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.preview.inject import DriftLine, blank_page, inject, panel
 
 if TYPE_CHECKING:
-    from mdmark.diagnostics import Diagnostic
-    from mdmark.project import Project
+    from mdmark.core.diagnostics import Diagnostic
+    from mdmark.project.main import Project
 
 Progress = Callable[[int, int], None]
 
@@ -66,7 +66,7 @@ class Preview:
         does not parse starts the preview: fixing it is the next save."""
         from mdmark.config.main import find_config
         from mdmark.util.files import display
-        from mdmark.project import Project
+        from mdmark.project.main import Project
 
         if self.file is None:
             config = self.start / self.config if self.config is not None else find_config(self.start)
@@ -106,7 +106,7 @@ class Preview:
     # -- one refresh ------------------------------------------------------------------------------
 
     def _project(self) -> Project:
-        from mdmark.project import Project
+        from mdmark.project.main import Project
 
         return Project.open(self.start, self.config) if self.file is None else Project.for_export(self.start, self.config)
 

@@ -17,21 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.answers import answer
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.host.confine import inside, project_root
 from mdmark.util import door
 from mdmark.index.model import Doc, Index, Tag
-from mdmark.index.relations import RelationGraph, RelationView, build_graph
-from mdmark.project import Project
-from mdmark.tools import params
-from mdmark.tools.spec import (
+from mdmark.workspace.relations import RelationGraph, RelationView, build_graph
+from mdmark.project.main import Project
+from mdmark.declare import params
+from mdmark.declare.tool import (
     BRIEF_FIELDS,
     FIELDS,
     checked,
 )
 from mdmark.util.sentences import unknown_doc_id
 from mdmark.util.text import close_names, normalize, quote_list
-from mdmark.workspace import Workspace
+from mdmark.workspace.main import Workspace
 
 VIEW_FIELDS: dict[str, tuple[str, ...]] = {
     "brief": (),

@@ -19,16 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts, Heading, Link, TocEntry
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import DocFacts, Heading, Link, TocEntry
 from mdmark.util import door
 from mdmark.util.text import normalize
 
 if TYPE_CHECKING:
     from mdmark.check.rules.context import CheckContext
-    from mdmark.diagnostics import Diagnostic
+    from mdmark.core.diagnostics import Diagnostic
     from mdmark.index.model import Doc, Index
-    from mdmark.references import Model
+    from mdmark.references.main import Model
 
 #: Lines after a reference's paragraph line searched for its text (a paragraph's lines).
 _PARAGRAPH_LINES = 200
@@ -920,7 +920,7 @@ class Navigator:
     def _add_entry(self, file: str) -> Fix | None:
         """The index with an entry for the document ``file`` (relative to the config folder), made
         by the same text edit as ``update_index``."""
-        from mdmark.index.edit import edit_index_text
+        from mdmark.queries.edit_index import edit_index_text
 
         if self.index is None:
             return None

@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from mdmark.answers import answer
-from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts, Heading
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import DocFacts, Heading
 from mdmark.util import door
 from mdmark.util.files import display
 from mdmark.index.model import Index
-from mdmark.project import Project
+from mdmark.project.main import Project
 from mdmark.queries.find import _cell as table_cell
 from mdmark.queries.find import _null as null_text
-from mdmark.tools import params
-from mdmark.tools.spec import (
+from mdmark.declare import params
+from mdmark.declare.tool import (
     checked,
 )
 from mdmark.util.globs import match_files

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import DocFacts
 from mdmark.host.confine import project_root
 from mdmark.queries.image_blocks import ImageBlock, load_image
 from mdmark.queries.outline import Section, open_project, resolve_target, sections, span_chars
-from mdmark.tools import params
-from mdmark.tools.spec import checked
+from mdmark.declare import params
+from mdmark.declare.tool import checked
 from mdmark.util import door
 from mdmark.util.sentences import close_note
 from mdmark.util.text import normalize

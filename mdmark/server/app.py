@@ -26,13 +26,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from mdmark import __version__
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.util.bounds import value_problem
 from mdmark.util.text import terminal_safe
 from mdmark.server.limits import Job, call_seconds, stop_all, stopping_message, timeout_message
 from mdmark.server.prompts import register_prompts
 from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, unknown_tool_message
-from mdmark.tools.spec import ToolOutcome, error
+from mdmark.declare.tool import ToolOutcome, error
 from mdmark.pipeline.workers import prestart
 
 if TYPE_CHECKING:

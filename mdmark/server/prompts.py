@@ -26,10 +26,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mdmark.diagnostics import DRIFT_KINDS, DriftKind
+from mdmark.core.diagnostics import DRIFT_KINDS, DriftKind
 from mdmark.guide.reader import guide_entries
 from mdmark.tools.registry import TOOLS_BY_NAME, internal_error_message
-from mdmark.tools.spec import ToolSpec
+from mdmark.declare.tool import ToolSpec
 from mdmark.util.sentences import close_note
 from mdmark.util.text import quote_list, terminal_safe
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mdmark.tools.spec import CONFIG_PARAM, OUT_AND_WARNINGS, ToolSpec, library_call
+from mdmark.declare.tool import CONFIG_PARAM, OUT_AND_WARNINGS, ToolSpec, library_call
 
 SPEC = ToolSpec.declare(
     name="build_site",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mdmark.diagnostics import DRIFT_KINDS
-from mdmark.tools.spec import CONFIG_PARAM, CliArg, Param, ToolSpec, library_call, string
+from mdmark.core.diagnostics import DRIFT_KINDS
+from mdmark.declare.tool import CONFIG_PARAM, CliArg, Param, ToolSpec, library_call, string
 
 SPEC = ToolSpec.declare(
     name="check",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mdmark.tools.spec import CONFIG_PARAM, OUT_AND_WARNINGS, CliArg, Param, ToolSpec, library_call, string
+from mdmark.declare.tool import CONFIG_PARAM, OUT_AND_WARNINGS, CliArg, Param, ToolSpec, library_call, string
 
 SPEC = ToolSpec.declare(
     name="export_html",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mdmark.tools import params
-from mdmark.tools.spec import TOON_NOTE, ToolSpec, library_call, text_or_json
+from mdmark.declare import params
+from mdmark.declare.tool import TOON_NOTE, ToolSpec, library_call, text_or_json
 
 SPEC = ToolSpec.declare(
     name="find_docs",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mdmark.tools import params
-from mdmark.tools.spec import ImagePart, ToolOutcome, ToolSpec
+from mdmark.declare import params
+from mdmark.declare.tool import ImagePart, ToolOutcome, ToolSpec
 
 
 def _call(start: Path | None, args: dict[str, Any]) -> ToolOutcome:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mdmark.tools.spec import CliArg, Param, ToolOutcome, ToolSpec
+from mdmark.declare.tool import CliArg, Param, ToolOutcome, ToolSpec
 
 
 def _call(_start: Path | None, args: dict[str, Any]) -> ToolOutcome:

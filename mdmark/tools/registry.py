@@ -1,21 +1,21 @@
 """The MCP tools, one module each (:mod:`mdmark.tools.find_docs`, …), gathered here: the tool list,
 the CLI options that come from the declarations, argument parsing and dispatch.
 
-Each tool is declared once (:meth:`~mdmark.tools.spec.ToolSpec.declare`): its parameters, its
+Each tool is declared once (:meth:`~mdmark.declare.tool.ToolSpec.declare`): its parameters, its
 handler and its output schema. The input schema, the missing-argument sentences and the options of
 the matching ``mdmark`` command (:func:`add_cli_arguments`) all come from that declaration. Adding a
 tool is one module in this package and one line in :data:`TOOLS`.
 
 Nothing here knows about MCP transports: :func:`call_tool` takes a tool name and the raw JSON
-arguments and returns a :class:`~mdmark.tools.spec.ToolOutcome` (texts, structured content, error
+arguments and returns a :class:`~mdmark.declare.tool.ToolOutcome` (texts, structured content, error
 flag), so the server module only wraps it in protocol types. Every failure, from a wrong argument
-type to a library :class:`~mdmark.errors.MdmarkError` or an unexpected exception, becomes an error
+type to a library :class:`~mdmark.core.errors.MdmarkError` or an unexpected exception, becomes an error
 outcome with one Japanese sentence; no exception leaves :func:`call_tool`.
 
-The argument checks come from the declarations too: :meth:`~mdmark.tools.spec.Param.check` (JSON
+The argument checks come from the declarations too: :meth:`~mdmark.declare.tool.Param.check` (JSON
 type, enum, range, blank) is the one validator of tool arguments. :func:`parse_arguments` runs it on
 an MCP call (after unknown keys, missing required keys and ``project_dir``), and the library
-functions run it on the values they are given (:func:`~mdmark.tools.spec.checked` with the
+functions run it on the values they are given (:func:`~mdmark.declare.tool.checked` with the
 parameters they declare), so the CLI, a direct call and the MCP tool say the same sentence for the
 same mistake. Checks that need the project (an unknown id, a section that is not there) stay in
 the library functions.
@@ -29,10 +29,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mdmark.config.schema import type_name
-from mdmark.errors import MdmarkError
+from mdmark.declare.schema import type_name
+from mdmark.core.errors import MdmarkError
 from mdmark.tools import build_site, check, export_html, find_docs, list_tags, outline, read_doc, read_guide, update_index
-from mdmark.tools.spec import PROJECT_DIR, ArgumentError, ToolOutcome, ToolSpec, add_cli_argument, error
+from mdmark.declare.tool import PROJECT_DIR, ArgumentError, ToolOutcome, ToolSpec, add_cli_argument, error
 from mdmark.util.bounds import check_path
 from mdmark.util.sentences import close_note
 from mdmark.util.text import quote_list
@@ -123,7 +123,7 @@ def parse_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> tupl
     project_dir = _project_dir(spec.name, given) if spec.takes_project_dir else None
     given.pop(PROJECT_DIR, None)
     if project_dir is not None and isinstance(given.get("config"), str):
-        from mdmark.project import require_config_inside
+        from mdmark.project.main import require_config_inside
 
         require_config_inside(project_dir, given["config"])
     missing = [name for name in spec.required if name not in given]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from mdmark.tools import params
-from mdmark.tools.spec import ToolSpec, library_call
+from mdmark.declare import params
+from mdmark.declare.tool import ToolSpec, library_call
 
 SPEC = ToolSpec.declare(
     name="update_index",
-    handler=library_call("mdmark.index.edit", "update_index"),
+    handler=library_call("mdmark.queries.edit_index", "update_index"),
     title="索引を書き換える",
     description=(
         "設定の index の索引で、kind（doc・term・tag）の一覧の id（tag はタグの name）の項目を item で丸ごと置き換える。"

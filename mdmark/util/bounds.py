@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 
 #: Bytes of a whole path (Linux PATH_MAX) and of one of its names (NAME_MAX).
 MAX_PATH_BYTES = 4096

@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 from typing import Literal
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.util.files import MAX_FILE_BYTES, decode_text
 from mdmark.util.sentences import link_loop, missing_file, not_regular, outside_root, too_big, unreadable
 

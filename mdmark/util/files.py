@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.util import sentences
 from mdmark.util.roots import inside
 

@@ -6,7 +6,7 @@ plus untracked files that git does not ignore (a new source file under a ``paths
 change). Renames count as a deletion plus an addition, so both names are listed.
 
 An unresolvable ref, a folder outside any git repository or a missing ``git`` is an
-:class:`~mdmark.errors.MdmarkError` with exit code 2: the check then does not run at all.
+:class:`~mdmark.core.errors.MdmarkError` with exit code 2: the check then does not run at all.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 
 #: ``-c`` settings every git call runs with: a repository's own ``.git/config`` (shipped in an
 #: archive, or written by anyone who could write the folder) must not make git run a program —

@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.core.diagnostics import Diagnostic, DriftKind
 from mdmark.util.globs import glob_match
 from mdmark.check.rules.context import CheckContext
 from mdmark.util.text import quote_list

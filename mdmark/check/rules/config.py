@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.core.diagnostics import Diagnostic, DriftKind
 from mdmark.util.files import display
 from mdmark.util.globs import match_files
 from mdmark.check.rules.context import CheckContext

@@ -10,17 +10,17 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from mdmark.config.main import Config
-from mdmark.diagnostics import Diagnostic, DriftKind
-from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts
+from mdmark.core.diagnostics import Diagnostic, DriftKind
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import DocFacts
 from mdmark.util.files import display, resolved_many, shown_under
 from mdmark.index.model import Doc, Index, index_from_text, load_index
-from mdmark.project import Project
+from mdmark.project.main import Project
 from mdmark.util.globs import match_files
 
 if TYPE_CHECKING:
     from mdmark.check.rules.reuse import Layout, Reuse
-    from mdmark.references import Model
+    from mdmark.references.main import Model
 
 FactsFn = Callable[[list[Path]], list[DocFacts]]
 

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from mdmark.diagnostics import Diagnostic, DriftKind
+from mdmark.core.diagnostics import Diagnostic, DriftKind
 from mdmark.util.files import shown_under
 from mdmark.util.globs import match_files
 from mdmark.check.rules.context import CheckContext

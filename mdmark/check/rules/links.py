@@ -9,16 +9,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mdmark.util.files import display
-from mdmark.diagnostics import Diagnostic, DriftKind, missing_image_message
+from mdmark.core.diagnostics import Diagnostic, DriftKind, missing_image_message
 from mdmark.check.rules.context import CheckContext
-from mdmark.facts import DocFacts
+from mdmark.core.facts import DocFacts
 
 if TYPE_CHECKING:
     from mdmark.check.rules.reuse import Reuse
 
 
 def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """broken_link, broken_anchor and syntax: what :func:`mdmark.references.document_problems` finds, the
+    """broken_link, broken_anchor and syntax: what :func:`mdmark.references.main.document_problems` finds, the
     same sentences export and build print."""
     yield from _each_document(ctx, _document_problems, lambda reuse: reuse.document_problems)
 
@@ -54,7 +54,7 @@ def _listed(
 
 
 def _document_problems(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
-    from mdmark.references import document_problems
+    from mdmark.references.main import document_problems
 
     docname = facts.path[: -len(".md")]
     for line, problem in document_problems(facts, ctx.model, docname):

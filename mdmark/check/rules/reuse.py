@@ -4,11 +4,11 @@ depended on, so that after one document is edited only what that edit can change
 A check of a thousand documents resolves every reference of every document against the whole
 project. After one edit almost all of those answers still hold; this module says which do:
 
-* a document's reference drifts (:func:`mdmark.references.document_problems`) hold while its own
-  facts are the same, the model's project-wide tables are the same (:func:`~mdmark.references.
+* a document's reference drifts (:func:`mdmark.references.main.document_problems`) hold while its own
+  facts are the same, the model's project-wide tables are the same (:func:`~mdmark.references.main.
   global_part` of every document, the set of documents, the configuration), the documents it looked
-  at (:class:`~mdmark.references.Consulted`) show the same :func:`~mdmark.references.local_part`,
-  and the paths it asked about on disk lie in a :class:`~mdmark.workspace.FileTree` whose entries
+  at (:class:`~mdmark.references.main.Consulted`) show the same :func:`~mdmark.references.main.local_part`,
+  and the paths it asked about on disk lie in a :class:`~mdmark.workspace.main.FileTree` whose entries
   are unchanged;
 * a document's missing images hold while its facts and that file tree are the same;
 * the index's missing documents hold while the index model and the file tree are the same;
@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mdmark.diagnostics import Diagnostic
-from mdmark.facts import DocFacts
-from mdmark.references import Consulted, global_part, local_part
+from mdmark.core.diagnostics import Diagnostic
+from mdmark.core.facts import DocFacts
+from mdmark.references.main import Consulted, global_part, local_part
 
 if TYPE_CHECKING:
     from mdmark.check.rules.context import CheckContext
     from mdmark.index.model import Index
-    from mdmark.project import ModelLayout, Project
-    from mdmark.references import Model
-    from mdmark.workspace import FileTree
+    from mdmark.project.main import ModelLayout, Project
+    from mdmark.references.main import Model
+    from mdmark.workspace.main import FileTree
 
 
 def same_facts(a: DocFacts | None, b: DocFacts | None) -> bool:

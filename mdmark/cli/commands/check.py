@@ -11,10 +11,10 @@ from pathlib import Path
 from mdmark.check.collect import collect
 from mdmark.cli.commands.progress import progress_line
 from mdmark.cli.commands.sarif import sarif_failure, sarif_log
-from mdmark.diagnostics import Diagnostic
-from mdmark.errors import MdmarkError
+from mdmark.core.diagnostics import Diagnostic
+from mdmark.core.errors import MdmarkError
 from mdmark.pipeline.workers import prepare
-from mdmark.project import Project
+from mdmark.project.main import Project
 from mdmark.util.files import display
 from mdmark.util.text import terminal_safe
 

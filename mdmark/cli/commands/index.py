@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from mdmark.errors import MdmarkError
-from mdmark.index.edit import update_index
+from mdmark.core.errors import MdmarkError
+from mdmark.queries.edit_index import update_index
 from mdmark.util.bounds import MAX_VALUE_DEPTH
 
 #: What each kind of item is called in a sentence.

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from mdmark import __version__
-from mdmark.diagnostics import Diagnostic, DriftKind
-from mdmark.errors import MdmarkError
+from mdmark.core.diagnostics import Diagnostic, DriftKind
+from mdmark.core.errors import MdmarkError
 from mdmark.util.files import display
 
 SARIF_VERSION = "2.1.0"

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from mdmark.config.main import CONFIG_NAME, find_config
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.host.trust import revoke, trust, trusted_projects
 from mdmark.util.text import terminal_safe
 

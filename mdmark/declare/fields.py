@@ -4,12 +4,12 @@ As MyST-Parser's ``MdParserConfig`` declares each setting as a dataclass field w
 and help in ``metadata``, ``mdmark.config.yaml`` (:class:`mdmark.config.main.Config`) and
 ``index.yaml`` (:class:`mdmark.index.model.Index`) are each one set of dataclasses. A key is a field
 whose ``metadata`` is made by :func:`key` (a value) or :func:`section` (a nested mapping, itself
-such a dataclass); it holds the YAML name, the :class:`~mdmark.config.schema.Spec` (the type, and
+such a dataclass); it holds the YAML name, the :class:`~mdmark.declare.schema.Spec` (the type, and
 the validator with its Japanese sentences), the one-line Japanese help, whether it is required,
 and a check that needs more than the value (the file system). The field's own default is the
 key's default. From the fields come:
 
-* :func:`record_of` — the declarative schema (a :class:`~mdmark.config.schema.Record`) that
+* :func:`record_of` — the declarative schema (a :class:`~mdmark.declare.schema.Record`) that
   validates a file and that the MCP, CLI and tests read;
 * :class:`Builder` — the objects built from a file's data: a key whose value breaks the schema
   falls back to its default, so one mistake never hides the rest;
@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass
 from typing import Any, TypeVar
 
-from mdmark.config.schema import Key, ListOf, MapOf, OneOf, Problem, Record, Spec, spaced, string_or_record
+from mdmark.declare.schema import Key, ListOf, MapOf, OneOf, Problem, Record, Spec, spaced, string_or_record
 
 _META = "mdmark"
 

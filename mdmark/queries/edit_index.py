@@ -21,13 +21,13 @@ from typing import Any
 
 import yaml
 
-from mdmark.config.schema import Key, ListOf, OneOf, Problem, Record, Spec, type_name, validate
+from mdmark.declare.schema import Key, ListOf, OneOf, Problem, Record, Spec, type_name, validate
 from mdmark.config.yamlio import guard_node, parse_yaml
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 from mdmark.index.model import DOC, ITEM_KEYS, RELATION, TAG, TERM, format_problem, index_problems
-from mdmark.project import Project
-from mdmark.tools import params
-from mdmark.tools.spec import checked
+from mdmark.project.main import Project
+from mdmark.declare import params
+from mdmark.declare.tool import checked
 from mdmark.util.bounds import check_path, check_value
 from mdmark.util.files import atomic_write_text, display, read_text
 from mdmark.util.sentences import unknown_item

@@ -30,11 +30,11 @@ from mdmark.util.globs import SKIP_DIRS
 
 if TYPE_CHECKING:
     from mdmark.config.main import MarkdownSettings
-    from mdmark.facts import DocFacts
+    from mdmark.core.facts import DocFacts
     from mdmark.index.model import Index
     from mdmark.index.occurrences import NameMatcher
     from mdmark.pipeline.pipeline import Pipeline
-    from mdmark.index.relations import RelationGraph
+    from mdmark.workspace.relations import RelationGraph
     from mdmark.config.yamlio import YamlDoc
 
 K = TypeVar("K", bound=Hashable)

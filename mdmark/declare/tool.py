@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.answers import names
-from mdmark.config.schema import bounds_text, integral, type_name
+from mdmark.declare.schema import bounds_text, integral, type_name
 from mdmark.util.sentences import close_choice
-from mdmark.errors import MdmarkError
+from mdmark.core.errors import MdmarkError
 
 if TYPE_CHECKING:
     import argparse

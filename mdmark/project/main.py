@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 
 from mdmark.util.bounds import check_path
 from mdmark.config.main import Config, config_for_export, load_config
-from mdmark.errors import MdmarkError
-from mdmark.facts import DocFacts
+from mdmark.core.errors import MdmarkError
+from mdmark.core.facts import DocFacts
 from mdmark.index.model import Index, load_index
 from mdmark.pipeline.pipeline import Pipeline
-from mdmark.workspace import Workspace, workspace_for
+from mdmark.workspace.main import Workspace, workspace_for
 
 if TYPE_CHECKING:
-    from mdmark.references import Model
+    from mdmark.references.main import Model
     from mdmark.host.confinfo import ConfInfo
 
 
@@ -111,7 +111,7 @@ class Project:
 
     @property
     def workspace(self) -> Workspace:
-        """What mdmark keeps about this project between calls (see :mod:`mdmark.workspace`)."""
+        """What mdmark keeps about this project between calls (see :mod:`mdmark.workspace.main`)."""
         return workspace_for(self.root)
 
     @property
@@ -207,7 +207,7 @@ class Project:
     ) -> Model:
         """The reference model of ``layout``, the documents' facts fetched with ``facts_fn`` into
         ``known`` (absolute path → facts) where missing."""
-        from mdmark.references import Model
+        from mdmark.references.main import Model
 
         srcdir = layout.srcdir
         files = layout.files

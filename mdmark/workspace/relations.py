@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from mdmark.facts import DocFacts
+from mdmark.core.facts import DocFacts
 from mdmark.index.model import Index
 from mdmark.index.occurrences import NameMatcher
 from mdmark.util.files import file_stamps
 
 if TYPE_CHECKING:
-    from mdmark.workspace import Workspace
+    from mdmark.workspace.main import Workspace
 
 @dataclass(frozen=True)
 class RelationView:
@@ -270,7 +270,7 @@ def build_graph(
     parsed_as: str,
     workspace: Workspace,
 ) -> RelationGraph:
-    """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.Project.facts_for`,
+    """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.main.Project.facts_for`,
     ``parsed_as`` says how it parses (:meth:`mdmark.pipeline.pipeline.Pipeline.parse_key`).
 
     The graph is reused while the index text and every document's content are unchanged; while

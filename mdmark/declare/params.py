@@ -1,5 +1,5 @@
 """The parameters of the library functions that back MCP tools and check their own arguments,
-declared once: the library checks its arguments with them (:func:`~mdmark.tools.spec.checked`), and
+declared once: the library checks its arguments with them (:func:`~mdmark.declare.tool.checked`), and
 the tool modules and the CLI take their schema and options from them. They live here, beside the
 declaration framework and away from the library's heavy imports, so building the CLI's parser stays
 cheap and the library never imports a tool module.
@@ -7,7 +7,7 @@ cheap and the library never imports a tool module.
 
 from __future__ import annotations
 
-from mdmark.tools.spec import (
+from mdmark.declare.tool import (
     BRIEF_FIELDS,
     CONFIG_PARAM,
     FIELDS,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from mdmark.host.confine import OUTSIDE_WARNING, REFUSED_WARNING
-from mdmark.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
+from mdmark.core.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
 from mdmark.util.sentences import close_fix, fix_to
 from mdmark.util.text import close_file
 from mdmark.util.globs import glob_match
