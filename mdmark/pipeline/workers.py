@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
 import math
 import multiprocessing
 import os
@@ -44,7 +45,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -958,6 +959,20 @@ def prepare(owner: Spawnable) -> None:
     first task (the CLI: importing the rules, reading the index, finding the documents). Call it
     only when a task is likely to follow: a zygote not used costs that set-up's CPU for nothing."""
     _POOL.prepare(owner)
+
+
+@contextlib.contextmanager
+def fresh_pool() -> Iterator[None]:
+    """Within the block, tasks run in a pool of their own, as in a new process: no worker or zygote
+    of before serves them, and the ones started are ended after (a caller that runs independent
+    commands in one process)."""
+    global _POOL
+    saved, _POOL = _POOL, Pool()
+    try:
+        yield
+    finally:
+        mine, _POOL = _POOL, saved
+        mine.close()
 
 
 def prestart() -> None:
