@@ -1,4 +1,4 @@
-"""How mdmark's costs grow with the number of documents: the README's scaling table, from one run.
+"""How mdmark's costs grow with the number of documents: bench/README.md's scaling table, from one run.
 
 For each size (default 300, 1,200, 5,000 and 14,000 documents of ``bench/corpus.py``) it measures,
 with no cache and then warm: ``mdmark check`` and ``mdmark build`` cold (wall, CPU, peak RSS of the

@@ -15,8 +15,11 @@ whose inputs all keep their stamps answers from it without reading a document:
   or removed extension changes its folder) and the user's mdmark config folder (what is trusted).
 
 A file changed less than :data:`~mdmark.util.files.SETTLED_NS` before the check is not trusted to
-keep its stamp through a same-tick edit, so such a check is not stored (git's "racily clean"
-rule). ``--base`` answers are never stored: they depend on git's state; nor are answers with a
+keep its stamp through a same-tick edit (git's "racily clean" files). A document just saved — what
+a pre-commit hook checks — is kept with the content key of the bytes the check read, once the
+bytes on disk are shown to be those; a lookup compares that key again (reading those few files),
+so the next check answers from the store however soon it runs. Any other racy input (the index,
+a folder, an included file) still keeps the answer from being stored. ``--base`` answers are never stored: they depend on git's state; nor are answers with a
 document that could not be read (a worker's time bound depends on the machine's load). The entry lives in the
 project's cache folder (authenticated, like every cache entry) and in the workspace's memory, so
 the MCP server answers a repeated ``check`` from memory after re-reading the stamps.
@@ -45,7 +48,7 @@ if TYPE_CHECKING:
     from mdmark.project.main import Project
 
 #: Bumped when what is stored, or how stamps are taken, changes.
-_FORMAT = 1
+_FORMAT = 2
 
 Stamps = list[tuple[str, tuple[int, ...] | None]]
 
@@ -105,8 +108,9 @@ def _tree(root: Path, sphinx: bool) -> tuple[list[str], list[str]]:
     return folders, sources
 
 
-def _stamp(paths: Iterable[str]) -> Stamps | None:
-    """Each path's stamp (None where it is missing), or None if one changed too recently to trust."""
+def _stamp(paths: Iterable[str], racy: list[str]) -> Stamps:
+    """Each path's stamp (None where it is missing); the paths changed too recently to trust their
+    stamps are added to ``racy``."""
     now = time.time_ns()
     out: Stamps = []
     for path in paths:
@@ -116,14 +120,20 @@ def _stamp(paths: Iterable[str]) -> Stamps | None:
             out.append((path, None))
             continue
         if now - info.st_mtime_ns <= SETTLED_NS:
-            return None
+            racy.append(path)
         out.append((path, stat_stamp(info)))
     return out
 
 
-def _unchanged(stamps: list[list[Any]]) -> bool:
-    """Whether every stored ``[path, stamp]`` still holds, settled; stops at the first that does not
-    (after an edit, the rest need no ``stat``)."""
+#: Documents saved within :data:`~mdmark.util.files.SETTLED_NS` of a check that it still stores
+#: (each is read and hashed again by the next lookup).
+RACY_DOCUMENTS = 16
+
+
+def _unchanged(stamps: list[list[Any]], racy: dict[str, list[str]], project: Project) -> bool:
+    """Whether every stored ``[path, stamp]`` still holds — settled, or, for a document of ``racy``
+    (path → [its relative path, the content key the check read]), with that content key; stops at
+    the first that does not (after an edit, the rest need no ``stat``)."""
     now = time.time_ns()
     for path, stamp in stamps:
         try:
@@ -132,9 +142,39 @@ def _unchanged(stamps: list[list[Any]]) -> bool:
             if stamp is not None:
                 return False
             continue
-        if now - info.st_mtime_ns <= SETTLED_NS or stamp is None or list(stat_stamp(info)) != stamp:
+        if stamp is None or list(stat_stamp(info)) != stamp:
+            return False
+        if path in racy:
+            if _content_key(project, path, racy[path][0]) != racy[path][1]:
+                return False
+        elif now - info.st_mtime_ns <= SETTLED_NS:
             return False
     return True
+
+
+def _content_key(project: Project, path: str, rel: str) -> str | None:
+    """The cache key of the document's bytes on disk now (None: unreadable)."""
+    from mdmark.core.errors import MdmarkError
+
+    try:
+        return project.pipeline.sources.read_keyed(Path(path), rel)[0]
+    except MdmarkError:
+        return None
+
+
+def _racy_documents(project: Project, ctx: CheckContext, racy: list[str]) -> dict[str, list[str]] | None:
+    """For the ``racy`` inputs (changed too recently for their stamps): each one's relative path and
+    content key, when each is a document whose bytes on disk are the ones the check read; else None."""
+    if len(racy) > RACY_DOCUMENTS:
+        return None
+    by_path = {str(path): facts for path, facts in ctx.facts.items()}
+    kept: dict[str, list[str]] = {}
+    for path in racy:
+        facts = by_path.get(path)
+        if facts is None or _content_key(project, path, facts.path) != facts.sha:
+            return None
+        kept[path] = [facts.path, facts.sha]
+    return kept
 
 
 def _inputs(project: Project, ctx: CheckContext) -> list[str] | None:
@@ -171,7 +211,7 @@ def lookup(project: Project) -> list[Diagnostic] | None:
         return None
     if stored["environment"] != _environment():
         return None
-    if not _unchanged(stored["stamps"]):
+    if not _unchanged(stored["stamps"], stored["racy"], project):
         return None
     return [Diagnostic(d["file"], d["where"], d["kind"], d["message"], d.get("line")) for d in stored["issues"]]
 
@@ -185,15 +225,15 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
         # A document that could not be read may have hit a worker's time or memory bound, which
         # another run may not: such an answer is not kept.
         return
-    if (ctx.reuse is not None and not ctx.reuse.settled) or _stamp(map(str, ctx.facts)) is None:
-        return  # a document just saved: the answer cannot be kept (checked before walking the tree)
     environment = _environment()
     inputs = _inputs(project, ctx)
     if inputs is None:
         return
-    stamps = _stamp([*inputs, *environment])
-    if stamps is None:
-        return
+    fresh: list[str] = []
+    stamps = _stamp([*inputs, *environment], fresh)
+    racy = _racy_documents(project, ctx, fresh) if fresh else {}
+    if racy is None:
+        return  # an input just changed that is not a document the check read as it is now
     # The most recently changed first: a lookup stops at the first changed input, and the file
     # edited next is most often one edited lately.
     stamps.sort(key=lambda item: -item[1][3] if item[1] is not None else 0)
@@ -201,6 +241,7 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
         "format": _FORMAT,
         "environment": environment,
         "stamps": [[path, list(stamp) if stamp is not None else None] for path, stamp in stamps],
+        "racy": racy,
         "issues": [{**d.as_dict(), "line": d.line} for d in diagnostics],
     }
     cache.put(_key(project), value, slot="check")

@@ -13,6 +13,11 @@ skip is taken out of the read too, and runs on the tree when it is rendered, bef
 post-transforms (:func:`apply_at_render`) — so a read serves both and the parse cache has one key
 per document. Only Sphinx's own are listed: an extension's transforms and listeners always run.
 A test reads and renders documents with and without the table and compares facts and fragments.
+
+Not in the table yet: i18n's ``Locale`` (it translates a project with message catalogs and must run
+before the other transforms, so the fragments cannot have it at render time: skipping it for the
+facts needs a parse cache key per profile), viewcode's ``doctree-read`` listener (it adds the
+``[source]`` links the fragments show) and the rest of Sphinx's read wrapper.
 """
 
 from __future__ import annotations
