@@ -81,7 +81,9 @@ CPU_SECONDS = 120
 CPU_ENV = "MDMARK_PARSE_CPU"
 #: Wall-clock seconds a worker may spend on one task without using any CPU: blocked (a FIFO, a
 #: stall), not slow. A worker that works, however slowly a loaded machine lets it, is not stopped.
-WALL_SECONDS = 30.0
+#: Generous: a read also waits, without CPU, for another process that runs the same conf.py
+#: (:mod:`mdmark.util.conflock`).
+WALL_SECONDS = 120.0
 WALL_ENV = "MDMARK_PARSE_TIMEOUT"
 #: The wall clock of one task at most, for a worker that neither blocks for good nor passes its
 #: CPU bound (one that waits and works in turns): this many times its CPU bound, and at least
