@@ -25,15 +25,23 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import Any, Protocol, cast
 
 from mdmark.core.facts import DocFacts
 from mdmark.index.model import Index
 from mdmark.index.occurrences import NameMatcher
 from mdmark.util.files import file_stamps
+from mdmark.util.memo import Memo
 
-if TYPE_CHECKING:
-    from mdmark.workspace.main import Workspace
+
+class GraphMemos(Protocol):
+    """The memos a relation graph is kept in between calls (the project's workspace has them)."""
+
+    matchers: Memo[str, NameMatcher]
+    occurrences: Memo[tuple[str, str], frozenset[str]]
+    stamped: Memo[str, tuple[Any, ...]]
+    graphs: Memo[str, RelationGraph]
+
 
 @dataclass(frozen=True)
 class RelationView:
@@ -58,13 +66,13 @@ class Edge:
     written: bool
 
 
-def _matcher(workspace: Workspace, index: Index) -> tuple[str, NameMatcher]:
+def _matcher(workspace: GraphMemos, index: Index) -> tuple[str, NameMatcher]:
     pairs = [(name, doc.id) for doc in index.docs for name in doc.names]
     digest = hashlib.sha256("\0".join(f"{n}\x01{o}" for n, o in pairs).encode()).hexdigest()
     return digest, workspace.matchers.get_or_make(digest, lambda: NameMatcher(pairs))
 
 
-def _occurring(workspace: Workspace, signature: str, matcher: NameMatcher, facts: DocFacts) -> frozenset[str]:
+def _occurring(workspace: GraphMemos, signature: str, matcher: NameMatcher, facts: DocFacts) -> frozenset[str]:
     """Ids of the documents whose title or alias occurs in the plain text of ``facts``."""
     return workspace.occurrences.get_or_make(
         (signature, facts.content_key), lambda: frozenset(occ.owner for occ in matcher.find(facts.text))
@@ -121,7 +129,7 @@ class RelationGraph:
         index: Index,
         facts: list[DocFacts],
         srcdir: Path,
-        workspace: Workspace,
+        workspace: GraphMemos,
         previous: RelationGraph | None = None,
     ) -> None:
         """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing).
@@ -268,7 +276,7 @@ def build_graph(
     srcdir: Path,
     facts_for: Callable[[list[Path]], list[DocFacts]],
     parsed_as: str,
-    workspace: Workspace,
+    workspace: GraphMemos,
 ) -> RelationGraph:
     """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.main.Project.facts_for`,
     ``parsed_as`` says how it parses (:meth:`mdmark.pipeline.pipeline.Pipeline.parse_key`).
