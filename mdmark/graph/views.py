@@ -183,11 +183,6 @@ class PageGraphs:
             nav.append(NavEntry(OVERVIEW_TITLE, f"#{OVERVIEW_ID}"))
 
 
-def _compact(value: float) -> float | int:
-    rounded = round(value, 1)
-    return int(rounded) if rounded == int(rounded) else rounded
-
-
 def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tuple[dict[str, Any], dict[str, int]]:
     """The data the page's script draws the neighbourhoods of ``wanted`` from: the layout's boxes
     (computed here, as for ``mdmark graph --doc``), the relations, and what the drawing needs of

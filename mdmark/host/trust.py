@@ -471,11 +471,6 @@ def _current(record: TrustRecord) -> bool:
     return secrets.compare_digest(fingerprint(conf, Path(record.root)).digest, record.digest)
 
 
-def is_trusted(conf: Path) -> bool:
-    """Whether the user trusted ``conf`` as it is now (conf.py and its local modules unchanged)."""
-    return trusted_digest(conf) is not None
-
-
 def trusted_digest(conf: Path) -> str | None:
     """The fingerprint's digest when the user trusted ``conf`` as it is now, else None."""
     try:

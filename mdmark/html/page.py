@@ -250,9 +250,3 @@ def write_page(out: Path, text: str | Iterable[str], shown: str) -> None:
         raise MdmarkError(
             f"`{shown}` に書き出せない（{exc.strerror}）ので、フォルダの権限か出力先を確かめてください。"
         ) from None
-
-
-def resource_text(name: str) -> str:
-    """A file of ``mdmark.templates`` (tests read the stylesheet through this)."""
-    return _resource(name)
-
