@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mdmark.check", "mdmark.html", "mdmark.graph", "mdmark.queries"),
     ("mdmark.builders", "mdmark.guide"),
     ("mdmark.tools",),
+    ("mdmark.serving",),
     ("mdmark.server", "mdmark.cli", "mdmark.lsp", "mdmark.preview", "mdmark.sphinx_ext", "mdmark.__main__"),
 )
 

@@ -14,12 +14,10 @@ parse; the parse results stay in the process-wide registry, so every call after 
 
 from __future__ import annotations
 
-import errno
 import io
 import logging
 import os
 import signal
-import socket
 import sys
 import threading
 from collections.abc import Iterable
@@ -34,15 +32,13 @@ from mdmark.server.prompts import register_prompts
 from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, unknown_tool_message
 from mdmark.declare.tool import ToolOutcome, error
 from mdmark.pipeline.workers import prestart
+from mdmark.serving.http import LOOPBACK_HOSTS, Guard, bind, exit_soon, host_name, run_until_signal
 
 if TYPE_CHECKING:
     import mcp_types
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
-    from starlette.types import ASGIApp, Receive, Scope, Send
-
-#: Host header values (without the port) that reach the server; anything else is a DNS-rebinding attempt.
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+    from starlette.types import ASGIApp
 
 #: Opens the line of the instructions that lists the guide's pages (the plugin's SessionStart hook
 #: copies the ``- name: title — description`` lines under it).
@@ -167,103 +163,10 @@ async def run_bounded(name: str, arguments: dict[str, Any] | None, seconds: floa
 
 # -- HTTP -------------------------------------------------------------------------------------
 
-
-def host_name(header: str) -> str:
-    """The host of a ``Host`` header without its port (``[::1]:8782`` -> ``::1``), lower-cased."""
-    value = header.strip().lower()
-    if value.startswith("["):
-        end = value.find("]")
-        return value[1:end] if end > 0 else value
-    if value.count(":") == 1:
-        return value.split(":", 1)[0]
-    return value
-
-
-def host_allowed(header: str, hosts: frozenset[str], port: int | None) -> bool:
-    """Whether a ``Host`` header is exactly one of ``hosts``, with no port or with ``port``.
-
-    Exact: ``localhost:evil``, ``localhost.evil.example`` or an empty Host are a rebinding attempt
-    or a broken client, not this server's name. ``port`` None accepts any numeric port.
-    """
-    value = header.strip().lower()
-    if value.startswith("["):
-        end = value.find("]")
-        if end < 0:
-            return False
-        name, rest = value[1:end], value[end + 1 :]
-    else:
-        name, colon, port_text = value.partition(":")
-        rest = f":{port_text}" if colon else ""
-    if not name or name not in hosts:
-        return False
-    if not rest:
-        return True
-    digits = rest[1:]
-    if not rest.startswith(":") or not digits.isascii() or not digits.isdigit():
-        return False
-    return port is None or int(digits) == port
-
-
-def _origin_key(origin: str) -> str:
-    return origin.strip().rstrip("/").lower()
-
-
-class Guard:
-    """ASGI middleware in front of the SDK app: 421 for a non-loopback Host, 403 for any Origin,
-    405 for ``GET /mcp`` (the server is stateless: there is no event stream to open).
-
-    Claude Code sends no ``Origin``; every web page does. Refusing every Origin (not only foreign
-    ones, as the SDK's own check does) means no page, local or remote, can drive the tools.
-    """
-
-    #: The answers' sentences; ``mdmark preview`` names itself and its own page instead.
-    host_message = "Host がループバック（127.0.0.1・localhost・[::1]）ではないので、mdmark serve には 127.0.0.1 でつないでください。"
-    origin_message = "Origin ヘッダーの付いた要求は受け付けないので、ブラウザから使うときは mdmark serve --allow-origin でそのオリジンを許してください。"
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        hosts: Iterable[str],
-        origins: Iterable[str],
-        port: int | None = None,
-        *,
-        host_message: str | None = None,
-        origin_message: str | None = None,
-    ) -> None:
-        self.app = app
-        self.hosts = frozenset(h.lower() for h in hosts)
-        self.port = port
-        self.origins = frozenset(_origin_key(o) for o in origins)
-        if host_message is not None:
-            self.host_message = host_message
-        if origin_message is not None:
-            self.origin_message = origin_message
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket"):
-            from starlette.datastructures import Headers
-            from starlette.responses import PlainTextResponse
-
-            headers = Headers(scope=scope)
-            if not host_allowed(headers.get("host", ""), self.hosts, self.port):
-                response = PlainTextResponse(self.host_message + "\n", status_code=421)
-                await response(scope, receive, send)
-                return
-            origin = headers.get("origin")
-            if origin is not None and _origin_key(origin) not in self.origins:
-                response = PlainTextResponse(self.origin_message + "\n", status_code=403)
-                await response(scope, receive, send)
-                return
-            if scope["type"] == "http" and scope.get("method") == "GET" and scope.get("path", "").rstrip("/") == "/mcp":
-                # A stateless server has no stream to open: the SDK would hold an empty one open.
-                response = PlainTextResponse(
-                    "mdmark serve はセッションを持たずサーバーから送るイベントも無いので、GET ではなく POST で JSON-RPC の要求を送ってください。\n",
-                    status_code=405,
-                    headers={"Allow": "POST"},
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+#: The answers of the HTTP guard, naming this server.
+HOST_MESSAGE = "Host がループバック（127.0.0.1・localhost・[::1]）ではないので、mdmark serve には 127.0.0.1 でつないでください。"
+ORIGIN_MESSAGE = "Origin ヘッダーの付いた要求は受け付けないので、ブラウザから使うときは mdmark serve --allow-origin でそのオリジンを許してください。"
+GET_MESSAGE = "mdmark serve はセッションを持たずサーバーから送るイベントも無いので、GET ではなく POST で JSON-RPC の要求を送ってください。"
 
 
 def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = (), port: int | None = None) -> ASGIApp:
@@ -295,39 +198,7 @@ def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = (), p
     if host not in ("0.0.0.0", "::", ""):
         # Bound to a specific address on purpose: requests naming that address are the user's own.
         hosts.add(host_name(host if ":" not in host or host.startswith("[") else f"[{host}]"))
-    return Guard(app, hosts, origins, port)
-
-
-def bind(host: str, port: int, busy: str | None = None) -> socket.socket:
-    """A listening socket, or one sentence: binding first makes "port in use" a clean exit 1.
-
-    ``busy``: the sentence for a port in use (``mdmark preview`` names its own option and variable)."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        raise MdmarkError(f"待ち受けるアドレス `{host}` を引けない（{exc.strerror}）ので、--host を確かめてください。") from None
-    family, kind, proto, _name, address = infos[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if family == socket.AF_INET6:
-            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        sock.bind(address)
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            if busy is not None:
-                raise MdmarkError(busy) from None
-            raise MdmarkError(
-                f"ポート {port} はほかのプログラムが使っているので、動いている mdmark serve を止めるか、"
-                "--port か環境変数 MDMARK_PORT で別のポートを指定してください。"
-            ) from None
-        raise MdmarkError(
-            f"{host} のポート {port} で待ち受けられない（{exc.strerror}）ので、--host と --port を確かめてください。"
-        ) from None
-    sock.set_inheritable(True)
-    return sock
+    return Guard(app, hosts, origins, port, host_message=HOST_MESSAGE, origin_message=ORIGIN_MESSAGE, refused_get=GET_MESSAGE)
 
 
 class _ShutdownNoise(logging.Filter):
@@ -347,79 +218,31 @@ def _setup_logging() -> None:
     log.propagate = False
 
 
-def _server_class() -> type[Any]:
-    import uvicorn
-
-    class StoppingServer(uvicorn.Server):
-        """Stops the running tool calls as soon as a stop is asked, so the graceful shutdown has
-        nothing left to wait for (a call could otherwise run on for minutes)."""
-
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            stop_all()
-            super().handle_exit(sig, frame)
-
-    return StoppingServer
-
-
-def _stopping_server(config: Any) -> Any:
-    return _server_class()(config)
-
-
 def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
     """Run the HTTP server until SIGINT/SIGTERM; returns the exit code (0 after a signal)."""
-    import uvicorn
-
-    sock = bind(host, port)
+    sock = bind(
+        host,
+        port,
+        busy=f"ポート {port} はほかのプログラムが使っているので、動いている mdmark serve を止めるか、"
+        "--port か環境変数 MDMARK_PORT で別のポートを指定してください。",
+    )
     actual_port = sock.getsockname()[1]
     _setup_logging()
     prestart()
-    config = uvicorn.Config(
-        build_http_app(host, allow_origins, actual_port),
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        # Calls still running when a stop comes are stopped, not waited for (limits.stop_all).
-        timeout_graceful_shutdown=2,
-    )
-    server = _stopping_server(config)
-    stopped: list[int] = []
-
-    def note(signum: int, _frame: object) -> None:
-        # uvicorn restores these handlers after its graceful shutdown and re-raises the signal
-        # it caught; noting it here (instead of the default action) is what makes the exit 0.
-        stopped.append(signum)
-        stop_all()
-        # A signal before uvicorn has put in its own handlers would otherwise be lost.
-        server.should_exit = True
-
-    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
     shown = f"[{host}]" if ":" in host else host
-    print(
-        f"mdmark serve: http://{shown}:{actual_port}/mcp で待ち受けています（止めるには Ctrl+C）。",
-        file=sys.stderr,
-        flush=True,
-    )
-    try:
-        server.run(sockets=[sock])
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        sock.close()
-    if not server.started:
+
+    def announce() -> None:
+        print(f"mdmark serve: http://{shown}:{actual_port}/mcp で待ち受けています（止めるには Ctrl+C）。", file=sys.stderr, flush=True)
+
+    app = build_http_app(host, allow_origins, actual_port)
+    # Calls still running when a stop comes are stopped, not waited for (limits.stop_all).
+    started = run_until_signal(app, sock, lifespan="on", grace=2, on_stop=stop_all, announce=announce)
+    if not started:
         raise MdmarkError("MCP サーバーを起動できなかったので、標準エラーに出た内容を確かめてください。")
     stop_all()
     print("mdmark serve: 止めました。", file=sys.stderr, flush=True)
     exit_soon()
     return 0
-
-
-def exit_soon(seconds: float = 3.0) -> None:
-    """Leave within ``seconds`` even if the interpreter's exit would wait: a call stuck in C code
-    (where a stop cannot reach), or a worker pool being joined, must not keep a stopped server alive."""
-    sys.stdout.flush()
-    timer = threading.Timer(seconds, os._exit, (0,))
-    timer.daemon = True
-    timer.start()
 
 
 def serve_stdio() -> int:
