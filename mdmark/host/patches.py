@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 
@@ -99,6 +101,9 @@ def harden_parsing() -> None:
     - Substitutions render in :mod:`mdmark.host.sandbox` (MyST's Jinja2 environment runs anything).
     - Front matter is measured before MyST loads it (alias bombs, nesting), and its
       ``myst.enable_extensions`` cannot turn on what the configuration left off.
+    - Sphinx finds the project's documents without following folder links
+      (:func:`_matching_files`): its own walk follows them, so three links ``x -> .`` make it walk
+      3^40 folders, and a link out of the project lists files outside it.
     """
     from docutils.frontend import OptionParser
     from myst_parser.mdit_to_docutils import base as myst_base
@@ -121,6 +126,33 @@ def harden_parsing() -> None:
     renderer.render_front_matter = render_front_matter
     parser: Any = myst_sphinx.MystParser
     parser.parse = _myst_parse
+    import sphinx.project
+
+    project: Any = sphinx.project
+    project.get_matching_files = _matching_files
+
+
+def _matching_files(
+    dirname: str | os.PathLike[str], include_patterns: Iterable[str] = ("**",), exclude_patterns: Iterable[str] = ()
+) -> Iterator[str]:
+    """``sphinx.util.matching.get_matching_files`` (what ``Project.discover`` walks), the same
+    files in the same order, except that a link to a folder is not followed: one inside the project
+    shows a folder the walk lists anyway, one outside shows files that are not the project's, and
+    a link to a folder above makes the walk endless. mdmark's own finder
+    (:func:`mdmark.util.globs.match_files`) does not follow them either."""
+    from sphinx.util.matching import _unicode_nfc, compile_matchers
+
+    top = Path(dirname).resolve()
+    excluded = compile_matchers(exclude_patterns)
+    included = compile_matchers(include_patterns)
+    for root, dirs, files in os.walk(top, followlinks=False):
+        here = os.path.relpath(root, top)
+        prefix = "" if here == "." else Path(here).as_posix() + "/"
+        for name in sorted(files):
+            entry = _unicode_nfc(prefix + name)
+            if any(m(entry) for m in included) and not any(m(entry) for m in excluded):
+                yield entry
+        dirs[:] = [d for d in sorted(dirs) if not any(m(_unicode_nfc(prefix + d)) for m in excluded)]
 
 
 def _refuse_reading(env: Any, line: int | None, message: str) -> None:
