@@ -225,7 +225,7 @@ def _create_static_app(
     info = _info_of(app, list(plan.missing))
     # What the held extensions (autodoc…) would define is unknown until the user trusts conf.py.
     unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, app.extensions)}))
-    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified)
+    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified, static_problem=plan.problem)
     return app, info
 
 
