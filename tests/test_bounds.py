@@ -71,3 +71,55 @@ def test_static_conf_values_are_shared_not_aliased(tmp_path: Path) -> None:
     assert values["a"] == ["x", "y", ["x", "y"]]
     assert values["d"] == {"k": values["a"], "self": {"k": values["a"]}}
     assert values["extensions"] == ["myst_parser", "sphinx_design"]
+
+
+# -- substitutions: an operation budget, string methods through Jinja's sandboxed formatter ---------
+
+
+def test_substitutions_format_and_replace_in_the_sandbox() -> None:
+    from mdmark.host import sandbox
+
+    context = {"name": "mdmark", "version": "1.2"}
+    assert sandbox.render("'{} {}'.format(name, version)", context) == "mdmark 1.2"
+    assert sandbox.render("name.replace('md', 'MD')", context) == "MDmark"
+    assert sandbox.render("name.upper() ~ version.split('.')[0]", context) == "MDMARK1"
+    for expression in ("'{0.__class__}'.format(name)", "('x' * 1000).replace('x', 'y' * 1000)", "'{0}{0}{0}'.format('x' * 90000)"):
+        try:
+            sandbox.render(expression, context)
+        except sandbox.Refusal:
+            continue
+        raise AssertionError(expression)
+
+
+def test_substitutions_share_one_operation_budget_per_document() -> None:
+    """Small expressions that cost seconds each (``range(99999)|groupby``) are refused once the
+    document's budget is spent, whatever their sizes."""
+    from mdmark.host import sandbox
+
+    budget = sandbox.Budget()
+    expression = "range(99999) | groupby('real') | list | length"
+    refused = 0
+    for _ in range(33):
+        try:
+            sandbox.render(expression, {}, budget)
+        except sandbox.Refusal as refusal:
+            assert "計算の手間" in str(refusal)
+            refused += 1
+    assert refused >= 31
+    assert sandbox.render("'ok'", {}) == "ok"  # a new budget for another document
+
+
+def test_trusted_substitutions_see_sphinx_env(tmp_path: Path) -> None:
+    from conftest import run_mdmark
+    from test_sphinx_conf import _written
+
+    root = _written(
+        tmp_path / "p",
+        {
+            "docs/conf.py": 'extensions = ["myst_parser"]\nmyst_enable_extensions = ["substitution"]\nversion = "4.5"\n',
+            "docs/index.md": "# 版\n\n版は {{ env.config.version }}、{{ '{}!'.format(env.config.version) }}。\n",
+        },
+    )
+    done = run_mdmark("export", "docs/index.md", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "版は 4.5、4.5!。" in (root / "docs" / "index.html").read_text(encoding="utf-8")

@@ -34,7 +34,7 @@ from mdmark.host.confinfo import (
     unverified_domains,
 )
 from mdmark.host.myst_settings import fill_in_myst, myst_values
-from mdmark.host.patches import harden_parsing, share_docutils_settings
+from mdmark.host.patches import SPHINX_CONTEXT, harden_parsing, share_docutils_settings
 from mdmark.host.session import SPHINX_LOCK, logging_kept
 
 if TYPE_CHECKING:
@@ -175,6 +175,7 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
         break
     _fill_in(app, settings)
     _prepare(app)
+    setattr(app.env, SPHINX_CONTEXT, True)
     return app, _info_of(app, dropped)
 
 

@@ -86,6 +86,9 @@ def share_docutils_settings() -> None:
 
 #: Substitutions nested in substitutions deeper than this are refused (each level recurses).
 MAX_SUBSTITUTION_DEPTH = 32
+#: Set (true) on the build environment of an application whose conf.py the user trusted: its
+#: substitutions see Sphinx's environment as ``env``, as ``sphinx-build`` renders them.
+SPHINX_CONTEXT = "mdmark_sphinx_context"
 
 
 @functools.cache
@@ -297,7 +300,11 @@ def _render_substitution(self: Any, token: Any, inline: bool) -> None:
             self.create_warning(message, MystWarnings.SUBSTITUTION, line=position, append_to=self.current_node)
 
     context: dict[str, Any] = dict(self.md_config.substitutions)
-    if self.sphinx_env is not None:
+    if self.sphinx_env is not None and getattr(self.sphinx_env, SPHINX_CONTEXT, False):
+        # A trusted conf.py: the context is Sphinx's (``{{ env.config.version }}``), read in the
+        # sandbox all the same (attributes read, no method of it called).
+        context["env"] = self.sphinx_env
+    elif self.sphinx_env is not None:
         docname = str(self.sphinx_env.docname)
         metadata = self.sphinx_env.metadata.get(docname, {})
         context["env"] = {"docname": docname, "metadata": {docname: {str(k): v for k, v in dict(metadata).items()}}}
@@ -315,8 +322,11 @@ def _render_substitution(self: Any, token: Any, inline: bool) -> None:
             return
         references = {content}
     else:
+        budget = getattr(self.document, "mdmark_substitution_budget", None)
+        if budget is None:  # one budget for all the document's substitutions
+            budget = self.document.mdmark_substitution_budget = sandbox.Budget()
         try:
-            rendered = sandbox.render(token.content, context)
+            rendered = sandbox.render(token.content, context, budget)
         except sandbox.Refusal as refusal:
             refuse(str(refusal))
             return
