@@ -123,3 +123,36 @@ def test_trusted_substitutions_see_sphinx_env(tmp_path: Path) -> None:
     done = run_mdmark("export", "docs/index.md", cwd=root)
     assert done.returncode == 0, done.stderr
     assert "版は 4.5、4.5!。" in (root / "docs" / "index.html").read_text(encoding="utf-8")
+
+
+# -- nesting, refused before parsing ------------------------------------------------------------------
+
+
+def test_fence_nesting_is_measured_before_parsing() -> None:
+    from mdmark.pipeline.nesting import too_deep
+
+    deep = "# t\n\n" + "".join("`" * (300 - i) + "{note}\n" for i in range(300))
+    assert too_deep(deep) == 3 + 40
+    assert too_deep("# t\n\n" + ":::{note}\n" * 100_000) == 3 + 40
+    # Closed fences do not add up; a code block's fences are text; a closer that fits the outer
+    # fence closes what is open inside it.
+    flat = "```{note}\nx\n```\n" * 1000
+    assert too_deep(flat) is None
+    code = "````markdown\n" + "```{note}\n" * 100 + "````\n"
+    assert too_deep(code) is None
+    outer = ("`````{note}\n```{tip}\n`````\n") * 100
+    assert too_deep(outer) is None
+    assert too_deep("# t\n\n" + "".join(f"{'`' * (50 - i)}{{note}}\n" for i in range(10))) is None
+
+
+def test_a_document_nested_too_deep_is_one_drift_at_its_line(tmp_path: Path) -> None:
+    from conftest import run_mdmark
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mdmark.config.yaml").write_text('docs:\n  include: ["docs/**/*.md"]\nmarkdown:\n  extensions: [colon_fence]\n', encoding="utf-8")
+    (tmp_path / "docs" / "deep.md").write_text("# 深い\n\n" + ":::{note}\n" * 5000, encoding="utf-8")
+    done = run_mdmark("check", cwd=tmp_path)
+    assert done.stdout.splitlines() == [
+        "docs/deep.md:43: syntax: `docs/deep.md` の 43 行目でディレクティブやコードブロックの入れ子が 40 段を超えるので"
+        "読まずに止めたため、入れ子を浅くするか文書を分けてください。"
+    ]

@@ -34,7 +34,7 @@ from mdmark.host.confinfo import (
     unverified_domains,
 )
 from mdmark.host.myst_settings import fill_in_myst, myst_values
-from mdmark.host.patches import SPHINX_CONTEXT, harden_parsing, share_docutils_settings
+from mdmark.host.patches import SPHINX_CONTEXT, dangling_footnotes, harden_parsing, share_docutils_settings
 from mdmark.host.session import SPHINX_LOCK, logging_kept
 
 if TYPE_CHECKING:
@@ -269,6 +269,7 @@ def _prepare(app: Sphinx) -> None:
 
     app.add_directive("toctree", RecordingTocTree, override=True)
     app.add_transform(transform_class())
+    app.add_transform(dangling_footnotes())
     _doctrees_in_memory(app)
     discover(app)
 

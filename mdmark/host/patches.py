@@ -158,6 +158,36 @@ def _matching_files(
         dirs[:] = [d for d in sorted(dirs) if not any(m(_unicode_nfc(prefix + d)) for m in excluded)]
 
 
+def dangling_footnotes() -> type:
+    """A read transform (after docutils' ``Footnotes``) that turns a footnote reference left
+    without its footnote into its text and a ``syntax`` drift at its line. Two ``[#]_`` for one
+    footnote inside ``{eval-rst}`` leave the second unnumbered (MyST parses the block apart from
+    the document docutils numbers), and Sphinx's HTML writer stops on it with a KeyError
+    (``sphinx-build`` too), while the reading says nothing."""
+    from docutils import nodes
+    from docutils.utils import get_source_line
+    from sphinx.transforms import SphinxTransform
+
+    class DanglingFootnotes(SphinxTransform):
+        default_priority = 700  # docutils numbers and links footnotes at 620
+
+        def apply(self, **kwargs: Any) -> None:
+            for ref in list(self.document.findall(nodes.footnote_reference)):
+                if "refid" in ref.attributes:
+                    continue
+                line = ref.line or get_source_line(ref)[1] or (ref.parent.line if ref.parent is not None else None)
+                shown = " ".join((ref.rawsource or ref.astext()).split())[:40]
+                _refuse_reading(
+                    self.env,
+                    line,
+                    f"脚注の参照 `{shown}` に当たる脚注が無く（docutils の自動番号の脚注が参照より少ない）、"
+                    "参照を文字のまま出したので、脚注を足すか参照を消してください。",
+                )
+                ref.replace_self(nodes.inline(ref.rawsource, ref.rawsource or ref.astext(), ids=list(ref["ids"])))
+
+    return DanglingFootnotes
+
+
 def _refuse_reading(env: Any, line: int | None, message: str) -> None:
     """A refusal while reading, at the document's line: a ``syntax`` drift with ``message`` as its sentence."""
     from sphinx.util import logging as sphinx_logging

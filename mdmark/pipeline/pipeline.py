@@ -200,6 +200,17 @@ def _parse_with(
     return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL) if pickled else b"", doctree
 
 
+def _too_deep(key: str, rel: str, text: str) -> DocFacts | None:
+    """Facts saying why a document nested too deep is not parsed (before any parser sees it), or
+    None to parse it."""
+    from mdmark.pipeline.nesting import nesting_sentence, too_deep
+
+    line = too_deep(text)
+    if line is None:
+        return None
+    return DocFacts(path=rel, sha=key, chars=len(text), error=nesting_sentence(rel, line), error_line=line)
+
+
 def _relative(path: str, srcdir: str) -> str:
     return posixpath.normpath(os.path.relpath(path, srcdir).replace(os.sep, "/"))
 
@@ -448,6 +459,10 @@ class Pipeline:
                 except MdmarkError as exc:
                     results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                     continue
+            refused = _too_deep(key, rel, known_text)
+            if refused is not None:
+                results[i] = refused
+                continue
             todo.append((i, key, rel, known_text))
         done = len(paths) - len(todo) - len(repeats)
         if progress:
@@ -486,6 +501,9 @@ class Pipeline:
         return [r for r in results if r is not None]
 
     def _parse_full(self, key: str, rel: str, text: str, keep_tree: bool = True) -> tuple[DocFacts, bytes]:
+        refused = _too_deep(key, rel, text)
+        if refused is not None:
+            return refused, b""
         if not in_worker():
             facts, tree = self._parse_in_worker(key, rel, text, keep_tree)
             return facts, tree
