@@ -156,3 +156,52 @@ def test_a_document_nested_too_deep_is_one_drift_at_its_line(tmp_path: Path) -> 
         "docs/deep.md:43: syntax: `docs/deep.md` の 43 行目でディレクティブやコードブロックの入れ子が 40 段を超えるので"
         "読まずに止めたため、入れ子を浅くするか文書を分けてください。"
     ]
+
+
+# -- the preview's watcher --------------------------------------------------------------------------
+
+
+def test_preview_watches_the_projects_own_folders_only(tmp_path: Path) -> None:
+    """``docs/usr -> /usr`` added 16,000 watches outside the project, ``x -> .`` loops and a link to
+    ``/`` ended the watch: the folders watched are the project's real ones, links not followed."""
+    from mdmark.preview.watcher import project_folders
+
+    (tmp_path / "docs" / "guide").mkdir(parents=True)
+    (tmp_path / "docs" / ".git").mkdir()
+    (tmp_path / "docs" / "_build").mkdir()
+    os.symlink("/usr", tmp_path / "docs" / "usr")
+    os.symlink("/", tmp_path / "docs" / "root")
+    os.symlink(".", tmp_path / "docs" / "x")
+    folders = project_folders([tmp_path, tmp_path / "docs"], frozenset({".git", "_build"}))
+    assert folders == [tmp_path.resolve(), (tmp_path / "docs").resolve(), (tmp_path / "docs" / "guide").resolve()]
+
+
+def test_preview_watcher_sees_saves_in_new_folders_and_beside_links(tmp_path: Path) -> None:
+    import threading
+
+    from mdmark.preview.watcher import Watcher
+
+    (tmp_path / "docs").mkdir()
+    os.symlink("/", tmp_path / "docs" / "root")
+    seen: list[set[Path]] = []
+    arrived = threading.Event()
+
+    def changed(paths: set[Path]) -> None:
+        seen.append(paths)
+        arrived.set()
+
+    watcher = Watcher([tmp_path], changed)
+    watcher.start()
+    try:
+        for rel in ("docs/a.md", "docs/new/b.md"):
+            target = tmp_path / rel
+            for _ in range(100):  # until the watch (started or remade) sees the write
+                arrived.clear()
+                target.parent.mkdir(exist_ok=True)
+                target.write_text("# t\n", encoding="utf-8")
+                if arrived.wait(0.5) and any(target.resolve() in {p.resolve() for p in s} for s in seen):
+                    break
+            else:
+                raise AssertionError(f"{rel} was not seen: {seen}")
+    finally:
+        watcher.stop()
