@@ -205,3 +205,24 @@ def test_preview_watcher_sees_saves_in_new_folders_and_beside_links(tmp_path: Pa
                 raise AssertionError(f"{rel} was not seen: {seen}")
     finally:
         watcher.stop()
+
+
+# -- the MCP server's own sentence for arguments that are no object --------------------------------
+
+
+def test_arguments_that_are_no_object_are_refused_in_japanese(tmp_path: Path) -> None:
+    from test_mcp import make_project, start_server, stop_server
+    from test_properties import call_tool
+
+    from mdmark.server.app import ARGUMENTS_NOT_OBJECT
+
+    served = start_server(tmp_path / "server", env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    try:
+        project = make_project(tmp_path / "project")
+        for arguments in ([1, 2], "x", 3, True):
+            answered, text = call_tool(served, "check", arguments)
+            assert answered and text == ARGUMENTS_NOT_OBJECT, (arguments, text)
+        answered, text = call_tool(served, "check", {"project_dir": str(project)})
+        assert not answered and '"issues"' in text
+    finally:
+        assert stop_server(served) == 0, served.stderr()

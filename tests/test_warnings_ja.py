@@ -165,6 +165,10 @@ def test_unknown_messages_keep_their_text_in_a_japanese_sentence() -> None:
             "ディレクティブ `sidebar` は箇条書き・表・ほかのディレクティブの中には置けないので、節の直下に移してください。",
         ),
         (
+            'Insufficient data supplied (1 row(s)); no data remaining for table body, required by "csv-table" directive.',
+            "ディレクティブ `csv-table` の表に見出しの行（`:header-rows:`）のほかの行が無いので、本文の行を足すか `:header-rows:` を減らしてください。",
+        ),
+        (
             "glossary terms must not be separated by empty lines",
             "用語集（`glossary`）の用語の行の間に空行があるので、1 つの項目の用語の行は続けて書いてください。",
         ),

@@ -131,6 +131,11 @@ CATALOG: tuple[Entry, ...] = (
         "ディレクティブの引数がそのディレクティブの求める形でない（sphinx-design の言葉で「{detail}」）ので、引数を直してください。",
     ),
     _entry(
+        r"^Insufficient data supplied \((?P<rows>\d+) row\(s\)\); no data remaining for table body, "
+        r"required by [\"'](?P<directive>[^\"']+)[\"'] directive",
+        "ディレクティブ `{directive}` の表に見出しの行（`:header-rows:`）のほかの行が無いので、本文の行を足すか `:header-rows:` を減らしてください。",
+    ),
+    _entry(
         r"^glossary terms? must not be separated by empty lines",
         "用語集（`glossary`）の用語の行の間に空行があるので、1 つの項目の用語の行は続けて書いてください。",
     ),

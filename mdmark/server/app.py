@@ -137,15 +137,15 @@ def create_server() -> Server[Any]:
     return server
 
 
-#: The one sentence for a ``tools/call`` or ``prompts/get`` whose ``arguments`` is no object (the
-#: SDK would answer with pydantic's English before mdmark sees the call).
+#: The one sentence for a ``tools/call`` whose ``arguments`` is no object (the SDK would answer with
+#: pydantic's English before mdmark sees the call; ``prompts/get`` has its own, in prompts.py).
 ARGUMENTS_NOT_OBJECT = "`arguments` が JSON のオブジェクトではないので、引数の名前と値を `{\"名前\": 値}` の形で渡してください。"
 
 
 async def _arguments_are_an_object(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
     """Refuse ``arguments`` that is no object with a Japanese sentence, before the SDK validates."""
     params = ctx.params
-    if ctx.method in ("tools/call", "prompts/get") and isinstance(params, Mapping):
+    if ctx.method == "tools/call" and isinstance(params, Mapping):
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, Mapping):
             import mcp_types
