@@ -59,7 +59,7 @@ def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
         yield _value_drift(
             ctx,
             "sphinx.conf",
-            f"conf.py の extensions の `{name}` を読み込めない（{reason}）ので、その拡張を入れるか conf.py の extensions から外してください。",
+            f"conf.py の extensions の `{name}` を読み込めない（Python の言葉で「{reason}」）ので、その拡張を入れるか conf.py の extensions から外してください。",
         )
 
 
