@@ -65,25 +65,31 @@ def nested_fences(draw: st.DrawFn) -> str:
 
 
 @st.composite
+def toctree(draw: st.DrawFn) -> str:
+    listed = draw(st.lists(st.sampled_from([*NAMES, "index", "nosuch"]), max_size=6))
+    return "```{toctree}\n" + "".join(f"{n}\n" for n in listed) + "```\n"
+
+
+@st.composite
+def footnotes(draw: st.DrawFn) -> str:
+    refs, notes = draw(st.integers(1, 3)), draw(st.integers(0, 2))
+    return "```{eval-rst}\n" + " ".join(["[#]_"] * refs) + "\n\n" + ".. [#] x\n" * notes + "```\n"
+
+
+#: The pieces a document is made of, each a strategy of Markdown text.
+PIECES = st.one_of(
+    toctree(),
+    nested_fences(),
+    footnotes(),
+    st.builds(lambda expression, text: f"{{{{ {expression} }}}} {text}\n", _substitution, _text),
+    st.builds(lambda text: f"## {text or '節'}\n", _text),
+    st.builds(lambda text: text + "\n", _text),
+)
+
+
+@st.composite
 def document(draw: st.DrawFn, own: str) -> str:
-    parts = [f"# {own} {draw(_text)}\n"]
-    for _ in range(draw(st.integers(0, 4))):
-        kind = draw(st.integers(0, 5))
-        if kind == 0:
-            listed = draw(st.lists(st.sampled_from([*NAMES, "index", "nosuch"]), max_size=6))
-            parts.append("```{toctree}\n" + "".join(f"{n}\n" for n in listed) + "```\n")
-        elif kind == 1:
-            parts.append(draw(nested_fences()))
-        elif kind == 2:
-            refs = draw(st.integers(1, 3))
-            notes = draw(st.integers(0, 2))
-            parts.append("```{eval-rst}\n" + " ".join(["[#]_"] * refs) + "\n\n" + ".. [#] x\n" * notes + "```\n")
-        elif kind == 3:
-            parts.append(f"{{{{ {draw(_substitution)} }}}} {draw(_text)}\n")
-        elif kind == 4:
-            parts.append(f"## {draw(_text) or '節'}\n")
-        else:
-            parts.append(draw(_text) + "\n")
+    parts = [f"# {own} {draw(_text)}\n", *draw(st.lists(PIECES, max_size=4))]
     body = "\n".join(parts)
     if draw(st.integers(0, 9)) == 0:
         body = "---\ntitle: \x9c\n---\n" + body
