@@ -80,7 +80,7 @@ def test_an_extension_that_cannot_be_imported_is_one_drift(tmp_path: Path) -> No
         lines = result.stdout.splitlines()
         assert lines[0] == (
             "mdmark.config.yaml:sphinx.conf: config_value: conf.py の extensions の `no_such_extension_here` を読み込めない"
-            "（ModuleNotFoundError: No module named 'no_such_extension_here'）ので、その拡張を入れるか conf.py の extensions から外してください。"
+            "（Python の言葉で「ModuleNotFoundError: No module named 'no_such_extension_here'」）ので、その拡張を入れるか conf.py の extensions から外してください。"
         )
         # mdmark went on without it: the todo directive still reads.
         assert not any("todo" in line for line in lines[1:])

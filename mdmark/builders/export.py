@@ -28,6 +28,12 @@ def format_note(file: str, line: int | None, message: str) -> str:
     return f"{file}:{line}: {message}" if line else f"{file}: {message}"
 
 
+def unreadable_note(file: str, facts: DocFacts) -> str:
+    """Why a document cannot be read, at its line when it has one (its sentence names the
+    document already)."""
+    return format_note(file, facts.error_line, facts.error or "") if facts.error_line else facts.error or ""
+
+
 def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
     """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
     warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
@@ -81,7 +87,10 @@ def export_html(
     check_out_path(target, shown_out)
 
     pipeline = project.pipeline
-    facts = pipeline.facts(source)
+    facts = pipeline.facts_many([source])[0]
+    if facts.error is not None:
+        # At its place, as check and build report it.
+        raise MdmarkError(unreadable_note(shown_source, facts), file=str(source), line=facts.error_line)
     rel = pipeline.relpath(source)
     docname = docname_of(rel)
     lang = project.config.html.lang

@@ -34,7 +34,7 @@ from mdmark.host.confinfo import (
     unverified_domains,
 )
 from mdmark.host.myst_settings import fill_in_myst, myst_values
-from mdmark.host.patches import harden_parsing, share_docutils_settings
+from mdmark.host.patches import SPHINX_CONTEXT, dangling_footnotes, harden_parsing, share_docutils_settings
 from mdmark.host.session import SPHINX_LOCK, logging_kept
 
 if TYPE_CHECKING:
@@ -175,6 +175,7 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
         break
     _fill_in(app, settings)
     _prepare(app)
+    setattr(app.env, SPHINX_CONTEXT, True)
     return app, _info_of(app, dropped)
 
 
@@ -225,7 +226,7 @@ def _create_static_app(
     info = _info_of(app, list(plan.missing))
     # What the held extensions (autodoc…) would define is unknown until the user trusts conf.py.
     unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, app.extensions)}))
-    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified)
+    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified, static_problem=plan.problem)
     return app, info
 
 
@@ -268,6 +269,7 @@ def _prepare(app: Sphinx) -> None:
 
     app.add_directive("toctree", RecordingTocTree, override=True)
     app.add_transform(transform_class())
+    app.add_transform(dangling_footnotes())
     _doctrees_in_memory(app)
     discover(app)
 

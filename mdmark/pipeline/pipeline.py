@@ -22,6 +22,7 @@ import json
 import os
 import pickle
 import posixpath
+import re
 import shutil
 import tempfile
 import threading
@@ -166,8 +167,31 @@ def _parse_guarded(
             forget_document(app.sphinx.env, docname_of(relpath))
         except Exception:  # noqa: S110 - best effort: the next read of the document purges it again
             pass
-        message = f"`{relpath}` を読む途中で MyST・Sphinx が止まった（{type(exc).__name__}: {exc}）ので、この文書の記法を確かめてください。"
-        return DocFacts(path=relpath, sha=key, chars=len(text), error=message), b"", None
+        message, line = _stopped(relpath, text, exc)
+        return DocFacts(path=relpath, sha=key, chars=len(text), error=message, error_line=line), b"", None
+
+
+def _stopped(relpath: str, text: str, exc: Exception) -> tuple[str, int | None]:
+    """The sentence (and line) for a document whose reading raised ``exc``: front matter YAML
+    cannot be read (a control character, a broken mapping) in Japanese with its line, anything
+    else with the library's own words quoted."""
+    import yaml
+
+    if isinstance(exc, yaml.reader.ReaderError):
+        # Its position counts characters of the front matter, which starts after the ``---`` line.
+        start = text.find("\n") + 1
+        line = text.count("\n", 0, start + exc.position) + 1
+        return f"`{relpath}` の front matter に YAML が許さない文字 U+{exc.character:04X} があるので、その文字を消してください。", line
+    if isinstance(exc, yaml.YAMLError):
+        mark = getattr(exc, "problem_mark", None)
+        return f"`{relpath}` の front matter を YAML として読めないので、その行の書き方を直してください。", (
+            mark.line + 2 if mark is not None else None
+        )
+    words = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    return (
+        f"`{relpath}` を読む途中で MyST・Sphinx が止まった（ライブラリの言葉で「{words}」）ので、この文書の記法を確かめてください。",
+        None,
+    )
 
 
 def _parse_with(
@@ -198,6 +222,17 @@ def _parse_with(
     doctree.reporter = None
     doctree.transformer = None
     return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL) if pickled else b"", doctree
+
+
+def _too_deep(key: str, rel: str, text: str) -> DocFacts | None:
+    """Facts saying why a document nested too deep is not parsed (before any parser sees it), or
+    None to parse it."""
+    from mdmark.pipeline.nesting import nesting_sentence, too_deep
+
+    line = too_deep(text)
+    if line is None:
+        return None
+    return DocFacts(path=rel, sha=key, chars=len(text), error=nesting_sentence(rel, line), error_line=line)
 
 
 def _relative(path: str, srcdir: str) -> str:
@@ -448,6 +483,10 @@ class Pipeline:
                 except MdmarkError as exc:
                     results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                     continue
+            refused = _too_deep(key, rel, known_text)
+            if refused is not None:
+                results[i] = refused
+                continue
             todo.append((i, key, rel, known_text))
         done = len(paths) - len(todo) - len(repeats)
         if progress:
@@ -486,6 +525,9 @@ class Pipeline:
         return [r for r in results if r is not None]
 
     def _parse_full(self, key: str, rel: str, text: str, keep_tree: bool = True) -> tuple[DocFacts, bytes]:
+        refused = _too_deep(key, rel, text)
+        if refused is not None:
+            return refused, b""
         if not in_worker():
             facts, tree = self._parse_in_worker(key, rel, text, keep_tree)
             return facts, tree

@@ -20,7 +20,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mdmark import __version__
@@ -129,7 +129,26 @@ def create_server() -> Server[Any]:
         on_call_tool=call,
     )
     register_prompts(server)
+    server.middleware.append(_arguments_are_an_object)
     return server
+
+
+#: The one sentence for a ``tools/call`` whose ``arguments`` is no object (the SDK would answer with
+#: pydantic's English before mdmark sees the call; ``prompts/get`` has its own, in prompts.py).
+ARGUMENTS_NOT_OBJECT = "`arguments` が JSON のオブジェクトではないので、引数の名前と値を `{\"名前\": 値}` の形で渡してください。"
+
+
+async def _arguments_are_an_object(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+    """Refuse ``arguments`` that is no object with a Japanese sentence, before the SDK validates."""
+    params = ctx.params
+    if ctx.method == "tools/call" and isinstance(params, Mapping):
+        arguments = params.get("arguments")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            import mcp_types
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(mcp_types.INVALID_PARAMS, ARGUMENTS_NOT_OBJECT)
+    return await call_next(ctx)
 
 
 async def run_bounded(name: str, arguments: dict[str, Any] | None, seconds: float) -> ToolOutcome:
