@@ -40,6 +40,19 @@ def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Mode
     return [format_note(file, line or None, message) for line, message in found]
 
 
+def trust_warnings(project: Project) -> list[str]:
+    """The trust notice check reports at ``sphinx.conf``, as build and export say it: a conf.py that
+    does not run (never trusted, or changed since the user trusted it) leaves out what it would
+    render, and a page must not lose that silently."""
+    conf = project.config.sphinx_conf
+    if conf is None or not project.conf_info().static:
+        return []
+    from mdmark.host.trust import untrusted_sentence
+
+    sentence = untrusted_sentence(display(conf, project.root), project.config.path, project.conf_info().held, conf)
+    return [format_note(_shown(project.config.path or conf, project), None, sentence)]
+
+
 def ensure_confined_out(project: Project, target: Path, shown_out: str) -> None:
     """The MCP tool's output rule (design §9): inside ``project_dir`` or the config folder.
 
@@ -107,7 +120,7 @@ def export_html(
     fragment = render_document(pipeline, source, facts, lang)
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
-    warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
+    warnings = trust_warnings(project) + css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
     title = facts.title or source.stem
     chunks = page_chunks(
         mode="export",
