@@ -414,53 +414,10 @@ def _module_files(origins: Sequence[str], root: Path, conf: Path) -> list[str]:
     return sorted(found)[:_MAX_MODULE_FILES]
 
 
-class _ImportRecorder:
-    """A ``sys.meta_path`` entry that asks the others and notes the file of every module found."""
-
-    def __init__(self) -> None:
-        self.origins: list[str] = []
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None:
-                if spec.origin and spec.origin not in ("built-in", "frozen"):
-                    self.origins.append(spec.origin)
-                return spec
-        return None
-
-
-def probe_main(argv: Sequence[str]) -> int:
-    """The child of :func:`imported_modules`: create the trusted application (conf.py and the
-    extensions' ``setup()`` run, as in a trusted check) and print the module files it loaded."""
-    config_path = Path(argv[0])
-    recorder = _ImportRecorder()
-    sys.meta_path.insert(0, recorder)
-    try:
-        from mdmark.config.main import load_config
-        from mdmark.host.app import create_app
-
-        config = load_config(config_path.parent, config_path)
-        conf = config.sphinx_conf
-        if conf is not None:
-            with tempfile.TemporaryDirectory(prefix="mdmark-trust-") as work:
-                create_app(conf.parent, config.markdown, conf, Path(work), trusted=True)
-    except BaseException:  # noqa: BLE001 — conf.py failing is the check's to say; what loaded still counts
-        pass
-    finally:
-        sys.meta_path.remove(recorder)
-    origins = [*recorder.origins, *(getattr(m, "__file__", None) or "" for m in list(sys.modules.values()))]
-    # On a line of its own: conf.py may have printed without an ending newline.
-    sys.stdout.write("\n" + json.dumps([o for o in origins if o]) + "\n")
-    return 0
-
-
 def imported_modules(config_path: Path, conf: Path, root: Path) -> list[str]:
     """Run conf.py once in a child process, as a trusted check runs it, and return every module file
     (relative to ``root``) that loaded from inside the project; one sentence when it cannot run."""
-    code = "import sys; from mdmark.host.trust import probe_main; sys.exit(probe_main(sys.argv[1:]))"
+    code = "import sys; from mdmark.host.trust_probe import main; sys.exit(main(sys.argv[1:]))"
     origins: object = None
     reason = ""
     with tempfile.TemporaryDirectory(prefix="mdmark-trust-cwd-") as cwd:
