@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from mdmark.builders.export import document_warnings, unreadable_note
+from mdmark.builders.export import document_warnings, trust_warnings, unreadable_note
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
 from mdmark.pipeline.pipeline import Pipeline
@@ -372,7 +372,7 @@ def build_site(
         nav_docs: list[NavDoc] = []
         start = project.start.resolve()
         names = layout.names_under(project.root, start)
-        warnings: list[str] = css_warnings(cfg)
+        warnings: list[str] = trust_warnings(project) + css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
         by_name = model.known if model.known is not None else {}

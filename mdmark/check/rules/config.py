@@ -47,7 +47,8 @@ def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
     if info.static:
         from mdmark.host.trust import untrusted_sentence
 
-        yield _value_drift(ctx, "sphinx.conf", untrusted_sentence(display(config.sphinx_conf, config.root), config.path, info.held))
+        sentence = untrusted_sentence(display(config.sphinx_conf, config.root), config.path, info.held, config.sphinx_conf)
+        yield _value_drift(ctx, "sphinx.conf", sentence)
     if info.static_problem:
         yield _value_drift(
             ctx,
