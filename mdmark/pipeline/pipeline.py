@@ -36,6 +36,7 @@ from mdmark.pipeline.contentcache import ContentCache, raw
 from mdmark.config.main import MarkdownSettings
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import FACTS_VERSION, DocFacts, Warning
+from mdmark.util import landlock
 from mdmark.util.files import file_stamp, resolve_many
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
 from mdmark.host.session import SPHINX_LOCK as SPHINX_LOCK
@@ -47,6 +48,8 @@ from mdmark.pipeline.workers import in_worker
 if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
+
+    from mdmark.util.landlock import Confinement
 
 C = TypeVar("C", bound=ContentCache[Any])
 
@@ -167,6 +170,8 @@ def _parse_guarded(
         except Exception:  # noqa: S110 - best effort: the next read of the document purges it again
             pass
         message = f"`{relpath}` を読む途中で MyST・Sphinx が止まった（{type(exc).__name__}: {exc}）ので、この文書の記法を確かめてください。"
+        if isinstance(exc, PermissionError) and landlock.applied() is not None:
+            message = f"`{relpath}` を読む途中で{landlock.denied_sentence(exc)}"  # the kernel refused a confined worker
         return DocFacts(path=relpath, sha=key, chars=len(text), error=message), b"", None
 
 
@@ -523,6 +528,27 @@ class Pipeline:
         # key is in it because workers and their zygote outlive an edit of an untrusted conf.py
         # (read statically, so ``trusted`` stays None): the edit must reach new workers.
         return _worker_pipeline, (self.config_root, self.settings, self.cache_dir, self.conf, self.trusted, self.conf_key)
+
+    def worker_confinement(self) -> Confinement:
+        """What this project's worker processes may touch (:mod:`mdmark.util.landlock`): read the
+        project, write its cache folder, read the cache key — and write inside the project when the
+        user trusts conf.py, as ``sphinx-build`` lets it."""
+        from mdmark.pipeline.cachestore import secret_key, user_cache_root
+        from mdmark.util.landlock import Confinement
+
+        read = tuple(dict.fromkeys(str(p) for p in (self.project_root, self.config_root, self.srcdir)))
+        write: tuple[str, ...] = read if self.trusted is not None else ()
+        files: tuple[str, ...] = ()
+        self._prepare_cache()
+        if self._cache_ready and self.cache_dir is not None:
+            try:
+                secret_key()  # made here: a worker may read the key, not create it
+            except OSError:
+                pass
+            else:
+                write += (str(self.cache_dir),)
+                files = (str(user_cache_root() / "key"),)
+        return Confinement(read=read, write=write, files=files, trusted=self.trusted is not None)
 
     def _prepare_cache(self) -> None:
         """Make the cache folder (with its .gitignore) here, once, before workers write into it."""
