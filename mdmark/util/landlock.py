@@ -225,8 +225,13 @@ def missing_sentence(missing: list[str]) -> str:
 def denied_sentence(exc: OSError) -> str:
     """What a confined process was refused by the kernel, and what to do about it."""
     if exc.filename:
+        shown = str(exc.filename)
+        if os.path.islink(shown):
+            shown += f"`（リンクの先は `{os.path.realpath(shown)}`）"
+        else:
+            shown += "`"
         return (
-            f"`{exc.filename}` を読み書きしようとしたが、文書を読む作業プロセスは OS（Landlock）でプロジェクト・Python・"
+            f"`{shown} を読み書きしようとしたが、文書を読む作業プロセスは OS（Landlock）でプロジェクト・Python・"
             "自分の作業フォルダとキャッシュの外には触れない（信頼していない conf.py ならプロジェクトの中にも書けない）ので止めたため、"
             "そのファイルを使う拡張・設定・取り込みを外すか、ファイルをプロジェクトの中に置いてください。"
         )
