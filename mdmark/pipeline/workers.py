@@ -28,6 +28,18 @@ with this process, and their Sphinx scratch folders live under one temporary fol
 
 A worker is handed its next document while it reads the current one (when the message is small),
 so it never waits for this process between two documents.
+
+Where the kernel has Landlock, the operating system confines them too (:mod:`mdmark.util.landlock`,
+the guide page ``untrusted``): an owner that names its ``worker_confinement()`` (the pipeline: the
+project's folders, its cache folder, whether conf.py is trusted) gets zygotes and workers confined
+before they start any thread or make anything — a zygote's forked workers inherit its domain. A
+confined worker serves only its own project (:class:`Plan`), writes only a scratch folder of its
+own, and a refusal by the kernel is said as a sentence. Where the kernel has none, the pool says
+once which protections are missing and runs as before; a pool's ``probe`` can be replaced (tests)
+but only takes protection away from that pool.
+
+Memory: every worker and zygote that may run at once, together, maps at most half of the
+machine's memory (:func:`worker_memory`, :func:`max_workers`), each on top of what it starts with.
 """
 
 from __future__ import annotations

@@ -78,7 +78,7 @@ _SYSTEM_DIRS = (
 )  # fmt: skip
 #: What a conf.py the user trusted may read besides (it may run programs, as under ``sphinx-build``:
 #: ``git describe`` for the release, a diagram tool), still not the user's home folder.
-_TRUSTED_DIRS = ("/usr", "/bin", "/sbin", "/etc", "/opt", "/var/lib", "/nix", "/snap")
+_TRUSTED_DIRS = ("/usr", "/bin", "/sbin", "/etc", "/opt", "/nix", "/snap")
 #: The first Linux release of each ABI that brought a protection mdmark uses.
 _KERNEL_OF_ABI = {1: "5.13", 4: "6.7", 6: "6.12"}
 
@@ -332,14 +332,17 @@ def _module_places() -> Iterator[str]:
 
 
 def _narrow(paths: Iterable[str]) -> list[str]:
-    """``paths`` made absolute, without duplicates, the root, the home folder or a folder above it
-    (a ``sys.path`` entry of ``~`` would open ``~/.ssh``)."""
+    """``paths`` resolved, without the root, the home folder or a folder above it (a ``sys.path``
+    entry of ``~`` would open ``~/.ssh``), and without those inside another (one rule covers them)."""
     home = os.path.realpath(os.path.expanduser("~"))
     above_home = {home, *map(str, Path(home).parents)}
     kept: list[str] = []
-    for path in paths:
+    # Folders first: the modules' files inside them need no rule of their own.
+    for path in sorted((p for p in paths if p and os.path.isabs(p)), key=len):
+        if any(path == k or path.startswith(k + os.sep) for k in kept):
+            continue
         real = os.path.realpath(path)
-        if real in above_home or real == "/" or real in kept:
+        if real in above_home or real == "/" or any(real == k or real.startswith(k + os.sep) for k in kept):
             continue
         kept.append(real)
     return kept
