@@ -88,7 +88,7 @@ def _conf_problem(conf: Path, exc: BaseException) -> MdmarkError:
     from mdmark.util import landlock
 
     cause = exc.__cause__ or getattr(exc, "orig_exc", None) or exc
-    if isinstance(cause, PermissionError) and landlock.applied() is not None:
+    if isinstance(cause, PermissionError) and landlock.refused(cause):
         # The kernel refused what conf.py or an extension did in a confined worker (a write outside the project).
         return MdmarkError(f"設定の sphinx.conf の `{conf.name}` から Sphinx を用意する途中で{landlock.denied_sentence(cause)}", exit_code=2)
     reason = _reason(exc)

@@ -170,7 +170,7 @@ def _parse_guarded(
         except Exception:  # noqa: S110 - best effort: the next read of the document purges it again
             pass
         message = f"`{relpath}` を読む途中で MyST・Sphinx が止まった（{type(exc).__name__}: {exc}）ので、この文書の記法を確かめてください。"
-        if isinstance(exc, PermissionError) and landlock.applied() is not None:
+        if isinstance(exc, PermissionError) and landlock.refused(exc):
             message = f"`{relpath}` を読む途中で{landlock.denied_sentence(exc)}"  # the kernel refused a confined worker
         return DocFacts(path=relpath, sha=key, chars=len(text), error=message), b"", None
 

@@ -427,7 +427,7 @@ def _confine(plan: Plan, scratch: str) -> str:
 def _error_answer(exc: Exception) -> tuple[str, str]:
     """The answer for a task that raised ``exc``: the kernel's refusal of a confined process is
     said as mdmark's own sentence (what was touched, why it is refused), anything else as it is."""
-    if isinstance(exc, PermissionError) and landlock.applied() is not None:
+    if isinstance(exc, PermissionError) and landlock.refused(exc):
         return ("refused", landlock.denied_sentence(exc))
     return ("error", f"{type(exc).__name__}: {exc}")
 

@@ -103,12 +103,13 @@ class Confinement:
 @dataclass(frozen=True)
 class Applied:
     """What :func:`restrict` put in force: the ABI, whether TCP is closed, whether signals and
-    abstract UNIX sockets are scoped to the domain."""
+    abstract UNIX sockets are scoped to the domain, the paths granted and those writable."""
 
     abi: int
     network_closed: bool
     scoped: bool
     rules: tuple[str, ...] = field(default=(), compare=False)
+    writable: tuple[str, ...] = field(default=(), compare=False)
 
 
 @functools.cache
@@ -180,22 +181,40 @@ def restrict(confinement: Confinement, scratch: str, version: int) -> Applied:
     libc = _libc()
     ruleset = _check(libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)), "landlock_create_ruleset")
     granted: list[str] = []
+    writable: list[str] = []
     try:
         for path, access in _grants(confinement, scratch):
             if _add(libc, ruleset, path, access & fs):
                 granted.append(path)
+                if access & WRITE_FILE:
+                    writable.append(os.path.realpath(path))
         _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
         _check(libc.syscall(_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)), "landlock_restrict_self")
     finally:
         os.close(ruleset)
     global _APPLIED
-    _APPLIED = Applied(version, closed, scoped, tuple(granted))
+    _APPLIED = Applied(version, closed, scoped, tuple(granted), tuple(writable))
     return _APPLIED
 
 
 def applied() -> Applied | None:
     """The confinement this process is under (None: not confined by :func:`restrict`)."""
     return _APPLIED
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is likely the kernel's refusal of this confined process: a permission error
+    on no file (a connection) or on a file outside the folders it may write (inside them, only the
+    file's own mode can refuse)."""
+    if _APPLIED is None or not isinstance(exc, PermissionError):
+        return False
+    if not exc.filename:
+        return True
+    try:
+        real = os.path.realpath(os.fsdecode(exc.filename))
+    except TypeError:  # a file descriptor, not a name
+        return True
+    return not any(real == w or real.startswith(w.rstrip(os.sep) + os.sep) for w in _APPLIED.writable)
 
 
 # -- what is said ----------------------------------------------------------------------------------
