@@ -49,7 +49,8 @@ def _trusted(root: Path) -> Path:
 
 def test_conf_settings_take_effect_and_markdown_only_fills_in(tmp_path: Path) -> None:
     root = _trusted(_project(tmp_path))
-    marker = tmp_path / "marker"
+    # Inside the project: a trusted conf.py writes there as under sphinx-build, never outside (test_landlock.py).
+    marker = root / "marker"
     result = run_mdmark("check", "--format", "json", cwd=root, env={"MARKER": str(marker)})
     assert marker.read_text() == "ran"
     issues = json.loads(result.stdout)["issues"]

@@ -85,6 +85,12 @@ def _unimportable(extensions: list[str]) -> str | None:
 
 
 def _conf_problem(conf: Path, exc: BaseException) -> MdmarkError:
+    from mdmark.util import landlock
+
+    cause = exc.__cause__ or getattr(exc, "orig_exc", None) or exc
+    if isinstance(cause, PermissionError) and landlock.refused(cause):
+        # The kernel refused what conf.py or an extension did in a confined worker (a write outside the project).
+        return MdmarkError(f"設定の sphinx.conf の `{conf.name}` から Sphinx を用意する途中で{landlock.denied_sentence(cause)}", exit_code=2)
     reason = _reason(exc)
     return MdmarkError(
         f"設定の sphinx.conf の `{conf.name}` から Sphinx を用意できない（{reason}）ので、conf.py を直すか sphinx.conf を外してください。",
@@ -206,6 +212,11 @@ def _create_static_app(
         "smartquotes": False,
         "html_theme": "basic",
         "html_theme_options": {},
+        # Sphinx compiles ``<locale_dirs>/<language>/LC_MESSAGES/sphinx.po`` into a ``sphinx.mo``
+        # beside it as the application starts: an untrusted repository's catalog (the file, or a
+        # symlink in its place) must not make mdmark write in it. Its catalogs are not read.
+        "locale_dirs": [],
+        "gettext_auto_build": False,
     }
     try:
         app = Sphinx(
@@ -231,7 +242,7 @@ def _create_static_app(
 
 
 def _static_value(name: str) -> bool:
-    return name not in ("extensions", "smartquotes", "html_theme", "html_theme_options")
+    return name not in ("extensions", "smartquotes", "html_theme", "html_theme_options", "locale_dirs", "gettext_auto_build")
 
 
 def _info_of(app: Sphinx, dropped: list[tuple[str, str]]) -> ConfInfo:

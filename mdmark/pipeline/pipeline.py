@@ -37,6 +37,7 @@ from mdmark.pipeline.contentcache import ContentCache, raw
 from mdmark.config.main import MarkdownSettings
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import FACTS_VERSION, DocFacts, Warning
+from mdmark.util import landlock
 from mdmark.util.files import file_stamp, resolve_many
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
 from mdmark.host.session import SPHINX_LOCK as SPHINX_LOCK
@@ -48,6 +49,8 @@ from mdmark.pipeline.workers import in_worker
 if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
+
+    from mdmark.util.landlock import Confinement
 
 C = TypeVar("C", bound=ContentCache[Any])
 
@@ -172,10 +175,13 @@ def _parse_guarded(
 
 
 def _stopped(relpath: str, text: str, exc: Exception) -> tuple[str, int | None]:
-    """The sentence (and line) for a document whose reading raised ``exc``: front matter YAML
-    cannot be read (a control character, a broken mapping) in Japanese with its line, anything
-    else with the library's own words quoted."""
+    """The sentence (and line) for a document whose reading raised ``exc``: a write or read the
+    kernel refused a confined worker, front matter YAML that cannot be read (a control character, a
+    broken mapping) in Japanese with its line, anything else with the library's own words quoted."""
     import yaml
+
+    if isinstance(exc, PermissionError) and landlock.refused(exc):
+        return f"`{relpath}` を読む途中で{landlock.denied_sentence(exc)}", None
 
     if isinstance(exc, yaml.reader.ReaderError):
         # Its position counts characters of the front matter, which starts after the ``---`` line.
@@ -565,6 +571,27 @@ class Pipeline:
         # key is in it because workers and their zygote outlive an edit of an untrusted conf.py
         # (read statically, so ``trusted`` stays None): the edit must reach new workers.
         return _worker_pipeline, (self.config_root, self.settings, self.cache_dir, self.conf, self.trusted, self.conf_key)
+
+    def worker_confinement(self) -> Confinement:
+        """What this project's worker processes may touch (:mod:`mdmark.util.landlock`): read the
+        project, write its cache folder, read the cache key — and write inside the project when the
+        user trusts conf.py, as ``sphinx-build`` lets it."""
+        from mdmark.pipeline.cachestore import secret_key, user_cache_root
+        from mdmark.util.landlock import Confinement
+
+        read = tuple(dict.fromkeys(str(p) for p in (self.project_root, self.config_root, self.srcdir)))
+        write: tuple[str, ...] = read if self.trusted is not None else ()
+        files: tuple[str, ...] = ()
+        self._prepare_cache()
+        if self._cache_ready and self.cache_dir is not None:
+            try:
+                secret_key()  # made here: a worker may read the key, not create it
+            except OSError:
+                pass
+            else:
+                write += (str(self.cache_dir),)
+                files = (str(user_cache_root() / "key"),)
+        return Confinement(read=read, write=write, files=files, trusted=self.trusted is not None)
 
     def _prepare_cache(self) -> None:
         """Make the cache folder (with its .gitignore) here, once, before workers write into it."""
