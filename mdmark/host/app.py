@@ -143,8 +143,7 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
             str(srcdir), None, outdir, doctreedir, "html",
             confoverrides=_own_overrides(settings), status=status, warning=warning, freshenv=True,
         )  # fmt: skip
-        _prepare(app)
-        _no_page_tocs(app)
+        _prepare(app, own=True)
         return app, info_for_settings(settings)
 
     # The HTML theme plays no part in reading (mdmark writes its own page), and an uninstalled one
@@ -273,15 +272,19 @@ def _fill_in(app: Sphinx, settings: MarkdownSettings) -> None:
         create_myst_config(app)  # type: ignore[no-untyped-call]
 
 
-def _prepare(app: Sphinx) -> None:
-    """What every application needs before reading: the documents Sphinx would find, raw toctrees."""
+def _prepare(app: Sphinx, own: bool = False) -> None:
+    """What every application needs before reading: the documents Sphinx would find, raw toctrees,
+    and none of Sphinx's own work the read profiles skip (:mod:`mdmark.host.profiles`; ``own``:
+    mdmark's own application, whose extensions are known)."""
     from mdmark.host.keep_text import transform_class
+    from mdmark.host.profiles import prune
     from mdmark.host.toctree import RecordingTocTree
 
     app.add_directive("toctree", RecordingTocTree, override=True)
     app.add_transform(transform_class())
     app.add_transform(dangling_footnotes())
     _doctrees_in_memory(app)
+    prune(app, own)
     discover(app)
 
 
@@ -304,22 +307,6 @@ def _doctrees_in_memory(app: Sphinx) -> None:
 
     builder: Any = app.builder
     builder.write_doctree = write_doctree
-
-
-def _no_page_tocs(app: Sphinx) -> None:
-    """Sphinx's table of contents of each page read (``env.tocs``, a copy of every section title
-    made by ``TocTreeCollector`` on ``doctree-read``) is for the sidebars of Sphinx's own pages:
-    mdmark writes its own navigation from the facts, and neither MyST nor sphinx-design reads it
-    (about 3 % of a cold worker's samples, by py-spy). The collector warns only when Sphinx numbers
-    sections after reading every document, which mdmark never asks of it. Only the application
-    of mdmark's own, whose extensions are known: a conf.py's extension may read the table."""
-    from sphinx.environment.collectors.toctree import TocTreeCollector
-
-    listeners = app.events.listeners.get("doctree-read", [])
-    for listener in list(listeners):
-        owner = getattr(listener.handler, "__self__", None)
-        if isinstance(owner, TocTreeCollector):
-            app.disconnect(listener.id)
 
 
 def discover(app: Sphinx) -> set[str]:

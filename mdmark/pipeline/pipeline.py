@@ -644,6 +644,8 @@ class Pipeline:
         """:meth:`doctree`, and the text it was read from (one read: the renderer quotes its lines)."""
         from sphinx.util.docutils import LoggingReporter
 
+        from mdmark.host.profiles import apply_at_render
+
         rel = self.relpath(path)
         key, text = self.sources.read_keyed(path, rel)
         with SPHINX_LOCK:
@@ -655,6 +657,9 @@ class Pipeline:
         app = self._get_app()
         tree.settings.env = app.sphinx.env
         tree.reporter = LoggingReporter(str(path))
+        with SPHINX_LOCK:
+            # The read served the facts; what only the fragments need of Sphinx runs now.
+            apply_at_render(app.sphinx, tree, docname_of(rel))
         return tree, text
 
     def _tree(self, key: str, rel: str, text: str) -> nodes.document:

@@ -5,8 +5,9 @@ or of one file a thousand times over can take any amount of memory, CPU or time,
 docutils cannot be interrupted from another thread. So the process that answers (the MCP server,
 the CLI) never parses: it hands each cold document to a worker process of this pool, which runs
 under operating-system limits — address space (``RLIMIT_AS``), CPU seconds per task
-(``RLIMIT_CPU``, set afresh before each task), no core files — and a wall-clock bound the parent
-enforces. A worker that passes a bound, crashes, or whose caller is stopped (a client gone, a
+(``RLIMIT_CPU``, set afresh before each task: the bound of a document's work, which a busy machine
+does not change), no core files — and wall-clock bounds the parent enforces, which only catch a
+worker that does not work (blocked on a FIFO, stalled; see :class:`_Clock`). A worker that passes a bound, crashes, or whose caller is stopped (a client gone, a
 call past its time) is killed and a new one is started on the next task; the document gets one
 sentence (:func:`limit_message`). No lock of the parent is held while a worker works, so one
 hostile project never stalls another.
@@ -46,6 +47,8 @@ from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
+import math
 import multiprocessing
 import os
 import resource
@@ -55,7 +58,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -92,12 +95,19 @@ MEMORY_SHARE = 0.5
 #: Address space below which a worker cannot read an ordinary document: on a machine whose share
 #: gives less, fewer workers run (:func:`max_workers`) rather than smaller ones.
 MEMORY_FLOOR = 384 * 1024 * 1024
-#: CPU seconds one task (one document) may use.
+#: CPU seconds one task (one document) may use: the bound of a document's work, which a busy
+#: machine does not change (the kernel counts the worker's own CPU time, ``RLIMIT_CPU``).
 CPU_SECONDS = 120
 CPU_ENV = "MDMARK_PARSE_CPU"
-#: Wall-clock seconds one task may take (a FIFO blocks without using any CPU).
-WALL_SECONDS = 120.0
+#: Wall-clock seconds a worker may spend on one task without using any CPU: blocked (a FIFO, a
+#: stall), not slow. A worker that works, however slowly a loaded machine lets it, is not stopped.
+WALL_SECONDS = 30.0
 WALL_ENV = "MDMARK_PARSE_TIMEOUT"
+#: The wall clock of one task at most, for a worker that neither blocks for good nor passes its
+#: CPU bound (one that waits and works in turns): this many times its CPU bound, and at least
+#: :data:`CEILING_FLOOR` seconds — room for a machine ten times over-committed.
+CEILING_PER_CPU = 10
+CEILING_FLOOR = 60.0
 #: Idle workers a process keeps for the next call.
 KEEP_IDLE = 2
 #: Projects (pipelines) one worker keeps.
@@ -202,11 +212,17 @@ def worker_memory() -> int:
 
 @dataclass(frozen=True)
 class Limits:
-    """The bounds of one task: address space (bytes), CPU seconds, wall-clock seconds."""
+    """The bounds of one task: address space (bytes), CPU seconds, and wall-clock seconds without
+    using any CPU (``wall``: blocked); :attr:`ceiling` is the wall clock at most."""
 
     memory: int
     cpu: int
     wall: float
+
+    @property
+    def ceiling(self) -> float:
+        """Wall-clock seconds one task may take at most, whatever it does (see :data:`CEILING_PER_CPU`)."""
+        return max(CEILING_FLOOR, CEILING_PER_CPU * self.cpu, self.wall)
 
     @classmethod
     def current(cls) -> Limits:
@@ -220,16 +236,18 @@ class Limits:
 
 @dataclass(frozen=True)
 class Failed:
-    """A task that did not finish: ``reason`` is ``memory``, ``cpu``, ``time``, ``crash``,
-    ``refused`` (mdmark's own sentence in ``detail``) or ``error`` (the task raised; ``detail``
-    says what)."""
+    """A task that did not finish: ``reason`` is ``memory``, ``cpu`` (its CPU bound), ``stall``
+    (no CPU used for :attr:`Limits.wall` seconds), ``time`` (the wall clock's :attr:`Limits.ceiling`;
+    or, where a worker's CPU time cannot be read, :attr:`Limits.wall`), ``crash``, ``refused``
+    (mdmark's own sentence in ``detail``) or ``error`` (the task raised; ``detail`` says what).
+    For ``stall`` and ``time``, ``detail`` is the figure in seconds that was passed."""
 
     reason: str
     detail: str = ""
 
 
 def limit_message(shown: str, failure: Failed, limits: Limits | None = None) -> str:
-    """The one sentence for a document whose worker did not finish it."""
+    """The one sentence for a document whose worker did not finish it: which bound, and its figure."""
     bounds = limits or Limits.current()
     what = f"`{shown}` を読む"
     if failure.reason == "memory":
@@ -239,13 +257,20 @@ def limit_message(shown: str, failure: Failed, limits: Limits | None = None) -> 
         )
     if failure.reason == "cpu":
         return (
-            f"{what}計算が上限（CPU {bounds.cpu} 秒）を超えたので読むのを止めたため、"
-            "大きな表・深い入れ子・多すぎる見出しや取り込みが無いか確かめて、文書を分けてください。"
+            f"{what}のに CPU を上限の {bounds.cpu} 秒使っても終わらなかったので止めたため、"
+            f"大きな表・深い入れ子・多すぎる見出しや取り込みが無いか確かめて、文書を分けてください（上限は環境変数 {CPU_ENV} で変えられます）。"
+        )
+    if failure.reason == "stall":
+        return (
+            f"{what}ワーカーが {failure.detail or f'{bounds.wall:g}'} 秒のあいだ CPU をまったく使わずに待ち続けたので止めたため、"
+            "取り込んでいるファイル（{include}・literalinclude・画像）がすぐ読み出せるふつうのファイルか確かめてください"
+            f"（待つ上限は環境変数 {WALL_ENV} で変えられます）。"
         )
     if failure.reason == "time":
         return (
-            f"{what}のが {bounds.wall:g} 秒で終わらなかったので止めたため、FIFO などふつうのファイルでないものを取り込んでいないか、"
-            f"文書が大きすぎないかを確かめてください（上限は環境変数 {WALL_ENV} で変えられます）。"
+            f"{what}のが {failure.detail or f'{bounds.ceiling:g}'} 秒たっても終わらなかったので止めたため、"
+            f"取り込んでいるファイルがすぐ読み出せるか確かめて、文書を分けてください（上限は環境変数 {CPU_ENV} の {CEILING_PER_CPU} 倍で、"
+            f"少なくとも {CEILING_FLOOR:g} 秒です）。"
         )
     if failure.reason == "refused":
         return failure.detail
@@ -278,8 +303,9 @@ def _bound_process(memory: int, mapped: int | None = None) -> None:
 
 
 def _cpu_from_now(cpu: int) -> None:
+    """Let this process use ``cpu`` more CPU seconds (at least: the limit is in whole seconds)."""
     used = resource.getrusage(resource.RUSAGE_SELF)
-    _lower(resource.RLIMIT_CPU, int(used.ru_utime + used.ru_stime) + cpu)
+    _lower(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + cpu)
 
 
 def _worker_main(
@@ -578,7 +604,7 @@ class _Zygote:
         self.spec = spec
         self.plan = plan
         self.memory = limits.memory
-        self.wall = limits.wall
+        self.limits = limits
         mine, theirs = context.Pipe()
         self.process: Any = context.Process(  # type: ignore[attr-defined]
             target=_zygote_main, args=(theirs, spec, scratch, limits.memory, limits.cpu, plan), name="mdmark-zygote", daemon=True
@@ -608,15 +634,16 @@ class _Zygote:
         return not self.broken, False
 
     def wait_ready(self) -> bool:
-        """Wait (within the wall clock of a task) until the object is made; False when the zygote
-        passed a bound or died. Short waits: a stop of this thread is raised between two.
+        """Wait (within the wall-clock bounds of a task, :class:`_Clock`) until the object is made;
+        False when the zygote passed a bound or died. Short waits: a stop of this thread is raised
+        between two.
 
         The clock starts when the caller starts waiting, not at the zygote's start: one started
         ahead (:func:`prepare`) shares the machine with its caller's own work until then, and must
         not get less time than one started when it is needed (its CPU bound holds throughout)."""
-        deadline = time.monotonic() + self.wall
+        clock = _Clock(self.process.pid, self.limits, time.monotonic())
         try:
-            while time.monotonic() < deadline:
+            while clock.verdict(time.monotonic()) is None:
                 if self.conn.poll(0.05):
                     if self.conn.recv() == "ready":
                         self.ready.set()
@@ -676,14 +703,58 @@ class _Shared:
         self.result: Any = None
 
 
+def _cpu_ticks(pid: int) -> int | None:
+    """The CPU time (user and system, in clock ticks) process ``pid`` has used so far; None where
+    it cannot be read (no /proc, the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            # The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class _Clock:
+    """The wall-clock bounds of one task of process ``pid``, which only catch a task that does not
+    work: every :attr:`Limits.wall` seconds the process must have used some CPU, or it is blocked
+    (``stall``); a task that works, however slowly a busy machine lets it, runs until its CPU bound
+    (the kernel's) or the :attr:`Limits.ceiling`. Where the process's CPU time cannot be read, the
+    task may take :attr:`Limits.wall` seconds of wall clock (``time``), as every task did before."""
+
+    def __init__(self, pid: int, limits: Limits, now: float) -> None:
+        self.pid = pid
+        self.limits = limits
+        self.start(now)
+
+    def start(self, now: float) -> None:
+        """A new task starts now."""
+        self.since = self.mark = now
+        self.ticks = _cpu_ticks(self.pid)
+
+    def verdict(self, now: float) -> Failed | None:
+        """The bound the task has passed by ``now``, or None."""
+        if now >= self.since + self.limits.ceiling:
+            return Failed("time", f"{self.limits.ceiling:g}")
+        if now < self.mark + self.limits.wall:
+            return None
+        ticks = _cpu_ticks(self.pid)
+        if ticks is None or self.ticks is None:
+            return Failed("time", f"{self.limits.wall:g}")
+        if ticks <= self.ticks:
+            return Failed("stall", f"{self.limits.wall:g}")
+        self.mark, self.ticks = now, ticks
+        return None
+
+
 class _Busy:
     """A worker at work for one call: the jobs handed to it, in order (the first is the one it reads)."""
 
-    def __init__(self, worker: _Worker, since: float) -> None:
+    def __init__(self, worker: _Worker, limits: Limits, now: float) -> None:
         self.worker = worker
         self.jobs: collections.deque[int] = collections.deque()
-        #: When the first job started (the wall clock counts from there).
-        self.since = since
+        #: The wall clock of the first job (it starts again when the next one does).
+        self.clock = _Clock(worker.pid, limits, now)
 
 
 class Pool:
@@ -936,7 +1007,7 @@ class Pool:
                     worker = self._take(limits, spec, plan)
                     if worker is None:
                         break  # every worker is at work: wait for one to come back
-                    busy[worker.conn] = _Busy(worker, time.monotonic())
+                    busy[worker.conn] = _Busy(worker, limits, time.monotonic())
                 for entry in list(busy.values()):
                     while len(entry.jobs) < DEPTH and not entry.worker.retiring and (i := next_job()) is not None:
                         if message is None or message[0] != i:
@@ -944,7 +1015,7 @@ class Pool:
                         if entry.jobs and len(message[1]) > QUEUED_BYTES:
                             break
                         if not entry.jobs:
-                            entry.since = time.monotonic()
+                            entry.clock.start(time.monotonic())
                         if not hand(entry, i, message[1]):
                             lost(entry, None)  # died while idle: the job goes to another
                             break
@@ -966,7 +1037,7 @@ class Pool:
                         lost(entry, entry.worker.death())
                         continue
                     i = entry.jobs.popleft()
-                    entry.since = time.monotonic()
+                    entry.clock.start(time.monotonic())
                     if kind == "memory":
                         lost(entry, None)  # the worker ends: what it had queued goes to another
                     elif not entry.jobs and not pending:
@@ -975,8 +1046,8 @@ class Pool:
                     finish(i, value if kind == "ok" else Failed(kind, value))
                 now = time.monotonic()
                 for entry in list(busy.values()):
-                    if entry.jobs and now >= entry.since + limits.wall:
-                        lost(entry, Failed("time"))
+                    if entry.jobs and (failure := entry.clock.verdict(now)) is not None:
+                        lost(entry, failure)
                     elif not entry.jobs:  # its queued job went to another caller, or it retires
                         del busy[entry.worker.conn]
                         self._give(entry.worker)
@@ -1109,6 +1180,20 @@ def prepare(owner: Spawnable) -> None:
     first task (the CLI: importing the rules, reading the index, finding the documents). Call it
     only when a task is likely to follow: a zygote not used costs that set-up's CPU for nothing."""
     _POOL.prepare(owner)
+
+
+@contextlib.contextmanager
+def fresh_pool() -> Iterator[None]:
+    """Within the block, tasks run in a pool of their own, as in a new process: no worker or zygote
+    of before serves them, and the ones started are ended after (a caller that runs independent
+    commands in one process)."""
+    global _POOL
+    saved, _POOL = _POOL, Pool()
+    try:
+        yield
+    finally:
+        mine, _POOL = _POOL, saved
+        mine.close()
 
 
 def prestart() -> None:
