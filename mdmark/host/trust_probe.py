@@ -34,6 +34,23 @@ class _ImportRecorder:
         return None
 
 
+def _confine(config_root: Path, conf: Path, work: str) -> None:
+    """Run conf.py under the confinement of a trusted project's workers (:mod:`mdmark.util.landlock`):
+    it may read and write inside the project, as ``sphinx-build`` lets it, and nothing of the
+    user's outside it. Where the kernel has no Landlock, as the workers do, it runs unconfined."""
+    from mdmark.util import landlock
+    from mdmark.util.roots import project_root
+
+    version = landlock.abi()
+    if version <= 0:
+        return
+    places = tuple(dict.fromkeys(str(p) for p in (project_root(conf.parent.resolve()), config_root.resolve(), conf.parent.resolve())))
+    sys.dont_write_bytecode = True  # the installation is read-only now
+    # Raises OSError when the kernel refuses: conf.py then does not run unconfined.
+    landlock.restrict(landlock.Confinement(read=places, write=places, trusted=True), work, version)
+    tempfile.tempdir = work
+
+
 def main(argv: Sequence[str]) -> int:
     """The child of :func:`mdmark.host.trust.imported_modules`: create the trusted application (conf.py and the
     extensions' ``setup()`` run, as in a trusted check) and print the module files it loaded."""
@@ -48,6 +65,10 @@ def main(argv: Sequence[str]) -> int:
         conf = config.sphinx_conf
         if conf is not None:
             with tempfile.TemporaryDirectory(prefix="mdmark-trust-") as work:
+                try:
+                    _confine(config.root, conf, work)
+                except OSError:
+                    return 3  # no list: the parent says conf.py could not be run to learn its imports
                 create_app(conf.parent, config.markdown, conf, Path(work), trusted=True)
     except BaseException:  # noqa: BLE001 — conf.py failing is the check's to say; what loaded still counts
         pass
