@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from mdmark.builders.export import document_warnings
+from mdmark.builders.export import document_warnings, format_note
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
 from mdmark.pipeline.pipeline import Pipeline
@@ -284,6 +284,7 @@ def build_site(
     from mdmark.html.nav import NavDoc, heading_markup, navigation
     from mdmark.html.page import check_out_path, css_warnings, nav_markup, page_chunks, page_script, stylesheet, write_page
     from mdmark.html.render import render_document, render_parallel
+    from mdmark.references.main import trust_notice
 
     project = Project.open(start, config)
     cfg = project.config
@@ -424,6 +425,9 @@ def build_site(
             title = index_titles.get(real[path]) or facts.title or path.stem
             nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
             warnings += section.warnings
+        notice = trust_notice(cfg, model.info, all_facts)
+        if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
+            warnings.append(format_note(cfg.shown, None, notice))
         kept.keep_only(in_page)
         kept.held_for(by_name)
         # The navigation reads the page's documents (titles, headings, toctrees, markup) and, for

@@ -60,6 +60,7 @@ def export_html(
     from mdmark.html.page import check_out_path, css_warnings, page_chunks, stylesheet, write_page
     from mdmark.graph.views import export_aside
     from mdmark.html.render import render_document
+    from mdmark.references.main import trust_notice
 
     project = Project.for_export(start, config, file)
     project.config.require("markdown", "html")
@@ -89,6 +90,9 @@ def export_html(
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
     warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
+    notice = trust_notice(project.config, model.info, [facts])
+    if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
+        warnings.append(format_note(project.config.shown, None, notice))
     title = facts.title or source.stem
     chunks = page_chunks(
         mode="export",

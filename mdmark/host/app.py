@@ -222,11 +222,30 @@ def _create_static_app(
             raise _conf_problem(conf, exc) from None
     _fill_in(app, settings)
     _prepare(app)
+    _stand_in_for_held(app, conf, plan.held, root if root is not None else project_root(conf.parent))
     info = _info_of(app, list(plan.missing))
     # What the held extensions (autodoc…) would define is unknown until the user trusts conf.py.
-    unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, app.extensions)}))
+    # An extension an allowed one sets up itself (napoleon: autodoc) is held all the same.
+    running = [name for name in app.extensions if name not in plan.held]
+    unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, running)}))
     info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified)
     return app, info
+
+
+def _stand_in_for_held(app: Sphinx, conf: Path, held: tuple[str, ...], root: Path) -> None:
+    """The directives and roles the held extensions (and conf.py's own ``setup()``) would add, as
+    opaque stand-ins (:mod:`mdmark.host.held_markup`): not a drift each, one count in the trust notice."""
+    from mdmark.host import held_markup
+    from mdmark.host.static_conf import read_conf
+
+    folders = []
+    for folder in (conf.parent, *read_conf(conf).sys_path):
+        try:
+            folder.resolve().relative_to(root.resolve())
+        except (ValueError, OSError, RuntimeError):
+            continue  # a local extension is found only inside the project
+        folders.append(folder)
+    held_markup.install(app, held_markup.held_markup(conf, held, folders))
 
 
 def _static_value(name: str) -> bool:

@@ -160,6 +160,8 @@ CODE_DOCUMENTING: dict[str, tuple[str, ...]] = {
     "sphinx_click.ext": ("std",),
     "sphinxcontrib.autoprogram": ("std",),
     "sphinxarg.ext": ("std",),
+    # The inventories of other projects (Python's own: ``str``, ``logging.Logger``) name py objects.
+    "sphinx.ext.intersphinx": ("py",),
 }
 
 

@@ -30,7 +30,7 @@ import re
 import secrets
 import shlex
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,12 +214,21 @@ def static_plan(conf: Path, root: Path, static: StaticConf | None = None) -> Sta
     return StaticPlan(values, tuple(dict.fromkeys(loaded)), tuple(dict.fromkeys(held)), tuple(missing), static.problem)
 
 
-def untrusted_sentence(conf_shown: str, config_path: Path | None, held: tuple[str, ...]) -> str:
-    """The one sentence an untrusted conf.py gets (a ``config_value`` drift at ``sphinx.conf``)."""
+def untrusted_sentence(
+    conf_shown: str, config_path: Path | None, held: tuple[str, ...], unchecked: Mapping[str, int] | None = None
+) -> str:
+    """The one sentence an untrusted conf.py gets (a ``config_value`` drift at ``sphinx.conf``).
+
+    ``unchecked``: the blocks and roles of each held extension left unchecked (extension → count,
+    :mod:`mdmark.host.held_markup`)."""
     what = f" と拡張 {'・'.join(f'`{h}`' for h in held)} " if held else " "
     command = "mdmark trust" + (f" --config {shlex.quote(str(config_path))}" if config_path is not None else "")
+    left = ""
+    if unchecked:
+        counts = "・".join(f"`{name}` の {count} 箇所" for name, count in sorted(unchecked.items()))
+        left = f"（それらのディレクティブとロールの {sum(unchecked.values())} 箇所、{counts}は確かめずに残した）"
     return (
-        f"conf.py `{conf_shown}` をまだ信頼していないので、conf.py{what}を動かさずに書かれた設定だけを読んだため、"
+        f"conf.py `{conf_shown}` をまだ信頼していないので、conf.py{what}を動かさずに書かれた設定だけを読んだため{left}、"
         f"中身を確かめて動かしてよければ `{command}` で信頼してください。"
     )
 

@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from mdmark.host.confine import OUTSIDE_WARNING, REFUSED_WARNING
-from mdmark.core.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
+from mdmark.core.facts import UNCHECKED_WARNING, DocFacts, Label, Link, TocEntry, Toctree, Warning
 from mdmark.util.sentences import close_fix, fix_to
 from mdmark.util.text import close_file
 from mdmark.util.globs import glob_match
 
 if TYPE_CHECKING:
+    from mdmark.config.main import Config
     from mdmark.host.confinfo import ConfInfo
 
 _T = TypeVar("_T")
@@ -1039,3 +1040,25 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
         found.append((warning.line, problem))
     found.sort(key=lambda item: item[0] or 0)
     return found
+
+
+def unchecked_counts(facts: Iterable[DocFacts]) -> dict[str, int]:
+    """The directives and roles left unchecked until trust, per held extension (:mod:`mdmark.host.held_markup`)."""
+    counts: dict[str, int] = {}
+    for one in facts:
+        for warning in one.warnings:
+            if warning.type == UNCHECKED_WARNING:
+                counts[warning.message] = counts.get(warning.message, 0) + 1
+    return counts
+
+
+def trust_notice(config: Config, info: ConfInfo, facts: Iterable[DocFacts]) -> str | None:
+    """The one notice of an untrusted conf.py — check's ``config_value`` drift, build's and export's
+    warning — with the blocks and roles its held extensions left unchecked; None when it runs."""
+    if config.sphinx_conf is None or not info.static:
+        return None
+    from mdmark.host.trust import untrusted_sentence
+    from mdmark.util.files import display
+
+    shown = display(config.sphinx_conf, config.root)
+    return untrusted_sentence(shown, config.path, info.held, unchecked_counts(facts))

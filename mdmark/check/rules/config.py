@@ -44,10 +44,11 @@ def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
     if config.sphinx_conf is None:
         return
     info = ctx.project.conf_info()
-    if info.static:
-        from mdmark.host.trust import untrusted_sentence
+    from mdmark.references.main import trust_notice
 
-        yield _value_drift(ctx, "sphinx.conf", untrusted_sentence(display(config.sphinx_conf, config.root), config.path, info.held))
+    notice = trust_notice(config, info, (document.facts for document in ctx.documents))
+    if notice is not None:
+        yield _value_drift(ctx, "sphinx.conf", notice)
     for name, reason in info.dropped:
         yield _value_drift(
             ctx,
