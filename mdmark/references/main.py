@@ -39,6 +39,11 @@ BUILTIN_LABELS: dict[str, str] = {"genindex": "Index", "modindex": "Module Index
 GENERATED_DOCS = frozenset({"genindex", "modindex", "search"})
 
 
+#: :attr:`Problem.file` of a warning Sphinx could not place (``<unknown>``): check reports it at the
+#: config file, without a line, once.
+UNPLACED = "<unknown>"
+
+
 @dataclass(frozen=True)
 class Problem:
     """A reference that lands nowhere: the drift kind, Sphinx's warning type and the sentence.
@@ -755,6 +760,8 @@ class Model:
             return Resolved(doc=found[0], anchor=found[1], text=None)
         if self._unverified(domain, link.target):
             return Resolved(unverified=True)
+        if domain == "py" and _python_builtin(role, link.target):
+            return Resolved()  # Sphinx's builtin_resolver: a built-in or typing name stays text, never a warning
         # Sphinx warns about a missing target only for roles made with ``warn_dangling`` (std's
         # option, confval, keyword), or for any role under `nitpicky`.
         warns = domain == "std" and role in _STD_WARNING_ROLES
@@ -891,6 +898,20 @@ _STD_WARNING_ROLES = frozenset({"option", "confval", "keyword"})
 
 #: A Python object's dotted name (what autodoc could define).
 _PY_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
+
+
+def _python_builtin(role: str, target: str) -> bool:
+    """Whether ``{py:role}`target``` names what ``sphinx.domains.python.builtin_resolver`` lets
+    pass without a warning: ``None`` (class, obj), a built-in class or a ``typing`` name (class, obj, exc)."""
+    import builtins
+    import inspect
+    import typing
+
+    if role in ("class", "obj") and target == "None":
+        return True
+    if role not in ("class", "obj", "exc"):
+        return False
+    return inspect.isclass(getattr(builtins, target, None)) or target.removeprefix("typing.") in typing.__all__
 
 
 def _written_name(link: Link) -> str:
@@ -1035,6 +1056,10 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
         if model.info.suppressed(warning.type) or _elsewhere(warning, model, docname):
             continue
         problem = warning_problem(warning, model.srcdir, docname)
+        if warning.source and warning.source.startswith("<"):
+            # Sphinx's "<unknown>:1" (a docstring autodoc could not place): no file, no line.
+            found.append((None, dataclasses.replace(problem, file=UNPLACED)))
+            continue
         if warning.source and own is not None and posixpath.normpath(warning.source) != posixpath.normpath(own):
             problem = dataclasses.replace(problem, file=warning.source)
         found.append((warning.line, problem))
