@@ -166,3 +166,26 @@ def test_after_trust_the_extensions_run_and_the_notice_is_gone(tmp_path: Path) -
     check = run_mdmark("check", "--format", "json", cwd=root)
     issues = json.loads(check.stdout)["issues"]
     assert [(i["where"], i["kind"]) for i in issues] == [("8", "broken_link")], issues
+
+
+def test_notebooks_a_held_myst_nb_reads_are_there_before_trust(tmp_path: Path) -> None:
+    """myst-nb held: ``.ipynb`` and ``nb_custom_formats`` documents exist for Sphinx; a toctree entry
+    or a label in one is no drift before trust, and the notebook cell is one unchecked block."""
+    pytest.importorskip("myst_nb")
+    root = tmp_path / "nb"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "conf.py").write_text(
+        'extensions = ["myst_nb"]\nnb_custom_formats = {".Rmd": ["jupytext.reads", {"fmt": "Rmd"}]}\n', encoding="utf-8"
+    )
+    (root / "docs" / "index.md").write_text(
+        "# Book\n\n```{toctree}\nnotebook\ncustom\n```\n\nSee {ref}`in-notebook`.\n\n```{code-cell} python\nprint(1)\n```\n",
+        encoding="utf-8",
+    )
+    (root / "docs" / "notebook.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    (root / "docs" / "custom.Rmd").write_text("# Custom\n\n(in-notebook)=\n## Here\n", encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    check = run_mdmark("check", "--format", "json", cwd=root)
+    issues = json.loads(check.stdout)["issues"]
+    assert [i["kind"] for i in issues] == ["config_value"], issues
+    assert "`myst_nb` の 1 箇所" in issues[0]["message"]

@@ -228,8 +228,20 @@ def _create_static_app(
     # An extension an allowed one sets up itself (napoleon: autodoc) is held all the same.
     running = [name for name in app.extensions if name not in plan.held]
     unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, running)}))
-    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified)
+    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified, held_suffixes=_held_suffixes(conf, plan.held))
     return app, info
+
+
+def _held_suffixes(conf: Path, held: tuple[str, ...]) -> tuple[str, ...]:
+    """The suffixes of the documents only a held extension reads: myst-nb's notebooks and its
+    ``nb_custom_formats`` (a literal of conf.py: data, read, never run)."""
+    if "myst_nb" not in held:
+        return ()
+    from mdmark.host.static_conf import read_conf
+
+    formats = read_conf(conf).values.get("nb_custom_formats")
+    custom = [k for k in formats if isinstance(k, str) and k.startswith(".")] if isinstance(formats, dict) else []
+    return tuple(dict.fromkeys([".ipynb", *custom]))
 
 
 def _stand_in_for_held(app: Sphinx, conf: Path, held: tuple[str, ...], root: Path) -> None:

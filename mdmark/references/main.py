@@ -607,7 +607,7 @@ class Model:
             return found
         if link.local_id:
             return Resolved(doc=docname, anchor=link.local_id)
-        if self._unverified(None, _written_name(link)):
+        if self._unverified(None, _written_name(link)) or self._held_unread():
             return Resolved(unverified=True)
         written = link.target.split("#", 1)[0]
         # A bare name (no folder, no suffix) is a label; anything else names a file.
@@ -672,7 +672,14 @@ class Model:
         type_ = "download.not_readable" if link.role == "download" else "myst.xref_missing"
         return Resolved(problem=Problem("broken_link", type_, self._missing_file(written, path, docname)))
 
+    def _held_unread(self) -> bool:
+        """Whether documents only a held extension reads exist (notebooks before trust): a label
+        nowhere in the documents read may be in one of them."""
+        return bool(self.info.held_suffixes) and bool(self.unread)
+
     def _missing_label(self, link: Link, type_: str) -> Resolved:
+        if self._held_unread():
+            return Resolved(unverified=True)
         name = link.target
         fix = self._hint("labels", name, lambda: self.labels) or f"`({name})=` を置くか、"
         role = link.role
