@@ -31,10 +31,12 @@ def format_note(file: str, line: int | None, message: str) -> str:
 def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
     """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
     warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
-    from mdmark.references.main import document_problems
+    from mdmark.references.main import UNPLACED, document_problems
 
     docname = facts.path[: -len(".md")]
-    found: list[tuple[int, str]] = [(line or 0, p.message) for line, p in document_problems(facts, model, docname)]
+    found: list[tuple[int, str]] = [
+        (0 if p.file == UNPLACED else line or 0, p.message) for line, p in document_problems(facts, model, docname)
+    ]
     found += [(n.line or 0, n.message) for n in notes]
     found.sort(key=lambda item: item[0])
     return [format_note(file, line or None, message) for line, message in found]
