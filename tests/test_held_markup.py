@@ -189,3 +189,18 @@ def test_notebooks_a_held_myst_nb_reads_are_there_before_trust(tmp_path: Path) -
     issues = json.loads(check.stdout)["issues"]
     assert [i["kind"] for i in issues] == ["config_value"], issues
     assert "`myst_nb` の 1 箇所" in issues[0]["message"]
+
+
+def test_extensions_not_written_as_literals_make_every_unknown_name_conf_pys(tmp_path: Path) -> None:
+    """conf.py computes its extensions (or execs another file): any directive may be an extension's,
+    so none is "unknown" before trust; each is counted as conf.py's."""
+    root = tmp_path / "w"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "conf.py").write_text('extensions = [name for name in ("myst_parser",)]\n', encoding="utf-8")
+    (root / "docs" / "index.md").write_text("# W\n\n```{whatever}\nbody\n```\n\nA {thing}`x`.\n", encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    check = run_mdmark("check", "--format", "json", cwd=root)
+    issues = json.loads(check.stdout)["issues"]
+    assert [i["kind"] for i in issues] == ["config_value"], issues
+    assert "`conf.py` の 2 箇所" in issues[0]["message"]

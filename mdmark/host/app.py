@@ -222,12 +222,13 @@ def _create_static_app(
             raise _conf_problem(conf, exc) from None
     _fill_in(app, settings)
     _prepare(app)
-    _stand_in_for_held(app, conf, plan.held, root if root is not None else project_root(conf.parent))
+    unknown = _stand_in_for_held(app, conf, plan.held, root if root is not None else project_root(conf.parent))
     info = _info_of(app, list(plan.missing))
     # What the held extensions (autodoc…) would define is unknown until the user trusts conf.py.
     # An extension an allowed one sets up itself (napoleon: autodoc) is held all the same.
     running = [name for name in app.extensions if name not in plan.held]
-    unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, running)}))
+    # Extensions conf.py does not list as literals may be autodoc's: its names are unknown too.
+    unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, running), *(("py",) if unknown else ())}))
     info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified, held_suffixes=_held_suffixes(conf, plan.held))
     return app, info
 
@@ -244,20 +245,26 @@ def _held_suffixes(conf: Path, held: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([".ipynb", *custom]))
 
 
-def _stand_in_for_held(app: Sphinx, conf: Path, held: tuple[str, ...], root: Path) -> None:
+def _stand_in_for_held(app: Sphinx, conf: Path, held: tuple[str, ...], root: Path) -> bool:
     """The directives and roles the held extensions (and conf.py's own ``setup()``) would add, as
-    opaque stand-ins (:mod:`mdmark.host.held_markup`): not a drift each, one count in the trust notice."""
+    opaque stand-ins (:mod:`mdmark.host.held_markup`): not a drift each, one count in the trust notice.
+    True when conf.py's extensions are not written as literals (any unknown name is a stand-in)."""
     from mdmark.host import held_markup
     from mdmark.host.static_conf import read_conf
 
+    static = read_conf(conf)
     folders = []
-    for folder in (conf.parent, *read_conf(conf).sys_path):
+    for folder in (conf.parent, *static.sys_path):
         try:
             folder.resolve().relative_to(root.resolve())
         except (ValueError, OSError, RuntimeError):
             continue  # a local extension is found only inside the project
         folders.append(folder)
     held_markup.install(app, held_markup.held_markup(conf, held, folders))
+    if static.extensions is None and static.problem is None:
+        held_markup.install_catch_all(app)  # which extensions conf.py loads is not written as literals
+        return True
+    return False
 
 
 def _static_value(name: str) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 
 from mdmark.core.facts import UNCHECKED_WARNING
 
-__all__ = ["CONF_SETUP", "UNCHECKED_WARNING", "HeldMarkup", "held_markup", "install"]
+__all__ = ["CONF_SETUP", "UNCHECKED_WARNING", "HeldMarkup", "held_markup", "install", "install_catch_all"]
 #: What the notice calls conf.py's own ``setup()``.
 CONF_SETUP = "conf.py"
 
@@ -301,6 +301,47 @@ def install(app: Any, held: HeldMarkup) -> None:
         known = (domain in domains and local in domains[domain].roles) if domain else name in rst_roles._roles
         if not known or extension in pulled:
             app.add_role(name, _role(extension), override=True)
+
+
+#: ``id`` of the domain containers of applications whose conf.py does not list its extensions as
+#: literals: there any directive or role no one knows may be an extension's (see :func:`install_catch_all`).
+_CATCH_ALL: set[int] = set()
+
+
+def install_catch_all(app: Any) -> None:
+    """For a conf.py whose ``extensions`` the static reading cannot tell (computed, read from
+    another file): every unknown directive or role is a stand-in attributed to conf.py, since any
+    extension may add it. Sphinx's dispatch is shared by the process; only ``app``'s reads change."""
+    import weakref
+
+    _patch_dispatch()
+    key = id(app.env.domains)
+    _CATCH_ALL.add(key)
+    weakref.finalize(app.env, _CATCH_ALL.discard, key)
+
+
+def _patch_dispatch() -> None:
+    from sphinx.util.docutils import sphinx_domains
+
+    if getattr(sphinx_domains, "_mdmark_catch_all", False):
+        return
+    directive, role = sphinx_domains.directive, sphinx_domains.role
+
+    def catch_directive(self: Any, name: str, language_module: Any, document: Any) -> Any:
+        found, messages = directive(self, name, language_module, document)
+        if found is None and id(self.domains) in _CATCH_ALL:
+            return _directive(CONF_SETUP, False), []
+        return found, messages
+
+    def catch_role(self: Any, name: str, language_module: Any, lineno: int, reporter: Any) -> Any:
+        found, messages = role(self, name, language_module, lineno, reporter)
+        if found is None and id(self.domains) in _CATCH_ALL:
+            return _role(CONF_SETUP), []
+        return found, messages
+
+    sphinx_domains.directive = catch_directive  # type: ignore[method-assign,assignment]
+    sphinx_domains.role = catch_role  # type: ignore[method-assign,assignment]
+    sphinx_domains._mdmark_catch_all = True  # type: ignore[attr-defined]
 
 
 def _docutils_directives() -> frozenset[str]:
