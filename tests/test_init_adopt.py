@@ -22,7 +22,8 @@ exclude_patterns = ["_build", "drafts"]
 
 FILES = {
     "index.rst": "Adopted\n=======\n\n.. toctree::\n\n   alpha\n   sub/beta\n",
-    "alpha.md": "# Alpha\n\nSee [beta](sub/beta.md).\n",
+    "alpha.md": "# Alpha\n\nSee [beta](sub/beta.md).\n\n```{include} parts/common.md\n```\n",
+    "parts/common.md": "A piece without a heading, included by alpha.\n",
     "sub/beta.md": "# Beta `code` *words*\n\nText.\n",
     "drafts/wip.md": "# Not read by Sphinx\n",
 }
@@ -61,6 +62,8 @@ def test_init_adopts_the_project_and_writes_nothing_into_its_documents(tmp_path:
     src = "" if where == "." else f"{where}/"
     config = (root / "mdmark.config.yaml").read_text(encoding="utf-8")
     assert f'conf: "{src}conf.py"' in config and 'title: "Adopted"' in config and 'lang: "en"' in config
+    # The piece without a heading is no document of the index: left out of docs, not a drift.
+    assert f'"{src}parts/common.md"]' in config
     index = (root / "index.yaml").read_text(encoding="utf-8")
     assert index.endswith(
         "docs:\n"

@@ -87,13 +87,16 @@ def adopted_files(folder: Path, conf: Path) -> tuple[tuple[str, str], ...]:
     from mdmark.util.globs import match_files
 
     _refuse_existing(folder, (CONFIG_NAME, "index.yaml"))
-    config_text = adopted_config(adoption(folder, conf))
+    found = adoption(folder, conf)
+    config_text = adopted_config(found)
     config_path = folder / CONFIG_NAME
     # The config is not written yet: the project reads it from here (nothing is on disk on failure).
     project = Project.open(folder, config_path, texts={config_path.resolve(): config_text})
     docset = project.config.docs
     paths = [p for p in match_files(project.root, docset.include, docset.exclude) if p.suffix == ".md"] if docset else []
-    entries = doc_entries(project, paths, set())
+    entries, parts = doc_entries(project, paths, set())
+    if parts:  # pieces without a heading ({include}d): not documents of the index, left out of docs
+        config_text = adopted_config(found, tuple(p.relative_to(project.root).as_posix() for p in parts))
     return ((CONFIG_NAME, config_text), ("index.yaml", index_text(entries)))
 
 

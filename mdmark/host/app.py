@@ -173,6 +173,7 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
             extensions = overrides["extensions"]
             continue
         break
+    _set_up_theme(app)
     _fill_in(app, settings)
     _prepare(app)
     return app, _info_of(app, dropped)
@@ -245,6 +246,22 @@ def _held_suffixes(conf: Path, held: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([".ipynb", *custom]))
 
 
+def _set_up_theme(app: Sphinx) -> None:
+    """The directives and roles of conf.py's HTML theme (sphinx-book-theme's ``margin``): mdmark
+    writes its own page (``html_theme`` is "basic" here), but Sphinx would set the theme up as an
+    extension, so its markup reads as in ``sphinx-build``. A theme that fails to set up is left out."""
+    from mdmark.host.held_markup import theme_module
+
+    raw: dict[str, Any] = getattr(app.config, "_raw_config", {})
+    module = theme_module(raw.get("html_theme"))
+    if module is None or module in app.extensions:
+        return
+    try:
+        app.setup_extension(module)
+    except Exception:  # noqa: S110 - the theme plays no part in reading beyond its markup
+        pass
+
+
 def _stand_in_for_held(app: Sphinx, conf: Path, held: tuple[str, ...], root: Path) -> bool:
     """The directives and roles the held extensions (and conf.py's own ``setup()``) would add, as
     opaque stand-ins (:mod:`mdmark.host.held_markup`): not a drift each, one count in the trust notice.
@@ -260,6 +277,10 @@ def _stand_in_for_held(app: Sphinx, conf: Path, held: tuple[str, ...], root: Pat
         except (ValueError, OSError, RuntimeError):
             continue  # a local extension is found only inside the project
         folders.append(folder)
+    # A theme's own directives (sphinx-book-theme's `margin`): its setup() is code too, held the same.
+    theme = held_markup.theme_module(static.values.get("html_theme"))
+    if theme is not None and theme not in app.extensions:
+        held = (*held, theme)
     held_markup.install(app, held_markup.held_markup(conf, held, folders))
     if static.extensions is None and static.problem is None:
         held_markup.install_catch_all(app)  # which extensions conf.py loads is not written as literals

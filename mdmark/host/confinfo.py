@@ -169,6 +169,11 @@ CODE_DOCUMENTING: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Extensions that put documents into the toctrees themselves (a blog's posts, a ``_toc.yml``):
+#: while they are held, whether a document is in a toctree is not known.
+TOC_PLACING: frozenset[str] = frozenset({"ablog", "sphinx_external_toc", "autoapi", "autoapi.extension"})
+
+
 def unverified_domains(named: Iterable[str], loaded: Iterable[str]) -> tuple[str, ...]:
     """The domains whose objects only a code-documenting extension conf.py names (``named``) but
     mdmark did not load (``loaded``: untrusted conf.py, or an extension that failed) would define."""

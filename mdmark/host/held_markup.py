@@ -29,7 +29,7 @@ from typing import Any
 
 from mdmark.core.facts import UNCHECKED_WARNING
 
-__all__ = ["CONF_SETUP", "UNCHECKED_WARNING", "HeldMarkup", "held_markup", "install", "install_catch_all"]
+__all__ = ["CONF_SETUP", "UNCHECKED_WARNING", "HeldMarkup", "held_markup", "install", "install_catch_all", "theme_module"]
 #: What the notice calls conf.py's own ``setup()``.
 CONF_SETUP = "conf.py"
 
@@ -39,6 +39,10 @@ _MAX_BYTES = 2 * 1024 * 1024
 _SKIP = {"tests", "test", "__pycache__", "node_modules", "static", "theme", "templates", "locale"}
 #: Calls that parse a directive's own body as markup.
 _PARSES_BODY = ("nested_parse", "nested_render", "parse_content_to_nodes")
+#: docutils' and Sphinx's directive classes that parse their body (an extension's subclass does too).
+_MARKUP_BASES = frozenset(
+    {"Sidebar", "Topic", "BasePseudoSection", "BaseAdmonition", "Admonition", "SphinxAdmonition", "Container", "Compound"}
+)
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,19 @@ def held_markup(conf: Path, held: Iterable[str], search: Iterable[Path]) -> Held
         for name in found.roles:
             roles.setdefault(name, extension)
     return HeldMarkup(directives, roles, frozenset(markup))
+
+
+def theme_module(theme: object) -> str | None:
+    """The module an HTML theme named in conf.py's ``html_theme`` is set up from (its
+    ``sphinx.html_themes`` entry point, read from the installed packages' metadata; nothing imported)."""
+    if not isinstance(theme, str) or not theme:
+        return None
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group="sphinx.html_themes"):
+        if entry.name == theme:
+            return entry.module
+    return None
 
 
 def _module_files(name: str, folders: list[Path]) -> list[Path]:
@@ -148,6 +165,7 @@ class _Scan:
         domain = _class_string(cls, "name")
         if not domain or not any(_base_name(b).endswith("Domain") for b in cls.bases):
             return
+        constants: dict[str, Any] = {}
         for stmt in cls.body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 table = stmt.targets[0].id
@@ -155,14 +173,16 @@ class _Scan:
                 table = stmt.target.id
             else:
                 continue
-            if table not in ("directives", "roles") or not isinstance(stmt.value, ast.Dict):
+            assert stmt.value is not None
+            if table not in ("directives", "roles"):
+                value = _literal(stmt.value, constants)
+                if value is not None:
+                    constants[table] = value  # a class constant a table is made from (bibtex's role names)
                 continue
-            for key, value in zip(stmt.value.keys, stmt.value.values, strict=True):
-                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-                    continue
-                full = f"{domain}:{key.value}" if key.value else domain
+            for key, target in _table_entries(stmt.value, constants):
+                full = f"{domain}:{key}" if key else domain
                 if table == "directives":
-                    self.directives.setdefault(full, _base_name(value) or None)
+                    self.directives.setdefault(full, target or None)
                 else:
                     self.roles.setdefault(full, None)
 
@@ -197,6 +217,8 @@ class _Scan:
 
     def parses_body(self, cls: str, depth: int = 0) -> bool:
         """Whether class ``cls`` (or a base of it among the files read) parses its own content."""
+        if cls in _MARKUP_BASES:
+            return True
         node = self.classes.get(cls)
         if node is None or depth > 8:
             return False
@@ -205,6 +227,24 @@ class _Scan:
                 if any(isinstance(a, ast.Attribute) and a.attr == "content" for a in sub.args):
                     return True
         return any(self.parses_body(_base_name(b), depth + 1) for b in node.bases)
+
+
+def _table_entries(node: ast.expr, names: dict[str, Any]) -> list[tuple[str, str]]:
+    """(name, class) of a domain's ``directives``/``roles`` table: a dict literal, or a dict
+    comprehension over literal names (``{name: CiteRole() for name in _role_names}``)."""
+    if isinstance(node, ast.Dict):
+        return [
+            (key.value, _base_name(value))
+            for key, value in zip(node.keys, node.values, strict=True)
+            if isinstance(key, ast.Constant) and isinstance(key.value, str)
+        ]
+    if isinstance(node, ast.DictComp) and len(node.generators) == 1:
+        generator = node.generators[0]
+        items = _literal(generator.iter, names)
+        if isinstance(generator.target, ast.Name) and isinstance(node.key, ast.Name) and node.key.id == generator.target.id:
+            if isinstance(items, tuple) and all(isinstance(i, str) for i in items):
+                return [(str(i), _base_name(node.value)) for i in items]
+    return []
 
 
 def _base_name(node: ast.expr) -> str:

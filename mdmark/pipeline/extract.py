@@ -618,7 +618,12 @@ def highlight_warnings(doctree: nodes.document, source: str, elements: list[node
 
     found: list[Warning] = []
     for node in _elements(doctree, elements):
-        if not isinstance(node, nodes.literal_block):
+        if isinstance(node, nodes.literal):
+            # Inline code with a language (``{l=…}`` of attrs_inline, the {code} role): Sphinx's
+            # HTML writer highlights it when the node has the "code" class, and warns the same way.
+            if "code" not in node.get("classes", ()):
+                continue
+        elif not isinstance(node, nodes.literal_block):
             continue
         lang = node.get("language")
         if not lang or lang in _SPHINX_LEXERS or lang in lexer_classes:

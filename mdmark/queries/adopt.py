@@ -71,20 +71,22 @@ def _flow(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(i, ensure_ascii=False) for i in items) + "]"
 
 
-def adopted_config(found: Adoption) -> str:
+def adopted_config(found: Adoption, parts: tuple[str, ...] = ()) -> str:
     """The config of an adopted Sphinx project: conf.py names what is read; the documents Sphinx
-    leaves out (its ``exclude_patterns``) are left out of ``docs`` too; MyST keeps Sphinx's defaults."""
+    leaves out (its ``exclude_patterns``) are left out of ``docs`` too, and so are ``parts``
+    (documents without a heading: pieces other documents ``{include}``); MyST keeps Sphinx's defaults."""
     src = found.src
     include = _flow([f"{src}**/*.md"])
     excludes = [f"{src}{p}" for p in found.excludes] + [f"{src}{p.rstrip('/')}/**" for p in found.excludes]
     exclude = f"  exclude: {_flow(excludes)}\n" if excludes else ""
+    docs_exclude = f"  exclude: {_flow([*excludes, *parts])}\n" if excludes or parts else ""
     return (
         "# mdmark の設定。キーの説明は使い方集の「設定」（mdmark guide config）。\n"
         f"# Sphinx のプロジェクト（{src}conf.py）を sphinx-build と同じに読む（mdmark guide sphinx-project）。\n"
         "index: index.yaml\n"
         "docs:\n"
         f"  include: {include}\n"
-        f"{exclude}"
+        f"{docs_exclude}"
         "build:\n"
         f"  title: {json.dumps(found.title, ensure_ascii=False)}\n"
         f"  include: {include}\n"
@@ -101,13 +103,18 @@ def adopted_config(found: Adoption) -> str:
     )
 
 
-def doc_entries(project: Project, paths: list[Path], taken: set[str]) -> list[dict[str, str]]:
-    """An index entry for each document: its ID from its path under the source folder (unique
-    among ``taken``, which it extends), its title from its first heading (else its file name)."""
+def doc_entries(project: Project, paths: list[Path], taken: set[str]) -> tuple[list[dict[str, str]], list[Path]]:
+    """An index entry for each document with a heading: its ID from its path under the source
+    folder (unique among ``taken``, which it extends), its title from its first heading; and the
+    documents without one (a piece other documents ``{include}``, not a page of its own)."""
     index_folder = project.config.index_path.parent if project.config.index_path is not None else project.root
     srcdir = project.source_dir
     entries: list[dict[str, str]] = []
+    parts: list[Path] = []
     for path, facts in zip(paths, project.facts_for(paths), strict=True):
+        if facts.error is None and not (facts.title and facts.title.strip()):
+            parts.append(path)
+            continue
         try:
             base = path.relative_to(srcdir).with_suffix("").as_posix()
         except ValueError:
@@ -118,7 +125,7 @@ def doc_entries(project: Project, paths: list[Path], taken: set[str]) -> list[di
         taken.add(ident)
         title = facts.title.strip() if facts.title and facts.title.strip() else path.stem
         entries.append({"id": ident, "path": posixpath.relpath(path.as_posix(), index_folder.as_posix()), "title": title})
-    return entries
+    return entries, parts
 
 
 def index_text(entries: list[dict[str, str]]) -> str:
@@ -165,10 +172,10 @@ def add_unindexed(start: Path, config: str | None = None) -> dict[str, Any]:
     with locked(index_path):
         paths = unindexed_paths(project)
         taken = {doc.id for doc in load_index(index_path, project.root).docs}
-        entries = doc_entries(project, paths, taken)
+        entries, parts = doc_entries(project, paths, taken)
         text = read_text(index_path)
         for entry in entries:
             _action, text = edit_index_text(text, "doc", entry["id"], {"path": entry["path"], "title": entry["title"]}, shown)
         if entries:
             atomic_write_text(index_path, text)
-    return {"index": shown, "added": [e["id"] for e in entries]}
+    return {"index": shown, "added": [e["id"] for e in entries], "untitled": [display(p, project.start) for p in parts]}

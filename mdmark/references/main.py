@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from mdmark.host.confine import OUTSIDE_WARNING, REFUSED_WARNING
+from mdmark.host.confinfo import TOC_PLACING
 from mdmark.core.facts import UNCHECKED_WARNING, DocFacts, Label, Link, TocEntry, Toctree, Warning
 from mdmark.util.sentences import close_fix, fix_to
 from mdmark.util.text import close_file
@@ -1044,7 +1045,12 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
                         ),
                     )
                 )
-    if model.info.sphinx and not model.info.suppressed("toc.not_included") and _needs_toctree(facts, model, docname):
+    if (
+        model.info.sphinx
+        and not model.info.suppressed("toc.not_included")
+        and not (model.info.static and TOC_PLACING.intersection(model.info.held))  # a held blog or _toc.yml places documents
+        and _needs_toctree(facts, model, docname)
+    ):
         found.append(
             (
                 None,
