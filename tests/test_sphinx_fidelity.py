@@ -7,6 +7,7 @@ warns about is one, at the same line.
 * under ``nitpicky``, ``None``, built-in classes and ``typing`` names resolve as Sphinx's
   ``builtin_resolver`` lets them (no warning), other missing py targets are drifts;
 * a warning Sphinx places at ``<unknown>`` is reported once, at the config file, without a line;
+* code that does not lex as its language warns as Sphinx's highlighter does (``code_language``);
 * an image an extension wrote into the application's build folder (myst-nb's ``jupyter_execute/``)
   is a build product, embedded, not "outside the project root".
 """
@@ -47,6 +48,10 @@ See {eq}`eqn:best` and {math:numref}`other:one`.
 Types: {py:class}`str`, {py:class}`bool`, {py:obj}`None`, {py:exc}`ValueError`, {py:class}`typing.Any`, {py:class}`Optional`.
 
 Missing: {py:class}`NoSuchThing`.
+
+```python
+!jupyter -h
+```
 """
 
 CONFIG = """\
@@ -76,10 +81,10 @@ def test_math_labels_and_builtins_as_sphinx_resolves_them(tmp_path: Path) -> Non
         cwd=root, capture_output=True, text=True, check=True,
     )  # fmt: skip
     sphinx = sorted({int(m.group(1)) for m in re.finditer(r"index\.md:(\d+): WARNING", built.stderr)})
-    assert sphinx == [14], built.stderr  # only NoSuchThing
+    assert sphinx == [14, 16], built.stderr  # NoSuchThing, and code that does not lex as Python
     check = run_mdmark("check", "--format", "json", cwd=root)
     issues = [i for i in json.loads(check.stdout)["issues"] if i["file"] == "docs/index.md"]
-    assert [(i["where"], i["kind"]) for i in issues] == [("14", "broken_anchor")], issues
+    assert [(i["where"], i["kind"]) for i in issues] == [("14", "broken_anchor"), ("16", "code_language")], issues
     # The {eq} and {math:numref} links land on the ids Sphinx gives the equations.
     sphinx_page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     exported = run_mdmark("export", "docs/index.md", "--out", str(tmp_path / "page.html"), cwd=root)

@@ -626,12 +626,55 @@ def highlight_warnings(doctree: nodes.document, source: str, elements: list[node
         elif not isinstance(node, nodes.literal_block):
             continue
         lang = node.get("language")
-        if not lang or lang in _SPHINX_LEXERS or lang in lexer_classes:
+        if not lang or lang == "default":
             continue
-        if not _pygments_knows(str(lang)):
+        lang = str(lang)
+        if lang not in _SPHINX_LEXERS and lang not in lexer_classes and not _pygments_knows(lang):
             line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)  # Sphinx's location
             found.append(Warning(line, "misc.highlighting_failure", f"Pygments lexer name {lang!r} is not known"))
+            continue
+        # Sphinx lexes strictly first and warns when the code does not lex as its language
+        # (``PygmentsBridge.highlight_block``): `!jupyter -h` in a Python cell, say.
+        code = node.astext()
+        error = None if node.get("force") else _lexing_error(code, lang)
+        if error is not None:
+            line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)
+            found.append(
+                Warning(
+                    line,
+                    "misc.highlighting_failure",
+                    f'Lexing literal_block {code!r} as "{lang}" resulted in an error at token: {error!r}. Retrying in relaxed mode.',
+                )
+            )
     return found
+
+
+def _lexing_error(code: str, lang: str) -> str | None:
+    """The first token Pygments cannot lex ``code`` as ``lang`` with (as Sphinx's ``get_lexer``
+    chooses the lexer), or None. A language an extension gave its own lexer is not asked."""
+    from pygments.token import Error
+    from pygments.util import ClassNotFound
+    from sphinx.highlighting import lexer_classes, lexers
+
+    if lang in ("py", "python", "py3", "python3"):
+        lang = "pycon" if code.startswith(">>>") else "python"
+    if lang == "pycon3":
+        lang = "pycon"
+    if lang in lexers or lang in ("none", "guess"):
+        return None
+    try:
+        if lang in lexer_classes:
+            lexer = lexer_classes[lang]()
+        else:
+            from pygments.lexers import get_lexer_by_name
+
+            lexer = get_lexer_by_name(lang)
+    except ClassNotFound:
+        return None
+    for token, value in lexer.get_tokens(code):
+        if token is Error:
+            return str(value)
+    return None
 
 
 @functools.cache

@@ -997,6 +997,10 @@ _NAMED_WARNINGS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Sphinx's warning for code that does not lex as its language (``PygmentsBridge.highlight_block``).
+_LEXING_ERROR = re.compile(r'as "(?P<lang>[^"]*)" resulted in an error at token: (?P<quote>[\'"])(?P<token>.*?)(?P=quote)\. Retrying')
+
+
 def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = "") -> Problem:
     """A MyST/docutils warning of a document as the one sentence check and export/build share."""
     missing = _MISSING_INCLUDE.match(warning.message)
@@ -1007,6 +1011,14 @@ def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = 
             "broken_link",
             warning.type,
             f"{{{directive}}} のファイル `{path}` が無いので、パスを直すかファイルを置いてください。",
+        )
+    lexing = _LEXING_ERROR.search(warning.message) if warning.type == "misc.highlighting_failure" else None
+    if lexing is not None:
+        return Problem(
+            "code_language",
+            warning.type,
+            f"コードを言語 `{lexing.group('lang')}` として読むと `{lexing.group('token')}` で字句が崩れて色付けが外れるので、"
+            "コードを直すか、言語を合うもの（`text` など）にしてください。",
         )
     if warning.type in _NAMED_WARNINGS:
         kind, sentence = _NAMED_WARNINGS[warning.type]
