@@ -38,7 +38,7 @@ _MAX_FILES = 400
 _MAX_BYTES = 2 * 1024 * 1024
 _SKIP = {"tests", "test", "__pycache__", "node_modules", "static", "theme", "templates", "locale"}
 #: Calls that parse a directive's own body as markup.
-_PARSES_BODY = ("nested_parse", "nested_render", "parse_content_to_nodes")
+_PARSES_BODY = ("nested_parse", "nested_render", "parse_content_to_nodes", "nested_parse_with_titles", "nested_parse_to_nodes")
 #: docutils' and Sphinx's directive classes that parse their body (an extension's subclass does too).
 _MARKUP_BASES = frozenset(
     {"Sidebar", "Topic", "BasePseudoSection", "BaseAdmonition", "Admonition", "SphinxAdmonition", "Container", "Compound"}
@@ -53,6 +53,9 @@ class HeldMarkup:
     roles: dict[str, str] = field(default_factory=dict)
     #: Directives whose class parses its body as markup (the rest keep it literal).
     markup: frozenset[str] = frozenset()
+    #: Of :attr:`markup`, those that parse text they make from the body (joined, split): parsed
+    #: for its references and labels, its syntax not judged (the extension may reshape it).
+    loose: frozenset[str] = frozenset()
 
 
 def held_markup(conf: Path, held: Iterable[str], search: Iterable[Path]) -> HeldMarkup:
@@ -63,6 +66,7 @@ def held_markup(conf: Path, held: Iterable[str], search: Iterable[Path]) -> Held
     directives: dict[str, str] = {}
     roles: dict[str, str] = {}
     markup: set[str] = set()
+    loose: set[str] = set()
     folders = list(search)
     sources: list[tuple[str, list[Path]]] = [(name, _module_files(name, folders)) for name in held]
     sources.append((CONF_SETUP, [conf]))
@@ -70,11 +74,14 @@ def held_markup(conf: Path, held: Iterable[str], search: Iterable[Path]) -> Held
         found = _Scan(files)
         for name, cls in found.directives.items():
             directives.setdefault(name, extension)
-            if cls is not None and found.parses_body(cls):
+            how = found.parses_body(cls) if cls is not None else None
+            if how is not None:
                 markup.add(name)
+            if how == "loose":
+                loose.add(name)
         for name in found.roles:
             roles.setdefault(name, extension)
-    return HeldMarkup(directives, roles, frozenset(markup))
+    return HeldMarkup(directives, roles, frozenset(markup), frozenset(loose))
 
 
 def theme_module(theme: object) -> str | None:
@@ -215,18 +222,29 @@ class _Scan:
         else:
             self.roles.setdefault(name, None)
 
-    def parses_body(self, cls: str, depth: int = 0) -> bool:
-        """Whether class ``cls`` (or a base of it among the files read) parses its own content."""
+    def parses_body(self, cls: str, depth: int = 0) -> str | None:
+        """How class ``cls`` (or a base of it among the files read) parses its body: "strict" (the
+        body itself, ``nested_parse(self.content, …)``), "loose" (text it makes from the body:
+        sphinx-examples joins it, a demo directive splits it), or None (it does not)."""
         if cls in _MARKUP_BASES:
-            return True
+            return "strict"
         node = self.classes.get(cls)
         if node is None or depth > 8:
-            return False
+            return None
+        loose = False
         for sub in ast.walk(node):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _PARSES_BODY:
-                if any(isinstance(a, ast.Attribute) and a.attr == "content" for a in sub.args):
-                    return True
-        return any(self.parses_body(_base_name(b), depth + 1) for b in node.bases)
+            if not isinstance(sub, ast.Call):
+                continue
+            name = sub.func.attr if isinstance(sub.func, ast.Attribute) else sub.func.id if isinstance(sub.func, ast.Name) else None
+            if name not in _PARSES_BODY:
+                continue
+            if any(isinstance(a, ast.Attribute) and a.attr == "content" for a in sub.args):
+                return "strict"
+            loose = loose or _uses_content(node)
+        if loose:
+            return "loose"
+        found = [self.parses_body(_base_name(b), depth + 1) for b in node.bases]
+        return "strict" if "strict" in found else "loose" if "loose" in found else None
 
 
 def _table_entries(node: ast.expr, names: dict[str, Any]) -> list[tuple[str, str]]:
@@ -245,6 +263,12 @@ def _table_entries(node: ast.expr, names: dict[str, Any]) -> list[tuple[str, str
             if isinstance(items, tuple) and all(isinstance(i, str) for i in items):
                 return [(str(i), _base_name(node.value)) for i in items]
     return []
+
+
+def _uses_content(cls: ast.ClassDef) -> bool:
+    """Whether the class reads its body (``self.content``) at all: parsing only text it makes
+    itself (autodoc's generated lines) is not parsing the body."""
+    return any(isinstance(sub, ast.Attribute) and sub.attr in ("content", "block_text") for sub in ast.walk(cls))
 
 
 def _base_name(node: ast.expr) -> str:
@@ -335,7 +359,8 @@ def install(app: Any, held: HeldMarkup) -> None:
         else:
             known = name in rst_directives._directives or name in _docutils_directives()
         if not known:
-            app.add_directive(name, _directive(extension, name in held.markup), override=True)
+            how = ("loose" if name in held.loose else "strict") if name in held.markup else None
+            app.add_directive(name, _directive(extension, how), override=True)
     for name, extension in held.roles.items():
         domain, _, local = name.rpartition(":")
         known = (domain in domains and local in domains[domain].roles) if domain else name in rst_roles._roles
@@ -370,7 +395,7 @@ def _patch_dispatch() -> None:
     def catch_directive(self: Any, name: str, language_module: Any, document: Any) -> Any:
         found, messages = directive(self, name, language_module, document)
         if found is None and id(self.domains) in _CATCH_ALL:
-            return _directive(CONF_SETUP, False), []
+            return _directive(CONF_SETUP, None), []
         return found, messages
 
     def catch_role(self: Any, name: str, language_module: Any, lineno: int, reporter: Any) -> Any:
@@ -402,7 +427,7 @@ class _AnyOption(dict[str, Any]):
         return True
 
 
-def _directive(extension: str, markup: bool) -> type[Any]:
+def _directive(extension: str, markup: str | None) -> type[Any]:
     from docutils import nodes
     from docutils.parsers.rst import Directive
 
@@ -416,7 +441,18 @@ def _directive(extension: str, markup: bool) -> type[Any]:
             _note(self.state, self.lineno, extension)
             if markup:
                 box = nodes.container(classes=["mdmark-unchecked"])
-                self.state.nested_parse(self.content, self.content_offset, box)
+                reporter = self.state.document.reporter
+                quiet = markup == "loose"
+                level = reporter.report_level
+                if quiet:  # the extension reshapes the text first: docutils' complaints are not the document's
+                    reporter.report_level = reporter.SEVERE_LEVEL + 1
+                try:
+                    self.state.nested_parse(self.content, self.content_offset, box)
+                finally:
+                    reporter.report_level = level
+                if quiet:  # and what docutils would judge later (a transition inside a block)
+                    for leftover in [*box.findall(nodes.system_message), *box.findall(nodes.transition)]:
+                        leftover.parent.remove(leftover)
                 return [box]
             text = "\n".join(self.content)
             block = nodes.literal_block(text, text, classes=["mdmark-unchecked"])
