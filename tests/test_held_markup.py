@@ -91,11 +91,16 @@ sphinx:
 """
 
 
-@pytest.fixture(autouse=True)
-def user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "user-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("private_cache")
+
+
+def checked_untrusted(root: Path) -> list[dict[str, str]]:
+    """The drifts of ``mdmark check`` on ``root`` (its documents written) with this file's config, untrusted."""
+    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    check = run_mdmark("check", "--format", "json", cwd=root)
+    issues: list[dict[str, str]] = json.loads(check.stdout)["issues"]
+    return issues
 
 
 def project(tmp_path: Path) -> Path:
@@ -183,10 +188,7 @@ def test_notebooks_a_held_myst_nb_reads_are_there_before_trust(tmp_path: Path) -
     )
     (root / "docs" / "notebook.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
     (root / "docs" / "custom.Rmd").write_text("# Custom\n\n(in-notebook)=\n## Here\n", encoding="utf-8")
-    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    check = run_mdmark("check", "--format", "json", cwd=root)
-    issues = json.loads(check.stdout)["issues"]
+    issues = checked_untrusted(root)
     assert [i["kind"] for i in issues] == ["config_value"], issues
     assert "`myst_nb` の 1 箇所" in issues[0]["message"]
 
@@ -198,9 +200,6 @@ def test_extensions_not_written_as_literals_make_every_unknown_name_conf_pys(tmp
     (root / "docs").mkdir(parents=True)
     (root / "docs" / "conf.py").write_text('extensions = [name for name in ("myst_parser",)]\n', encoding="utf-8")
     (root / "docs" / "index.md").write_text("# W\n\n```{whatever}\nbody\n```\n\nA {thing}`x`.\n", encoding="utf-8")
-    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    check = run_mdmark("check", "--format", "json", cwd=root)
-    issues = json.loads(check.stdout)["issues"]
+    issues = checked_untrusted(root)
     assert [i["kind"] for i in issues] == ["config_value"], issues
     assert "`conf.py` の 2 箇所" in issues[0]["message"]

@@ -29,11 +29,7 @@ FILES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "user-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def sphinx_project(tmp_path: Path, where: str) -> Path:

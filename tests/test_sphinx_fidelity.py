@@ -62,11 +62,7 @@ sphinx:
 """
 
 
-@pytest.fixture(autouse=True)
-def user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "user-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def test_math_labels_and_builtins_as_sphinx_resolves_them(tmp_path: Path) -> None:
