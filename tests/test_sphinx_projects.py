@@ -232,12 +232,20 @@ def real_project(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     shutil.copytree(PROJECTS / name, project)
     (project / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
     warnings = _real_warnings(project, tmp)
+    # What a new user sees first: the check before `mdmark trust` (issue 33).
+    untrusted = run_mdmark("check", "--format", "json", cwd=project)
+    assert untrusted.returncode in (0, 1), untrusted.stderr
+    UNTRUSTED[name] = json.loads(untrusted.stdout)["issues"]
     # Trusted after sphinx-build ran: its conf.py may write into the project (sphinx-apidoc).
     trust_project(project / "mdmark.config.yaml")
     result = run_mdmark("check", "--format", "json", cwd=project)
     assert result.returncode in (0, 1), result.stderr
     issues = json.loads(result.stdout)["issues"]  # parses: nothing the project printed is in it
     yield name, project, warnings, issues
+
+
+#: The drifts of ``mdmark check`` before trust, by project (filled by the fixture above).
+UNTRUSTED: dict[str, list[dict[str, str]]] = {}
 
 
 def _at(issue: dict[str, str]) -> tuple[str, int | None]:
@@ -278,3 +286,23 @@ def test_real_project_builds_with_every_link_landing(real_project: tuple[str, Pa
     dead = sorted({h for h in (html.unescape(x) for x in re.findall(r'\shref="#([^"]*)"', page)) if h not in ids})
     assert dead == []
     assert re.findall(r"<a\b(?![^>]*\shref=)[^>]*>", page) == []
+
+
+def test_real_project_before_trust_is_the_one_notice_and_true_findings(real_project: tuple[str, Path, list, list]) -> None:
+    """Before ``mdmark trust`` (issue 33): the one trust notice, and otherwise only drifts where
+    sphinx-build warns too — no "unknown directive" for what the held extensions add."""
+    name, project, warnings, _issues = real_project
+    untrusted = UNTRUSTED[name]
+    notices = [i for i in untrusted if i["kind"] == "config_value" and "mdmark trust" in i["message"]]
+    assert len(notices) == 1, untrusted
+    expected: set[tuple[str, int | None]] = set()
+    for file, line, type_, _msg in warnings:
+        if type_.startswith("toc.") and line is not None and type_ != "toc.no_title":
+            expected.update((file, n) for n in _toctree_span(project, file, line))
+        expected.add((file, line))
+    false = sorted(
+        (i["file"], i["where"], i["kind"], i["message"])
+        for i in untrusted
+        if i not in notices and _at(i) not in expected and (i["file"], _at(i)[1], i["kind"]) not in DEFECTS[name]
+    )
+    assert false == []

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from mdmark.builders.export import document_warnings, trust_warnings, unreadable_note
+from mdmark.builders.export import document_warnings, format_note, unreadable_note
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
 from mdmark.pipeline.pipeline import Pipeline
@@ -284,6 +284,7 @@ def build_site(
     from mdmark.html.nav import NavDoc, heading_markup, navigation
     from mdmark.html.page import check_out_path, css_warnings, nav_markup, page_chunks, page_script, stylesheet, write_page
     from mdmark.html.render import render_document, render_parallel
+    from mdmark.references.main import trust_notice
 
     project = Project.open(start, config)
     cfg = project.config
@@ -372,7 +373,7 @@ def build_site(
         nav_docs: list[NavDoc] = []
         start = project.start.resolve()
         names = layout.names_under(project.root, start)
-        warnings: list[str] = trust_warnings(project) + css_warnings(cfg)
+        warnings: list[str] = css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
         by_name = model.known if model.known is not None else {}
@@ -428,6 +429,9 @@ def build_site(
             title = index_titles.get(real[path]) or facts.title or path.stem
             nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
             warnings += section.warnings
+        notice = trust_notice(cfg, model.info, all_facts)
+        if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
+            warnings.append(format_note(cfg.shown, None, notice))
         kept.keep_only(in_page)
         kept.held_for(by_name)
         # The navigation reads the page's documents (titles, headings, toctrees, markup) and, for

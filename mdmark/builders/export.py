@@ -37,26 +37,15 @@ def unreadable_note(file: str, facts: DocFacts) -> str:
 def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
     """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
     warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
-    from mdmark.references.main import document_problems
+    from mdmark.references.main import UNPLACED, document_problems
 
     docname = facts.path[: -len(".md")]
-    found: list[tuple[int, str]] = [(line or 0, p.message) for line, p in document_problems(facts, model, docname)]
+    found: list[tuple[int, str]] = [
+        (0 if p.file == UNPLACED else line or 0, p.message) for line, p in document_problems(facts, model, docname)
+    ]
     found += [(n.line or 0, n.message) for n in notes]
     found.sort(key=lambda item: item[0])
     return [format_note(file, line or None, message) for line, message in found]
-
-
-def trust_warnings(project: Project) -> list[str]:
-    """The trust notice check reports at ``sphinx.conf``, as build and export say it: a conf.py that
-    does not run (never trusted, or changed since the user trusted it) leaves out what it would
-    render, and a page must not lose that silently."""
-    conf = project.config.sphinx_conf
-    if conf is None or not project.conf_info().static:
-        return []
-    from mdmark.host.trust import untrusted_sentence
-
-    sentence = untrusted_sentence(display(conf, project.root), project.config.path, project.conf_info().held, conf)
-    return [format_note(_shown(project.config.path or conf, project), None, sentence)]
 
 
 def ensure_confined_out(project: Project, target: Path, shown_out: str) -> None:
@@ -98,6 +87,7 @@ def export_html(
     from mdmark.html.page import check_out_path, css_warnings, page_chunks, stylesheet, write_page
     from mdmark.graph.views import export_aside
     from mdmark.html.render import render_document
+    from mdmark.references.main import trust_notice
 
     project = Project.for_export(start, config, file)
     project.config.require("markdown", "html")
@@ -129,7 +119,10 @@ def export_html(
     fragment = render_document(pipeline, source, facts, lang)
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
-    warnings = trust_warnings(project) + css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
+    warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
+    notice = trust_notice(project.config, model.info, [facts])
+    if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
+        warnings.append(format_note(project.config.shown, None, notice))
     title = facts.title or source.stem
     chunks = page_chunks(
         mode="export",

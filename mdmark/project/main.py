@@ -172,7 +172,7 @@ class Project:
         """Which documents the reference model holds (docname → file), from paths alone: every
         document Sphinx would read plus ``paths``; with ``linked_from`` (not the whole project), only
         ``paths`` and the documents their facts there link to."""
-        from mdmark.host.confinfo import found_documents, other_documents
+        from mdmark.host.confinfo import found_documents, held_documents, other_documents
 
         srcdir = self.source_dir
         info = self.conf_info()
@@ -200,6 +200,8 @@ class Project:
         if linked_from is None:
             for name, rel in other_documents(srcdir, info).items():
                 files.setdefault(name, srcdir / rel)
+            for name, rel in held_documents(srcdir, info).items():
+                files.setdefault(name, srcdir / rel)  # there for Sphinx; read once conf.py is trusted
         return ModelLayout(srcdir, info, files, sphinx_docs)
 
     def model_from(
@@ -211,7 +213,8 @@ class Project:
 
         srcdir = layout.srcdir
         files = layout.files
-        todo = [f for f in files.values() if f not in known]
+        held = layout.info.held_suffixes
+        todo = [f for f in files.values() if f not in known and not (held and f.name.endswith(held))]
         if todo:
             known.update(zip(todo, facts_fn(todo), strict=True))
         by_name = {name: known.get(file) for name, file in files.items()}
