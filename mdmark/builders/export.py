@@ -33,7 +33,7 @@ def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Mode
     warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
     from mdmark.references.main import document_problems
 
-    docname = facts.path[: -len(".md")]
+    docname = docname_of(facts.path)
     found: list[tuple[int, str]] = [(line or 0, p.message) for line, p in document_problems(facts, model, docname)]
     found += [(n.line or 0, n.message) for n in notes]
     found.sort(key=lambda item: item[0])

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "13"
+RENDER_VERSION = "14"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -334,8 +334,8 @@ def _image_size(data: bytes) -> tuple[int, int] | None:
 class _Pass:
     """Takes references, images, icons and raw HTML out of Sphinx's hands (see the module docstring)."""
 
-    def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path) -> None:
-        from mdmark.pipeline.extract import LineCounter
+    def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path, env: Any = None) -> None:
+        from mdmark.pipeline.extract import LineCounter, source_paths
 
         self.tree = tree
         self.docname = docname
@@ -347,6 +347,7 @@ class _Pass:
         self.toctrees = 0
         self.notes: list[Note] = []
         self.deps: dict[str, Stamp] = {}
+        self.source_of = source_paths(env)
 
     def line(self, node: nodes.Node) -> int:
         return int(self.lines.line(node))
@@ -453,7 +454,7 @@ class _Pass:
 
         from mdmark.pipeline.extract import classify, reference_line
 
-        link = classify(node, self.docname, reference_line(node, self.lines))
+        link = classify(node, self.docname, reference_line(node, self.lines), source_of=self.source_of)
         if link is None:
             return
         if link.role == "eq":
@@ -597,7 +598,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
         with pipeline.collect_warnings() as sphinx_warnings, project_output():
             app = pipeline.app
             prepare_writing(app)
-            work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root)
+            work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root, app.env)
             work.run()
             _post_transforms(app, tree, docname)
             builder: Any = app.builder
