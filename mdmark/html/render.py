@@ -204,6 +204,29 @@ def _arguments_after(tex: str, at: int) -> int:
     return count
 
 
+#: amsmath's display environments (MyST's ``amsmath`` extension keeps them whole in a math block):
+#: docutils' converter knows none of them at the top level, but sets their inside (rows split by
+#: ``\\``, columns by ``&``) as the aligned table they stand for.
+_AMS_OUTER = re.compile(
+    r"^\s*\\begin\{(equation|align|alignat|flalign|gather|multline|eqnarray)(\*?)\}(?:\{\d+\})?(.*)"
+    r"\\end\{\1\2\}\s*$",
+    re.S,
+)
+#: What only numbers or labels an amsmath line (the block's number is Sphinx's own).
+_AMS_MARKS = re.compile(r"\\(?:nonumber|notag)\b|\\label\{[^{}]*\}")
+
+
+def ams_inside(tex: str) -> str:
+    r"""The TeX of an amsmath environment as docutils' converter takes it: the outer
+    ``\begin{align}``…``\end{align}`` (``gather``, ``multline``, ``alignat{2}``…) taken off,
+    ``split`` set as ``aligned``, ``\nonumber``/``\notag``/``\label`` dropped; other TeX as it is."""
+    found = _AMS_OUTER.match(tex)
+    if found is None:
+        return tex
+    inner = found.group(3).replace("\\begin{split}", "\\begin{aligned}").replace("\\end{split}", "\\end{aligned}")
+    return _AMS_MARKS.sub("", inner)
+
+
 def math_message(tex: str, problem: str) -> str:
     """The one sentence for math that cannot be drawn as written."""
     shown = " ".join(tex.split())
@@ -233,7 +256,7 @@ def _translator_over(base: Any) -> type[Any]:
             markup = None
             if problem is None:
                 try:
-                    markup = tex2mathml(tex, as_block=block)
+                    markup = tex2mathml(ams_inside(tex) if block else tex, as_block=block)
                 except Exception:  # latex2mathml raises SyntaxError and friends on TeX it does not know
                     problem = "MathML にできない"
             if problem is not None:
@@ -331,6 +354,17 @@ def _image_size(data: bytes) -> tuple[int, int] | None:
     return int(width), int(height)
 
 
+def _in_table_cell(node: nodes.Node) -> bool:
+    from docutils import nodes
+
+    probe = node.parent
+    while probe is not None:
+        if isinstance(probe, nodes.entry):
+            return True
+        probe = probe.parent
+    return False
+
+
 class _Pass:
     """Takes references, images, icons and raw HTML out of Sphinx's hands (see the module docstring)."""
 
@@ -350,6 +384,11 @@ class _Pass:
         self.source_of = source_paths(env)
 
     def line(self, node: nodes.Node) -> int:
+        own = getattr(node, "line", None)
+        if own and _in_table_cell(node):
+            # MyST gives a cell's paragraph the line of another row, its inline nodes their own
+            # row's: each row's image or link is said at its own line, not the table's first.
+            return int(own)
         return int(self.lines.line(node))
 
     def note(self, node: nodes.Node | None, message: str) -> None:
@@ -529,9 +568,9 @@ class _Pass:
 
         stand_in = nodes.inline("", text, classes=["mdmark-missing-image"])
         parent = node.parent
-        if isinstance(parent, nodes.reference) and len(parent.children) == 1:
-            parent.replace_self(stand_in)
-        elif isinstance(parent, nodes.TextElement) or isinstance(parent, nodes.Inline):
+        # A link around the image (a badge, a launch button, an avatar) keeps its <a>, as Sphinx
+        # shows it: only the picture is left out.
+        if isinstance(parent, nodes.TextElement) or isinstance(parent, nodes.Inline):
             node.replace_self(stand_in)
         else:
             node.replace_self(nodes.paragraph("", "", stand_in))

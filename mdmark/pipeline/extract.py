@@ -550,7 +550,9 @@ def _targets(
         label = node.get("label")
         if label:
             number = node.get("number")
-            targets.append(Target("math", "eq", str(label), f"equation-{label}", str(number) if number else None))
+            # The id Sphinx gave the equation (``eqn:best`` → ``equation-eqn-best``): a link lands on it.
+            ident = str(node["ids"][0]) if node.get("ids") else f"equation-{label}"
+            targets.append(Target("math", "eq", str(label), ident, str(number) if number else None))
     # std objects other than labels, documents and terms (those are read above): envvar, confval,
     # program options, and what extensions add to the std domain.
     for (objtype, name), (owner, ident) in dict(getattr(std, "objects", {})).items():
