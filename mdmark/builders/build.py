@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from mdmark.builders.export import document_warnings
+from mdmark.builders.export import document_warnings, page_language
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
 from mdmark.pipeline.pipeline import Pipeline, docname_of
@@ -311,7 +311,7 @@ def build_site(
     layout = _layout(project, settings)
     files = layout.files
     pipeline = project.pipeline
-    lang = cfg.html.lang
+    lang = page_language(project)
     total = len(files)
     ready = 0
 

@@ -28,6 +28,15 @@ def format_note(file: str, line: int | None, message: str) -> str:
     return f"{file}:{line}: {message}" if line else f"{file}: {message}"
 
 
+def page_language(project: Project) -> str:
+    """The language of a page of ``project`` (``<html lang>`` and its fixed labels: Note or 注釈):
+    conf.py's ``language`` in a Sphinx project (``sphinx.conf``), as ``sphinx-build`` writes it;
+    otherwise ``html.lang``."""
+    if project.config.sphinx_conf is not None:
+        return project.conf_info().language
+    return project.config.html.lang
+
+
 def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
     """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
     warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
@@ -84,7 +93,7 @@ def export_html(
     facts = pipeline.facts(source)
     rel = pipeline.relpath(source)
     docname = docname_of(rel)
-    lang = project.config.html.lang
+    lang = page_language(project)
     fragment = render_document(pipeline, source, facts, lang)
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)

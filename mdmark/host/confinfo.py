@@ -81,6 +81,8 @@ class ConfInfo:
     #: Whether :attr:`role_objtypes` holds every domain's roles, Sphinx's own too (made from an
     #: application): the process that answers then never imports Sphinx's domains to look one up.
     every_role: bool = False
+    #: conf.py's ``language`` (Sphinx's default, English, when it sets none): the page's fixed labels.
+    language: str = "en"
 
     def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
         """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
@@ -112,6 +114,7 @@ class ConfInfo:
             unverified=tuple(str(d) for d in data.get("unverified", ())),
             sphinx=bool(data.get("sphinx", False)),
             every_role=bool(data.get("every_role", False)),
+            language=str(data.get("language") or "en"),
         )
 
     def suppressed(self, type_: str) -> bool:

@@ -107,28 +107,11 @@ class Fragment:
 
 
 
-#: Admonition titles by page language (Sphinx's own Japanese catalogue wording).
-ADMONITION_LABELS: dict[str, dict[str, str]] = {
-    "ja": {
-        "attention": "注意",
-        "caution": "注意",
-        "danger": "危険",
-        "error": "エラー",
-        "hint": "ヒント",
-        "important": "重要",
-        "note": "注釈",
-        "seealso": "参考",
-        "tip": "ちなみに",
-        "todo": "課題",
-        "warning": "警告",
-    }
-}
-
-
 def label_language(lang: str) -> str:
-    """The key of :data:`ADMONITION_LABELS` for an ``html.lang`` value ("" when English)."""
-    base = lang.split("-", 1)[0].lower()
-    return base if base in ADMONITION_LABELS else ""
+    """What of a page language its fixed labels depend on (:func:`~mdmark.html.labels.catalog_language`)."""
+    from mdmark.html.labels import catalog_language
+
+    return catalog_language(lang)
 
 
 # -- math ------------------------------------------------------------------------------------------
@@ -248,6 +231,9 @@ def _translator_over(base: Any) -> type[Any]:
     from docutils import nodes
 
     class MdmarkTranslator(base):  # type: ignore[misc]
+        #: The page's language (its fixed labels); set by :func:`_render`.
+        mdmark_lang = ""
+
         def _mathml(self, node: nodes.Element, block: bool) -> None:
             from docutils.utils.math.latex2mathml import tex2mathml
 
@@ -277,11 +263,13 @@ def _translator_over(base: Any) -> type[Any]:
             raise nodes.SkipNode
 
         def visit_admonition(self, node: nodes.Element, name: str = "") -> None:
-            label = ADMONITION_LABELS.get(getattr(self, "mdmark_lang", ""), {}).get(name)
-            if label is None:
+            from mdmark.html.labels import ADMONITIONS, translated
+
+            message = ADMONITIONS.get(name)
+            if message is None:
                 super().visit_admonition(node, name)
                 return
-            # Sphinx reads documents in English; the page's language names the admonitions.
+            # The application reads in its own language; the page's language names the admonitions.
             attributes = {}
             tag_name = "div"
             if collapsible := node.get("collapsible"):
@@ -290,7 +278,13 @@ def _translator_over(base: Any) -> type[Any]:
                     attributes["open"] = "open"
             self.body.append(self.starttag(node, tag_name, CLASS=f"admonition {name}", **attributes))
             self.context.append(f"</{tag_name}>\n")
-            node.insert(0, nodes.title(name, label))
+            node.insert(0, nodes.title(name, translated(self.mdmark_lang, message)))
+
+        def add_permalink_ref(self, node: nodes.Element, title: str) -> None:
+            from mdmark.html.labels import translated
+
+            # ``title`` is the English message id when the application reads in English.
+            super().add_permalink_ref(node, translated(self.mdmark_lang, str(title)))
 
         def visit_math(self, node: nodes.Element, math_env: str = "") -> None:
             self._mathml(node, block=False)
@@ -368,7 +362,9 @@ def _in_table_cell(node: nodes.Node) -> bool:
 class _Pass:
     """Takes references, images, icons and raw HTML out of Sphinx's hands (see the module docstring)."""
 
-    def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path, env: Any = None) -> None:
+    def __init__(
+        self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path, env: Any = None, lang: str = ""
+    ) -> None:
         from mdmark.pipeline.extract import LineCounter, source_paths
 
         self.tree = tree
@@ -382,6 +378,7 @@ class _Pass:
         self.notes: list[Note] = []
         self.deps: dict[str, Stamp] = {}
         self.source_of = source_paths(env)
+        self.lang = lang
 
     def line(self, node: nodes.Node) -> int:
         own = getattr(node, "line", None)
@@ -455,6 +452,27 @@ class _Pass:
                 node.parent.remove(node)
             elif isinstance(node, nodes.raw) and "html" in str(node.get("format", "")).split():
                 self._raw(node)
+            elif name == "versionmodified":
+                self._version_label(node)
+
+    def _version_label(self, node: nodes.Element) -> None:
+        """The label of ``versionadded`` and friends in the page's language (Sphinx wrote it in the
+        language the application reads in)."""
+        from docutils import nodes
+
+        from mdmark.html.labels import VERSION_CHANGES, translated
+
+        message = VERSION_CHANGES.get(str(node.get("type", "")))
+        label = next((n for n in node.findall(nodes.inline) if "versionmodified" in n.get("classes", ())), None)
+        if message is None or label is None or len(label.children) != 1 or not isinstance(label[0], nodes.Text):
+            return
+        ending = ": " if label.astext().endswith(": ") else "."
+        try:
+            text = translated(self.lang, message) % node.get("version", "")
+        except (TypeError, ValueError):  # a catalog entry without its %s: Sphinx's own words stay
+            return
+        label.children = []
+        label.append(nodes.Text(text + ending))
 
     def _raw(self, node: nodes.Element) -> None:
         from docutils import nodes
@@ -637,7 +655,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
         with pipeline.collect_warnings() as sphinx_warnings, project_output():
             app = pipeline.app
             prepare_writing(app)
-            work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root, app.env)
+            work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root, app.env, lang)
             work.run()
             _post_transforms(app, tree, docname)
             builder: Any = app.builder
@@ -649,7 +667,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
             builder.dlpath = "_downloads"
             translator = _create_translator(app, tree)
             translator.mdmark_notes = work.notes
-            translator.mdmark_lang = label_language(lang)
+            translator.mdmark_lang = lang
             tree.walkabout(translator)
             html = "".join(translator.fragment)
     from mdmark.host.warnings_ja import warning_sentence
