@@ -43,6 +43,7 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/config/myst.py", "myst_extensions"): "what the installed MyST accepts: fixed for the process",
     ("mdmark/cli/argparse_ja.py", "japanese_formatter"): "a class made from a class: pure",
     ("mdmark/graph/layout.py", "text_width"): "a pure function of the text",
+    ("mdmark/html/page.py", "_mermaid"): "the bundled mermaid and its start: files shipped inside the package",
     ("mdmark/html/labels.py", "_catalog"): "Sphinx's message catalog of a language: files shipped with the installed Sphinx",
     ("mdmark/graph/layout.py", "fit_label"): "a pure function of the text and width",
     ("mdmark/graph/svg.py", "_n"): "number formatting: pure",

@@ -293,7 +293,9 @@ def build_site(
     from mdmark.builders.sections import Finished, Recorder, fingerprint, whole_key
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
     from mdmark.html.nav import NavDoc, heading_markup, navigation
-    from mdmark.html.page import check_out_path, css_warnings, nav_markup, page_chunks, page_script, stylesheet, write_page
+    from mdmark.html.page import (
+        check_out_path, css_warnings, mermaid_scripts, nav_markup, page_chunks, page_script, stylesheet, write_page,
+    )  # fmt: skip
     from mdmark.html.render import render_document, render_parallel
 
     project = Project.open(start, config)
@@ -459,7 +461,7 @@ def build_site(
         body=body,
         nav=toc,
         data=graphs.data,
-        scripts=[page_script()],
+        scripts=[*mermaid_scripts(body), page_script()],
     )
     if write is None:
         # Streamed into the output file: the page (tens of megabytes at thousands of documents)

@@ -454,6 +454,15 @@ class _Pass:
                 self._raw(node)
             elif name == "versionmodified":
                 self._version_label(node)
+            elif name == "mermaid" and "code" in node:
+                # sphinxcontrib-mermaid's diagram: its source, drawn in the page by the bundled
+                # mermaid (mdmark.html.page.mermaid_scripts), never by a script from the network.
+                import html as htmllib
+
+                from mdmark.html.page import MERMAID_MARK
+
+                markup = f"{MERMAID_MARK}{htmllib.escape(str(node['code']))}</pre>\n"
+                node.replace_self(nodes.raw("", markup, format="html"))
 
     def _version_label(self, node: nodes.Element) -> None:
         """The label of ``versionadded`` and friends in the page's language (Sphinx wrote it in the
