@@ -123,14 +123,14 @@ class _Links:
                 rows.append(f'<li class="{level}"><a class="reference external" href="{htmllib.escape(entry.target)}">{title}</a></li>')
                 continue
             if entry.kind == "self":
-                own_title = htmllib.escape(entry.title or self.model.title(docname) or docname)
+                own_title = htmllib.escape(entry.title or self.model.title(docname) or untitled_name(docname))
                 own_href = htmllib.escape(self.doc_href(docname, None) or "#")
                 rows.append(f'<li class="{level}"><a class="reference internal" href="{own_href}">{own_title}</a></li>')
                 continue
             child = entry.target
             facts = self.model.facts(child)
             number += 1
-            label = entry.title or (facts.title if facts is not None else None) or child
+            label = entry.title or (facts.title if facts is not None else None) or untitled_name(child)
             numbers = (*prefix, number)
             first = facts.headings[0] if facts is not None and facts.headings and not entry.title else None
             shown = self.title_html(child, first, label)
@@ -170,6 +170,12 @@ class _Links:
         )
         inner = f"<ul>{''.join(rows)}</ul>" if rows else ""
         return inner + nested
+
+
+def untitled_name(docname: str) -> str:
+    """What the navigation and toctrees show for a document without a title: its file's name
+    (``guide/setup`` → ``setup``), where Sphinx shows ``<no title>``."""
+    return posixpath.basename(docname) or docname
 
 
 def unlinked_message(link: Link, resolved: Resolved) -> str:

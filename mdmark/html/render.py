@@ -538,10 +538,10 @@ class _Pass:
         uri = str(node["refuri"])
         if not uri or uri.startswith(XREF_PREFIX) or _SCHEME.match(uri) or uri.startswith("//"):
             return
-        if uri.startswith("#") and not node.get("id_link"):
+        if "external" in node.get("classes", ()) and not uri.startswith("#"):
             return
-        if "external" in node.get("classes", ()):
-            return
+        # An in-page ``#name`` too (rST's `` `text <#name>`__ ``): the resolver says whether the
+        # name is there, so a link to nothing is text, never a dead href.
         self._xref(node)
 
     def _image(self, node: nodes.Element) -> None:
