@@ -90,6 +90,10 @@ class _Links:
         The reference's own problems are :func:`mdmark.references.main.document_problems`' (check's sentences).
         """
         resolved = self.model.resolve(link, self.docname)
+        if resolved.problem is not None and link.role == "local":
+            # An in-page name that is not there (rST's `` `text <#name>`__ ``): text, as any
+            # reference that lands nowhere, not a link to the top of the document.
+            return None, resolved.text, None
         href, extra = self.href(resolved, link.target)
         if href is None and extra is None and resolved.problem is None and not resolved.silent:
             # Lands nowhere, and check has nothing to say (Sphinx is silent there too): the page
