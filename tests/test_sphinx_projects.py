@@ -66,20 +66,25 @@ def _copy(name: str, tmp: Path) -> Path:
     return project
 
 
-def _sphinx_warnings(project: Path, tmp: Path) -> list[tuple[str, int, str, str]]:
-    """What ``sphinx-build`` itself says about the project: (file relative to the project, line, type, message)."""
-    out = tmp / "sphinx-out"
+def _sphinx_build(project: Path, builder: str, out: Path, timeout: int = 600) -> str:
+    """``sphinx-build -E -q -b <builder>`` of the project's docs/ into ``out``: its warnings' text."""
     result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", "singlehtml", "docs", str(out)],
+        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", builder, "docs", str(out)],
         cwd=project,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
     assert result.returncode == 0, result.stderr[-2000:]
+    return result.stderr
+
+
+def _sphinx_warnings(project: Path, tmp: Path) -> list[tuple[str, int, str, str]]:
+    """What ``sphinx-build`` itself says about the project: (file relative to the project, line, type, message)."""
+    stderr = _sphinx_build(project, "singlehtml", tmp / "sphinx-out")
     docs = (project / "docs").resolve()
     found = []
-    for raw in result.stderr.splitlines():
+    for raw in stderr.splitlines():
         match = _WARNING.match(raw)
         if not match:
             continue
@@ -204,17 +209,9 @@ _ANY_WARNING = re.compile(
 def _real_warnings(project: Path, tmp: Path) -> list[tuple[str, int | None, str, str]]:
     """Every warning ``sphinx-build -b html`` gives on a Markdown document: (file relative to the
     project, line or None, type, message)."""
-    out = tmp / "sphinx-html"
-    result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", "html", "docs", str(out)],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
+    stderr = _sphinx_build(project, "html", tmp / "sphinx-html", timeout=900)
     found = []
-    for raw in result.stderr.splitlines():
+    for raw in stderr.splitlines():
         match = _ANY_WARNING.match(raw)
         if not match or not match.group("file").endswith(".md"):
             continue
@@ -297,14 +294,7 @@ def rst_root(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     shutil.copytree(PROJECTS / "nbgitpuller", project)
     (project / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
     out = tmp / "singlehtml"
-    result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", "singlehtml", "docs", str(out)],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
+    _sphinx_build(project, "singlehtml", out)
     trust_project(project / "mdmark.config.yaml")
     built = run_mdmark("build", cwd=project)
     assert built.returncode == 0, built.stderr
