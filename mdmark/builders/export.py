@@ -33,7 +33,7 @@ def page_language(project: Project) -> str:
     conf.py's ``language`` in a Sphinx project (``sphinx.conf``), as ``sphinx-build`` writes it;
     otherwise ``html.lang``."""
     if project.config.sphinx_conf is not None:
-        return project.conf_info().language
+        return project.conf_info().language.replace("_", "-")  # Sphinx's zh_CN is HTML's zh-CN
     return project.config.html.lang
 
 
