@@ -320,6 +320,7 @@ def _info_of(app: Sphinx, dropped: list[tuple[str, str]]) -> ConfInfo:
         unverified=unverified_domains([name for name, _reason in dropped], app.extensions),
         sphinx=True,
         every_role=True,
+        language=str(cfg.language or "en"),
     )
 
 

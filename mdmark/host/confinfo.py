@@ -86,6 +86,8 @@ class ConfInfo:
     #: Suffixes of documents only a held extension reads (myst-nb's ``.ipynb`` and ``nb_custom_formats``):
     #: they exist for Sphinx, but mdmark reads them only once conf.py is trusted.
     held_suffixes: tuple[str, ...] = ()
+    #: conf.py's ``language`` (Sphinx's default, English, when it sets none): the page's fixed labels.
+    language: str = "en"
 
     def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
         """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
@@ -119,6 +121,7 @@ class ConfInfo:
             sphinx=bool(data.get("sphinx", False)),
             every_role=bool(data.get("every_role", False)),
             held_suffixes=tuple(str(x) for x in data.get("held_suffixes", ())),
+            language=str(data.get("language") or "en"),
         )
 
     def suppressed(self, type_: str) -> bool:

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "13"
+RENDER_VERSION = "14"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -107,28 +107,11 @@ class Fragment:
 
 
 
-#: Admonition titles by page language (Sphinx's own Japanese catalogue wording).
-ADMONITION_LABELS: dict[str, dict[str, str]] = {
-    "ja": {
-        "attention": "注意",
-        "caution": "注意",
-        "danger": "危険",
-        "error": "エラー",
-        "hint": "ヒント",
-        "important": "重要",
-        "note": "注釈",
-        "seealso": "参考",
-        "tip": "ちなみに",
-        "todo": "課題",
-        "warning": "警告",
-    }
-}
-
-
 def label_language(lang: str) -> str:
-    """The key of :data:`ADMONITION_LABELS` for an ``html.lang`` value ("" when English)."""
-    base = lang.split("-", 1)[0].lower()
-    return base if base in ADMONITION_LABELS else ""
+    """What of a page language its fixed labels depend on (:func:`~mdmark.html.labels.catalog_language`)."""
+    from mdmark.html.labels import catalog_language
+
+    return catalog_language(lang)
 
 
 # -- math ------------------------------------------------------------------------------------------
@@ -204,6 +187,29 @@ def _arguments_after(tex: str, at: int) -> int:
     return count
 
 
+#: amsmath's display environments (MyST's ``amsmath`` extension keeps them whole in a math block):
+#: docutils' converter knows none of them at the top level, but sets their inside (rows split by
+#: ``\\``, columns by ``&``) as the aligned table they stand for.
+_AMS_OUTER = re.compile(
+    r"^\s*\\begin\{(equation|align|alignat|flalign|gather|multline|eqnarray)(\*?)\}(?:\{\d+\})?(.*)"
+    r"\\end\{\1\2\}\s*$",
+    re.S,
+)
+#: What only numbers or labels an amsmath line (the block's number is Sphinx's own).
+_AMS_MARKS = re.compile(r"\\(?:nonumber|notag)\b|\\label\{[^{}]*\}")
+
+
+def ams_inside(tex: str) -> str:
+    r"""The TeX of an amsmath environment as docutils' converter takes it: the outer
+    ``\begin{align}``…``\end{align}`` (``gather``, ``multline``, ``alignat{2}``…) taken off,
+    ``split`` set as ``aligned``, ``\nonumber``/``\notag``/``\label`` dropped; other TeX as it is."""
+    found = _AMS_OUTER.match(tex)
+    if found is None:
+        return tex
+    inner = found.group(3).replace("\\begin{split}", "\\begin{aligned}").replace("\\end{split}", "\\end{aligned}")
+    return _AMS_MARKS.sub("", inner)
+
+
 def math_message(tex: str, problem: str) -> str:
     """The one sentence for math that cannot be drawn as written."""
     shown = " ".join(tex.split())
@@ -225,6 +231,9 @@ def _translator_over(base: Any) -> type[Any]:
     from docutils import nodes
 
     class MdmarkTranslator(base):  # type: ignore[misc]
+        #: The page's language (its fixed labels); set by :func:`_render`.
+        mdmark_lang = ""
+
         def _mathml(self, node: nodes.Element, block: bool) -> None:
             from docutils.utils.math.latex2mathml import tex2mathml
 
@@ -233,7 +242,7 @@ def _translator_over(base: Any) -> type[Any]:
             markup = None
             if problem is None:
                 try:
-                    markup = tex2mathml(tex, as_block=block)
+                    markup = tex2mathml(ams_inside(tex) if block else tex, as_block=block)
                 except Exception:  # latex2mathml raises SyntaxError and friends on TeX it does not know
                     problem = "MathML にできない"
             if problem is not None:
@@ -254,11 +263,13 @@ def _translator_over(base: Any) -> type[Any]:
             raise nodes.SkipNode
 
         def visit_admonition(self, node: nodes.Element, name: str = "") -> None:
-            label = ADMONITION_LABELS.get(getattr(self, "mdmark_lang", ""), {}).get(name)
-            if label is None:
+            from mdmark.html.labels import ADMONITIONS, translated
+
+            message = ADMONITIONS.get(name)
+            if message is None:
                 super().visit_admonition(node, name)
                 return
-            # Sphinx reads documents in English; the page's language names the admonitions.
+            # The application reads in its own language; the page's language names the admonitions.
             attributes = {}
             tag_name = "div"
             if collapsible := node.get("collapsible"):
@@ -267,7 +278,13 @@ def _translator_over(base: Any) -> type[Any]:
                     attributes["open"] = "open"
             self.body.append(self.starttag(node, tag_name, CLASS=f"admonition {name}", **attributes))
             self.context.append(f"</{tag_name}>\n")
-            node.insert(0, nodes.title(name, label))
+            node.insert(0, nodes.title(name, translated(self.mdmark_lang, message)))
+
+        def add_permalink_ref(self, node: nodes.Element, title: str) -> None:
+            from mdmark.html.labels import translated
+
+            # ``title`` is the English message id when the application reads in English.
+            super().add_permalink_ref(node, translated(self.mdmark_lang, str(title)))
 
         def visit_math(self, node: nodes.Element, math_env: str = "") -> None:
             self._mathml(node, block=False)
@@ -331,11 +348,24 @@ def _image_size(data: bytes) -> tuple[int, int] | None:
     return int(width), int(height)
 
 
+def _in_table_cell(node: nodes.Node) -> bool:
+    from docutils import nodes
+
+    probe = node.parent
+    while probe is not None:
+        if isinstance(probe, nodes.entry):
+            return True
+        probe = probe.parent
+    return False
+
+
 class _Pass:
     """Takes references, images, icons and raw HTML out of Sphinx's hands (see the module docstring)."""
 
-    def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path) -> None:
-        from mdmark.pipeline.extract import LineCounter
+    def __init__(
+        self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path, env: Any = None, lang: str = ""
+    ) -> None:
+        from mdmark.pipeline.extract import LineCounter, source_paths
 
         self.tree = tree
         self.docname = docname
@@ -347,8 +377,15 @@ class _Pass:
         self.toctrees = 0
         self.notes: list[Note] = []
         self.deps: dict[str, Stamp] = {}
+        self.source_of = source_paths(env)
+        self.lang = lang
 
     def line(self, node: nodes.Node) -> int:
+        own = getattr(node, "line", None)
+        if own and _in_table_cell(node):
+            # MyST gives a cell's paragraph the line of another row, its inline nodes their own
+            # row's: each row's image or link is said at its own line, not the table's first.
+            return int(own)
         return int(self.lines.line(node))
 
     def note(self, node: nodes.Node | None, message: str) -> None:
@@ -415,6 +452,36 @@ class _Pass:
                 node.parent.remove(node)
             elif isinstance(node, nodes.raw) and "html" in str(node.get("format", "")).split():
                 self._raw(node)
+            elif name == "versionmodified":
+                self._version_label(node)
+            elif name == "mermaid" and "code" in node:
+                # sphinxcontrib-mermaid's diagram: its source, drawn in the page by the bundled
+                # mermaid (mdmark.html.page.mermaid_scripts), never by a script from the network.
+                import html as htmllib
+
+                from mdmark.html.page import MERMAID_MARK
+
+                markup = f"{MERMAID_MARK}{htmllib.escape(str(node['code']))}</pre>\n"
+                node.replace_self(nodes.raw("", markup, format="html"))
+
+    def _version_label(self, node: nodes.Element) -> None:
+        """The label of ``versionadded`` and friends in the page's language (Sphinx wrote it in the
+        language the application reads in)."""
+        from docutils import nodes
+
+        from mdmark.html.labels import VERSION_CHANGES, translated
+
+        message = VERSION_CHANGES.get(str(node.get("type", "")))
+        label = next((n for n in node.findall(nodes.inline) if "versionmodified" in n.get("classes", ())), None)
+        if message is None or label is None or len(label.children) != 1 or not isinstance(label[0], nodes.Text):
+            return
+        ending = ": " if label.astext().endswith(": ") else "."
+        try:
+            text = translated(self.lang, message) % node.get("version", "")
+        except (TypeError, ValueError):  # a catalog entry without its %s: Sphinx's own words stay
+            return
+        label.children = []
+        label.append(nodes.Text(text + ending))
 
     def _raw(self, node: nodes.Element) -> None:
         from docutils import nodes
@@ -453,7 +520,7 @@ class _Pass:
 
         from mdmark.pipeline.extract import classify, reference_line
 
-        link = classify(node, self.docname, reference_line(node, self.lines))
+        link = classify(node, self.docname, reference_line(node, self.lines), source_of=self.source_of)
         if link is None:
             return
         if link.role == "eq":
@@ -471,10 +538,10 @@ class _Pass:
         uri = str(node["refuri"])
         if not uri or uri.startswith(XREF_PREFIX) or _SCHEME.match(uri) or uri.startswith("//"):
             return
-        if uri.startswith("#") and not node.get("id_link"):
+        if "external" in node.get("classes", ()) and not uri.startswith("#"):
             return
-        if "external" in node.get("classes", ()):
-            return
+        # An in-page ``#name`` too (rST's `` `text <#name>`__ ``): the resolver says whether the
+        # name is there, so a link to nothing is text, never a dead href.
         self._xref(node)
 
     def _image(self, node: nodes.Element) -> None:
@@ -528,9 +595,9 @@ class _Pass:
 
         stand_in = nodes.inline("", text, classes=["mdmark-missing-image"])
         parent = node.parent
-        if isinstance(parent, nodes.reference) and len(parent.children) == 1:
-            parent.replace_self(stand_in)
-        elif isinstance(parent, nodes.TextElement) or isinstance(parent, nodes.Inline):
+        # A link around the image (a badge, a launch button, an avatar) keeps its <a>, as Sphinx
+        # shows it: only the picture is left out.
+        if isinstance(parent, nodes.TextElement) or isinstance(parent, nodes.Inline):
             node.replace_self(stand_in)
         else:
             node.replace_self(nodes.paragraph("", "", stand_in))
@@ -597,7 +664,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
         with pipeline.collect_warnings() as sphinx_warnings, project_output():
             app = pipeline.app
             prepare_writing(app)
-            work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root)
+            work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root, app.env, lang)
             work.run()
             _post_transforms(app, tree, docname)
             builder: Any = app.builder
@@ -609,7 +676,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
             builder.dlpath = "_downloads"
             translator = _create_translator(app, tree)
             translator.mdmark_notes = work.notes
-            translator.mdmark_lang = label_language(lang)
+            translator.mdmark_lang = lang
             tree.walkabout(translator)
             html = "".join(translator.fragment)
     from mdmark.host.warnings_ja import warning_sentence

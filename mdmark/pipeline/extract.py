@@ -12,7 +12,7 @@ import os
 import posixpath
 import re
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -226,12 +226,32 @@ def _resolve(docdir: str, path: str) -> str:
     return posixpath.normpath(posixpath.join(docdir, path)) if docdir else posixpath.normpath(path)
 
 
-def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str, str] | None = None) -> Link | None:
+def source_paths(env: Any) -> Callable[[str], str]:
+    """A document's source file relative to the source folder, by docname, as Sphinx found it
+    (``index.rst`` in a project of ``.rst`` and ``.md``); ``{docname}.md`` for one it did not find."""
+
+    def source_of(target: str) -> str:
+        if env is not None and target in env.found_docs:
+            return str(env.doc2path(target, False)).replace(os.sep, "/")
+        return f"{target}.md"
+
+    return source_of
+
+
+def classify(
+    node: nodes.Element,
+    docname: str,
+    line: int,
+    slug_of_id: dict[str, str] | None = None,
+    source_of: Callable[[str], str] | None = None,
+) -> Link | None:
     """What a reference node of a doctree (before post-transforms) refers to, as a :class:`Link`.
 
     The one place that decides the kind of a reference: check (through the facts), export and
     build (through :mod:`mdmark.html.render`) all see references through it. None for nodes that
     are not references (or in-page references already resolved to nothing to check).
+    ``source_of``: :func:`source_paths` (a link to a document names its file with the file's own
+    suffix, ``.rst`` or ``.md``).
     """
     docdir = posixpath.dirname(docname)
     name = type(node).__name__
@@ -244,7 +264,7 @@ def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str,
         if reftype == "myst":
             if domain == "doc":
                 anchor = node.get("reftargetid") or None
-                path = target + ".md"
+                path = source_of(target) if source_of is not None else f"{target}.md"
                 written = posixpath.relpath(path, docdir or ".") + (f"#{anchor}" if anchor else "")
                 return Link(written, path, anchor, line, text, role="myst-doc", doc=target, explicit=explicit)
             local = node.get("reflocalid") or None
@@ -307,6 +327,7 @@ def _links(
     counter: LineCounter,
     slugs: dict[str, Any] | None = None,
     elements: list[nodes.Element] | None = None,
+    source_of: Callable[[str], str] | None = None,
 ) -> Iterator[Link]:
     slug_of_id: dict[str, str] = {}
     for slug, value in (slugs or {}).items():
@@ -319,7 +340,7 @@ def _links(
     for node in _elements(doctree, elements):
         if not _is_reference(node):
             continue
-        link = classify(node, docname, reference_line(node, counter), slug_of_id)
+        link = classify(node, docname, reference_line(node, counter), slug_of_id, source_of)
         if link is not None:
             yield link
 
@@ -573,9 +594,9 @@ def _targets(
         label = node.get("label")
         if label:
             number = node.get("number")
-            # The id Sphinx gave the block (``eqn:best`` → ``equation-eqn-best``): links must use it.
-            ids = node.get("ids") or [f"equation-{label}"]
-            targets.append(Target("math", "eq", str(label), str(ids[0]), str(number) if number else None))
+            # The id Sphinx gave the equation (``eqn:best`` → ``equation-eqn-best``): a link lands on it.
+            ident = str(node["ids"][0]) if node.get("ids") else f"equation-{label}"
+            targets.append(Target("math", "eq", str(label), ident, str(number) if number else None))
     # std objects other than labels, documents and terms (those are read above): envvar, confval,
     # program options, and what extensions add to the std domain.
     for (objtype, name), (owner, ident) in dict(getattr(std, "objects", {})).items():
@@ -736,7 +757,7 @@ def extract(
         "title_line": first.line if first else None,
         "headings": headings,
         "anchors": anchors,
-        "links": list(_links(doctree, docname, counter, slugs, every)),
+        "links": list(_links(doctree, docname, counter, slugs, every, source_paths(env))),
         "images": list(_images(doctree, docname, counter, every)),
         "text": _text(doctree, counter),
         "metadata": clean_meta,

@@ -22,7 +22,6 @@ import json
 import os
 import pickle
 import posixpath
-import re
 import shutil
 import tempfile
 import threading
