@@ -1,0 +1,336 @@
+"""The MCP resources of ``mdmark serve`` (documents, sections, the guide, the drift list) and the
+completion of their templates, through the SDK's client against a running server over HTTP (the
+project named by the ``X-Mdmark-Project`` header) and over stdio (the working folder or
+``--project``); hostile URIs each refused with one sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from mcp import Client, MCPError
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp_types import ResourceTemplateReference
+from test_mcp import Served, call, start_server, stop_server
+
+from mdmark.guide.reader import guide_entries, read_guide
+from mdmark.tools.resources import CHECK_URI, DOC_TEMPLATE, MAX_COMPLETIONS, SECTION_TEMPLATE
+
+pytestmark = pytest.mark.anyio
+
+CONFIG = """\
+index: index.yaml
+docs:
+  include: ["docs/**/*.md"]
+"""
+
+INDEX = """\
+docs:
+  - id: arch
+    path: docs/arch.md
+    title: アーキテクチャ
+    description: 全体の構成
+  - id: cli
+    path: docs/cli.md
+    title: CLI の引数
+  - id: leak
+    path: docs/leak.md
+    title: 外へのリンク
+"""
+
+ARCH = """\
+# アーキテクチャ
+
+全体の構成。
+
+## 層の向き
+
+下の層だけを使う。
+
+### 例外
+
+無い。
+
+## 配り方
+
+wheel で配る。
+"""
+CLI_DOC = "# CLI の引数\n\nコマンドの引数を並べる。[アーキ](arch.md)\n"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def make_project(root: Path) -> Path:
+    (root / "docs").mkdir(parents=True)
+    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
+    (root / "index.yaml").write_text(INDEX, encoding="utf-8")
+    (root / "docs" / "arch.md").write_text(ARCH, encoding="utf-8")
+    (root / "docs" / "cli.md").write_text(CLI_DOC, encoding="utf-8")
+    # A link out of the project: the index names it, the read must refuse it.
+    outside = root.parent / "outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "secret.md").write_text("# 外\n\nSECRET-TEXT\n", encoding="utf-8")
+    (root / "docs" / "leak.md").symlink_to(outside / "secret.md")
+    return root
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "プロジェクト")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    served = start_server(tmp_path_factory.mktemp("server"))
+    yield served
+    code = stop_server(served)
+    assert code == 0, served.stderr()
+    assert "Traceback" not in served.stderr(), served.stderr()
+
+
+@asynccontextmanager
+async def over_http(served: Served, project: Path | None, via: str = "query") -> AsyncIterator[Client]:
+    """A client whose every request names ``project``: in the URL's query as the plugin's
+    ``.mcp.json`` makes it (Claude Code percent-encodes a Japanese folder name), or in the
+    ``X-Mdmark-Project`` header."""
+    url, headers = served.url, {}
+    if project is not None and via == "query":
+        url += "?project=" + quote(str(project), safe="/")
+    elif project is not None:
+        headers["X-Mdmark-Project"] = str(project)
+    http = create_mcp_http_client(headers=headers)
+    async with http, Client(streamable_http_client(url, http_client=http), read_timeout_seconds=120) as client:
+        yield client
+
+
+@asynccontextmanager
+async def over_stdio(cwd: Path, *extra: str) -> AsyncIterator[Client]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mdmark", "serve", "--stdio", *extra], cwd=str(cwd))
+    async with Client(params, read_timeout_seconds=120) as client:
+        yield client
+
+
+async def read_text(client: Client, uri: str) -> tuple[str, str]:
+    result = await client.read_resource(uri)
+    (content,) = result.contents
+    assert content.uri == uri
+    return content.mime_type or "", getattr(content, "text")
+
+
+async def refused(client: Client, uri: str) -> MCPError:
+    with pytest.raises(MCPError) as caught:
+        await client.read_resource(uri)
+    error = caught.value
+    assert error.code in (-32602, -32002), error
+    assert_one_sentence(error.message)
+    return error
+
+
+def assert_one_sentence(message: str) -> None:
+    assert "Traceback" not in message and "SECRET" not in message, message
+    assert message.endswith("。") and message.count("。") == 1, message
+    assert len(message) < 600, message
+
+
+# -- listing ------------------------------------------------------------------------------------
+
+
+async def check_lists(client: Client) -> None:
+    listed = {r.uri: r for r in (await client.list_resources()).resources}
+    for entry in guide_entries():
+        assert f"mdmark://guide/{entry.name}" in listed
+    assert listed["mdmark://docs/arch"].title == "アーキテクチャ"
+    assert listed["mdmark://docs/arch"].mime_type == "text/markdown"
+    assert listed["mdmark://docs/cli"].name == "cli"
+    assert listed[CHECK_URI].mime_type == "application/json"
+    templates = {t.uri_template: t for t in (await client.list_resource_templates()).resource_templates}
+    assert set(templates) == {DOC_TEMPLATE, SECTION_TEMPLATE}
+    assert all(t.mime_type == "text/markdown" for t in templates.values())
+
+
+async def check_reads(client: Client, project: Path) -> None:
+    assert await read_text(client, "mdmark://docs/arch") == ("text/markdown", ARCH)
+    assert await read_text(client, "mdmark://docs/cli") == ("text/markdown", CLI_DOC)
+    mime, section = await read_text(client, "mdmark://docs/arch/sections/層の向き")
+    assert section == "## 層の向き\n\n下の層だけを使う。\n\n### 例外\n\n無い。\n\n"
+    # the anchor percent-encoded, as a client builds it from the template
+    assert (await read_text(client, "mdmark://docs/arch/sections/%E9%85%8D%E3%82%8A%E6%96%B9"))[1] == "## 配り方\n\nwheel で配る。\n"
+    mime, page = await read_text(client, "mdmark://guide/mcp-tools")
+    assert mime == "text/markdown"
+    assert page == read_guide(["mcp-tools"])[0].removeprefix("# mcp-tools\n\n")
+    mime, drift = await read_text(client, CHECK_URI)
+    assert mime == "application/json"
+    tool = await call(client, "check", {"project_dir": str(project)})
+    assert json.loads(drift) == json.loads(tool.text)
+
+
+async def check_completion(client: Client) -> None:
+    doc = ResourceTemplateReference(uri=DOC_TEMPLATE)
+    assert (await client.complete(doc, {"name": "id", "value": "a"})).completion.values == ["arch"]
+    assert (await client.complete(doc, {"name": "id", "value": "アーキ"})).completion.values == ["arch"]
+    assert (await client.complete(doc, {"name": "id", "value": "ｃｌｉ"})).completion.values == ["cli"]
+    everything = (await client.complete(doc, {"name": "id", "value": ""})).completion
+    assert everything.values == ["arch", "cli", "leak"] and everything.total == 3 and not everything.has_more
+    section = ResourceTemplateReference(uri=SECTION_TEMPLATE)
+    found = await client.complete(section, {"name": "anchor", "value": "層"}, {"id": "arch"})
+    assert found.completion.values == ["層の向き"]
+    assert (await client.complete(section, {"name": "anchor", "value": ""}, {"id": "nope"})).completion.values == []
+
+
+async def test_http_lists_reads_and_completes_the_headers_project(server: Served, project: Path) -> None:
+    async with over_http(server, project) as client:
+        await check_lists(client)
+        await check_reads(client, project)
+        await check_completion(client)
+
+
+async def test_http_header_names_an_ascii_project(server: Served, tmp_path: Path) -> None:
+    project = make_project(tmp_path / "ascii")
+    async with over_http(server, project, via="header") as client:
+        assert (await read_text(client, "mdmark://docs/arch"))[1] == ARCH
+        found = await call(client, "find_docs", {"text": "構成", "format": "json"})
+        assert [d["id"] for d in json.loads(found.text)["docs"]] == ["arch"]
+
+
+async def test_unexpanded_configuration_counts_as_no_project(server: Served, project: Path) -> None:
+    """A client that could not expand ``${PWD}`` sends it as written: no project, the hook's
+    project_dir still works."""
+    async with Client(server.url + "?project=${PWD}", read_timeout_seconds=120) as client:
+        assert "SECRET" not in str((await client.list_resources()).resources)
+        error = await refused(client, "mdmark://docs/arch")
+        assert "?project=" in error.message
+        found = await call(client, "find_docs", {"project_dir": str(project), "text": "構成"})
+        assert not found.is_error
+
+
+async def test_stdio_in_the_project_folder(project: Path) -> None:
+    async with over_stdio(project / "docs") as client:
+        await check_lists(client)
+        await check_reads(client, project)
+        await check_completion(client)
+        # the tools take the working folder when project_dir is left out
+        found = await call(client, "find_docs", {"text": "構成", "format": "json"})
+        assert not found.is_error, found.texts
+        assert [d["id"] for d in json.loads(found.text)["docs"]] == ["arch"]
+        assert "project_dir を省くと" in (client.instructions or "")
+
+
+async def test_stdio_project_option(project: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    async with over_stdio(elsewhere, "--project", str(project)) as client:
+        assert (await read_text(client, "mdmark://docs/arch"))[1] == ARCH
+        outline = await call(client, "outline", {"target": "cli"})
+        assert not outline.is_error and "CLI の引数" in outline.text
+        # an explicit project_dir still wins
+        other = make_project(tmp_path / "other")
+        (other / "docs" / "arch.md").write_text("# アーキテクチャ\n\n別\n", encoding="utf-8")
+        read = await call(client, "read_doc", {"target": "arch", "project_dir": str(other)})
+        assert read.text == "# アーキテクチャ\n\n別\n"
+
+
+async def test_without_a_project_only_the_guide_is_listed(server: Served, tmp_path: Path) -> None:
+    async with over_http(server, None) as client:
+        uris = [r.uri for r in (await client.list_resources()).resources]
+        assert uris == [f"mdmark://guide/{e.name}" for e in guide_entries()]
+        error = await refused(client, "mdmark://docs/arch")
+        assert "?project=" in error.message and "--project" in error.message
+        assert (await client.complete(ResourceTemplateReference(uri=DOC_TEMPLATE), {"name": "id", "value": ""})).completion.values == []
+        # the tools keep the project_dir rule
+        result = await call(client, "find_docs", {})
+        assert result.is_error and "project_dir" in result.text
+    async with over_stdio(tmp_path) as client:  # no config here or above: no default project
+        result = await call(client, "check", {})
+        assert result.is_error and "project_dir" in result.text
+        assert [r.uri for r in (await client.list_resources()).resources] == uris
+
+
+# -- hostile URIs -------------------------------------------------------------------------------
+
+HOSTILE = [
+    ("mdmark://docs/..%2F..%2Fetc%2Fpasswd", "索引の文書の ID に無い"),
+    ("mdmark://docs/../../etc/passwd", "資源の形に当たらない"),
+    ("mdmark://docs/%2Fetc%2Fpasswd", "索引の文書の ID に無い"),
+    ("mdmark:///etc/passwd", "資源の形に当たらない"),
+    ("file:///etc/passwd", "mdmark の資源ではない"),
+    ("mdmark://docs/docs%2Farch.md", "索引の文書の ID に無い"),
+    ("mdmark://docs/arc", "近い ID: `arch`"),
+    ("mdmark://docs/leak", "外"),
+    ("mdmark://docs/" + "a" * 5000, "上限"),
+    ("mdmark://docs/" + "%E3%81%82" * 200, "バイト"),
+    ("mdmark://docs/%FF%FE", "UTF-8"),
+    ("mdmark://docs/arch%00", "NUL"),
+    ("mdmark://docs/arch?x=1", "パーセント符号化"),
+    ("mdmark://docs/arch/sections/nowhere", "アンカーにも見出しの文にも当たらない"),
+    ("mdmark://docs/arch/sections/", "空"),
+    ("mdmark://guide/..%2F..%2Fsetup.py", "使い方集"),
+    ("mdmark://guide/mcp-tool", "mcp-tools"),
+    ("mdmark://checks", "資源の形に当たらない"),
+]
+
+
+@pytest.mark.parametrize(("uri", "part"), HOSTILE)
+async def test_hostile_uris_are_refused_with_one_sentence(server: Served, project: Path, uri: str, part: str) -> None:
+    async with over_http(server, project) as client:
+        error = await refused(client, uri)
+    assert part in error.message, error.message
+
+
+async def test_hostile_uris_over_stdio(project: Path) -> None:
+    async with over_stdio(project) as client:
+        for uri, part in HOSTILE[:8]:
+            error = await refused(client, uri)
+            assert part in error.message, (uri, error.message)
+
+
+async def test_a_header_naming_no_folder_is_one_sentence(server: Served, tmp_path: Path) -> None:
+    cases = [(tmp_path / "none", "フォルダが無い", "query"), (Path("relative/dir"), "絶対パスではない", "header")]
+    for value, part, via in cases:
+        async with over_http(server, value, via) as client:
+            error = await refused(client, "mdmark://docs/arch")
+            assert part in error.message, error.message
+            result = await call(client, "find_docs", {})
+            assert result.is_error and part in result.text
+
+
+async def test_completion_is_bounded(server: Served, tmp_path: Path) -> None:
+    root = tmp_path / "many"
+    (root / "docs").mkdir(parents=True)
+    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
+    lines = ["docs:"]
+    for n in range(150):
+        lines += [f"  - id: d{n:03}", f"    path: docs/d{n:03}.md", f"    title: 文書 {n}"]
+        (root / "docs" / f"d{n:03}.md").write_text(f"# 文書 {n}\n", encoding="utf-8")
+    (root / "index.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    async with over_http(server, root) as client:
+        found = (await client.complete(ResourceTemplateReference(uri=DOC_TEMPLATE), {"name": "id", "value": "d"})).completion
+        assert len(found.values) == MAX_COMPLETIONS and found.total == 150 and found.has_more
+        by_title = (await client.complete(ResourceTemplateReference(uri=DOC_TEMPLATE), {"name": "id", "value": "文書 14"})).completion
+        assert by_title.values == ["d014"] + [f"d{n}" for n in range(140, 150)]
+        with pytest.raises(MCPError) as caught:
+            await client.complete(ResourceTemplateReference(uri=DOC_TEMPLATE), {"name": "anchor", "value": ""})
+        assert_one_sentence(caught.value.message)
+
+
+def test_serve_project_option_refuses_a_missing_folder(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mdmark", "serve", "--stdio", "--project", "nowhere"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        env={**os.environ},
+    )
+    assert done.returncode == 1, done.stderr
+    assert "--project の `nowhere` というフォルダが無い" in done.stderr
+    assert "Traceback" not in done.stderr
