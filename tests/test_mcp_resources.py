@@ -6,13 +6,17 @@ project named by the ``X-Mdmark-Project`` header) and over stdio (the working fo
 
 from __future__ import annotations
 
+import http.client
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -22,6 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import ResourceTemplateReference
 from test_mcp import Served, call, start_server, stop_server
+from test_plugin import CLAUDE, claude, claude_env, installed, marketplace, needs_claude  # noqa: F401
 
 from mdmark.guide.reader import guide_entries, read_guide
 from mdmark.tools.resources import CHECK_URI, DOC_TEMPLATE, MAX_COMPLETIONS, SECTION_TEMPLATE
@@ -334,3 +339,114 @@ def test_serve_project_option_refuses_a_missing_folder(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr
     assert "--project の `nowhere` というフォルダが無い" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# -- the real claude CLI ------------------------------------------------------------------------
+# claude -p with a fake key reaches no model, but it connects to the plugin's MCP server first and
+# asks for resources/list. A recording proxy between claude and a real mdmark serve shows which
+# project claude named (the plugin's .mcp.json puts ${PWD} in the URL) and what mdmark answered.
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    target = 0
+    seen: list[tuple[str, dict[str, Any], str]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        connection = http.client.HTTPConnection("127.0.0.1", self.target, timeout=120)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
+        connection.request("POST", self.path, body, {**headers, "Host": f"127.0.0.1:{self.target}"})
+        response = connection.getresponse()
+        answer = response.read()
+        try:
+            message = json.loads(body)
+        except ValueError:
+            message = {}
+        type(self).seen.append((self.path, message, answer.decode("utf-8", "replace")))
+        self.send_response(response.status)
+        for key, value in response.getheaders():
+            if key.lower() not in ("content-length", "transfer-encoding", "connection"):
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def do_GET(self) -> None:
+        self.send_response(405)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class _NoModel(http.server.BaseHTTPRequestHandler):
+    """The model API: every request refused as a wrong key."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        data = json.dumps({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def _serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[int]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _listed() -> bool:
+    return any(message.get("method") == "resources/list" for _, message, _ in _Recorder.seen)
+
+
+def _claude_until_listed(env: dict[str, str], cwd: Path) -> None:
+    """``claude -p`` until it has asked for resources/list (it retries the refused model call for
+    minutes; the MCP requests come first), then stopped."""
+    assert CLAUDE is not None
+    proc = subprocess.Popen([CLAUDE, "-p", "hello"], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(1200):
+            if _listed() or proc.poll() is not None:
+                break
+            threading.Event().wait(0.1)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@needs_claude
+def test_claude_names_the_sessions_project_in_resource_requests(
+    installed: dict[str, str], server: Served, tmp_path: Path
+) -> None:
+    project = make_project(tmp_path / "設計")
+    _Recorder.target = server.port
+    _Recorder.seen = []
+    with _serving(_Recorder) as port, _serving(_NoModel) as api:
+        env = {**installed, "MDMARK_PORT": str(port), "PWD": str(project)}  # PWD: as the user's shell sets it
+        done = claude("mcp", "list", env=env, cwd=project)
+        line = [ln for ln in done.stdout.splitlines() if ln.startswith("plugin:mdmark:mdmark:")]
+        assert line == [f"plugin:mdmark:mdmark: http://127.0.0.1:{port}/mcp?project={project} (HTTP) - ✔ Connected"], done.stdout
+        env = {**env, "ANTHROPIC_API_KEY": "sk-ant-fake", "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{api}"}
+        _claude_until_listed(env, project)
+    lists = [(path, answer) for path, message, answer in _Recorder.seen if message.get("method") == "resources/list"]
+    assert lists, [m.get("method") for _, m, _ in _Recorder.seen]
+    path, answer = lists[-1]
+    assert path == "/mcp?project=" + quote(str(project), safe="/")
+    uris = [r["uri"] for r in json.loads(answer)["result"]["resources"]]
+    assert "mdmark://docs/arch" in uris and "mdmark://check" in uris and "mdmark://guide/mcp-tools" in uris
