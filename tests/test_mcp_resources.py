@@ -25,7 +25,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import ResourceTemplateReference
-from test_mcp import Served, call, start_server, stop_server
+from test_mcp import Served, anyio_backend, call, server  # noqa: F401
 from test_plugin import CLAUDE, claude, claude_env, installed, marketplace, needs_claude  # noqa: F401
 
 from mdmark.guide.reader import guide_entries, read_guide
@@ -73,17 +73,11 @@ wheel で配る。
 CLI_DOC = "# CLI の引数\n\nコマンドの引数を並べる。[アーキ](arch.md)\n"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def make_project(root: Path) -> Path:
-    (root / "docs").mkdir(parents=True)
-    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
-    (root / "index.yaml").write_text(INDEX, encoding="utf-8")
-    (root / "docs" / "arch.md").write_text(ARCH, encoding="utf-8")
-    (root / "docs" / "cli.md").write_text(CLI_DOC, encoding="utf-8")
+    files = {"mdmark.config.yaml": CONFIG, "index.yaml": INDEX, "docs/arch.md": ARCH, "docs/cli.md": CLI_DOC}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
     # A link out of the project: the index names it, the read must refuse it.
     outside = root.parent / "outside"
     outside.mkdir(exist_ok=True)
@@ -95,15 +89,6 @@ def make_project(root: Path) -> Path:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return make_project(tmp_path / "プロジェクト")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    served = start_server(tmp_path_factory.mktemp("server"))
-    yield served
-    code = stop_server(served)
-    assert code == 0, served.stderr()
-    assert "Traceback" not in served.stderr(), served.stderr()
 
 
 @asynccontextmanager
