@@ -23,7 +23,6 @@ from urllib.parse import quote, unquote
 from typing import TYPE_CHECKING
 
 from mdmark.core.errors import MdmarkError
-from mdmark.util.bounds import path_problem
 from mdmark.util.sentences import close_note, unknown_doc_id
 from mdmark.util.text import normalize, quote_list
 
@@ -38,6 +37,8 @@ CHECK_URI = SCHEME + "check"
 
 #: A longer URI names nothing mdmark has (ids and anchors are short); it is refused unread.
 MAX_URI_CHARS = 2_000
+#: A longer id, anchor or page name is refused unread (none of the index's is this long).
+MAX_NAME_CHARS = 256
 #: The most values one ``completion/complete`` answer may hold (the MCP specification's limit).
 MAX_COMPLETIONS = 100
 #: Documents listed per ``resources/list`` page (the rest follow with ``nextCursor``).
@@ -172,9 +173,12 @@ def _variable(raw: str, what: str, uri: str) -> str:
         raise ResourceError(f"URI `{_short(uri)}` の {what} が UTF-8 として読めないので、{what} を UTF-8 でパーセント符号化してください。") from None
     if not value.strip():
         raise ResourceError(f"URI `{_short(uri)}` の {what} が空なので、{what} を入れてください。")
-    problem = path_problem(value)
-    if problem is not None or any(ord(c) < 0x20 for c in value):
-        raise ResourceError(f"URI の {what} `{_short(value)}` は{problem or '制御文字を含むので'}、索引にある短い {what} を渡してください。")
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value):
+        raise ResourceError(f"URI の {what} `{_short(value)!r}` は制御文字を含むので、制御文字を除いてください。")
+    if len(value) > MAX_NAME_CHARS:
+        raise ResourceError(
+            f"URI の {what} `{_short(value)}` は {len(value):,} 文字あって上限（{MAX_NAME_CHARS} 文字）を超えるので、索引にある短い {what} を渡してください。"
+        )
     return value
 
 
@@ -247,7 +251,7 @@ def _doc(project: Path, doc_id: str, anchor: str | None) -> str:
             "作業のフォルダの設定に index が無いので、文書を ID で読むには設定に index（例: `index: index.yaml`）を書いてください。"
         )
     if index.doc(doc_id) is None:
-        raise ResourceError(unknown_doc_id("URI の文書", doc_id, [d.id for d in index.docs]), not_found=True)
+        raise ResourceError(unknown_doc_id("URI", doc_id, [d.id for d in index.docs]), not_found=True)
     try:
         # max_images 0: a resource is text; every local image stays in the Markdown as written.
         blocks = read_doc(project, target=doc_id, section=anchor, max_images=0)
