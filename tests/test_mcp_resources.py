@@ -313,6 +313,10 @@ async def test_completion_is_bounded(server: Served, tmp_path: Path) -> None:
         with pytest.raises(MCPError) as caught:
             await client.complete(ResourceTemplateReference(uri=DOC_TEMPLATE), {"name": "anchor", "value": ""})
         assert_one_sentence(caught.value.message)
+        with pytest.raises(MCPError) as caught:
+            await client.list_resources(cursor="next-please")
+        assert_one_sentence(caught.value.message)
+        assert "nextCursor" in caught.value.message
 
 
 def test_serve_project_option_refuses_a_missing_folder(tmp_path: Path) -> None:
@@ -435,3 +439,18 @@ def test_claude_names_the_sessions_project_in_resource_requests(
     assert path == "/mcp?project=" + quote(str(project), safe="/")
     uris = [r["uri"] for r in json.loads(answer)["result"]["resources"]]
     assert "mdmark://docs/arch" in uris and "mdmark://check" in uris and "mdmark://guide/mcp-tools" in uris
+
+
+def test_listing_pages_follow_the_cursor(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdmark.tools import resources
+
+    whole, nxt = resources.listed(project)
+    assert nxt is None and "mdmark://docs/leak" in [e.uri for e in whole]
+    monkeypatch.setattr(resources, "PAGE_SIZE", 7)
+    pages, cursor = [], None
+    while True:
+        page, cursor = resources.listed(project, cursor)
+        pages += page
+        if cursor is None:
+            break
+    assert pages == whole

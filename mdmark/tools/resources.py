@@ -41,8 +41,10 @@ MAX_URI_CHARS = 2_000
 MAX_NAME_CHARS = 256
 #: The most values one ``completion/complete`` answer may hold (the MCP specification's limit).
 MAX_COMPLETIONS = 100
-#: Documents listed per ``resources/list`` page (the rest follow with ``nextCursor``).
-PAGE_SIZE = 500
+#: Resources per ``resources/list`` page (the rest follow with ``nextCursor``). Large, so that a
+#: knowledge base of a thousand documents is one page: whether a client follows the cursor for
+#: its ``@`` list is the client's affair.
+PAGE_SIZE = 2_000
 
 
 class ResourceError(Exception):
