@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import atexit
+import io
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,18 +75,107 @@ def mdmark_on_a_terminal(*args: str, cwd: Path) -> tuple[int, str, str]:
     return done.returncode, done.stdout.decode("utf-8"), seen.decode("utf-8", "replace")
 
 
-def run_mdmark(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Run the installed ``mdmark`` command as a user would (a real subprocess)."""
+#: Commands :func:`run_mdmark` runs in this process: the ones that answer and end. The servers
+#: (``serve``, ``lsp``, ``preview``) keep running, install signal handlers and own their process.
+IN_PROCESS_COMMANDS = frozenset({"check", "build", "export", "graph", "find", "tags", "index", "guide", "outline", "read", "trust", "init"})
+#: ``MDMARK_TEST_PROCESS=1`` runs every command as a subprocess (to tell an in-process difference from a bug).
+ALWAYS_PROCESS = bool(os.environ.get("MDMARK_TEST_PROCESS"))
+#: Environment variables only a new interpreter reads (at its start), so a run that sets one gets a process.
+_START_ONLY_ENV = ("PYTHON", "TMPDIR", "TEMP", "TMP", "LANG", "LC_", "HOME")
+
+
+def run_mdmark(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300, process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run ``mdmark *args`` as a user would: stdout, stderr and the exit code of the console
+    script's entry point (:func:`mdmark.cli.main.main`).
+
+    A command that answers and ends runs in this process (:func:`run_in_process`: half a second of
+    Python and Sphinx start-up saved per run), as a new process would run it; a server, a run whose
+    environment only a new interpreter reads (``PYTHONPATH``, ``TMPDIR``, the locale), a run from
+    a thread other than the main one (tests of concurrent processes), or
+    ``process=True`` (a test of the process itself: its exit, signals, what it leaves behind)
+    runs as a real subprocess of ``python -m mdmark``."""
     # A fixed terminal width, so help and usage lines wrap the same on every machine.
-    full_env = {**os.environ, "COLUMNS": "80", **(env or {})}
+    extra = {"COLUMNS": "80", **(env or {})}
+    command = next((a for a in args if not a.startswith("-")), None)
+    if (
+        not (process or ALWAYS_PROCESS)
+        and command in IN_PROCESS_COMMANDS
+        and not any(k.startswith(_START_ONLY_ENV) for k in extra)
+        # The process's directory, environment and descriptors are one: runs from other threads
+        # (a test of concurrent processes) are processes.
+        and threading.current_thread() is threading.main_thread()
+    ):
+        return run_in_process(list(args), cwd=cwd, env=extra)
     return subprocess.run(
         [sys.executable, "-m", "mdmark", *args],
         cwd=cwd,
-        env=full_env,
+        env={**os.environ, **extra},
         capture_output=True,
         text=True,
         timeout=timeout,
     )
+
+
+def run_in_process(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``mdmark.cli.main.main(args)`` in this process, as a new process of the console script runs
+    it: in ``cwd``, with ``env`` added to the environment, stdout and stderr (Python's and the file
+    descriptors', which the project's output and child processes write to) read into the result;
+    the run has workspaces and worker processes of its own, and afterwards the directory, the
+    environment, the streams, the workspaces and the worker pool are as before: nothing of one run
+    reaches the next, or the test's own calls."""
+    from mdmark.cli.main import main
+    from mdmark.pipeline.workers import fresh_pool
+    from mdmark.workspace.main import fresh_workspaces
+
+    saved_env = dict(os.environ)
+    saved_cwd = os.getcwd()
+    saved_streams = sys.stdout, sys.stderr
+    files = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]
+    for stream in saved_streams:
+        stream.flush()
+    saved_fds = [os.dup(1), os.dup(2)]
+    code: int | str | None
+    try:
+        os.environ.update(env)
+        os.chdir(cwd)
+        os.dup2(files[0].fileno(), 1)
+        os.dup2(files[1].fileno(), 2)
+        # Unbuffered into the same files as the descriptors: what Python and a child write stays in order.
+        sys.stdout, sys.stderr = (
+            io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True)
+            for fd in (1, 2)
+        )
+        try:
+            with fresh_workspaces(), fresh_pool():
+                code = main(args)
+        except SystemExit as exc:  # argparse's usage errors and --help
+            code = exc.code
+        if isinstance(code, str):
+            print(code, file=sys.stderr)
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        sys.stdout, sys.stderr = saved_streams
+        os.dup2(saved_fds[0], 1)
+        os.dup2(saved_fds[1], 2)
+        for fd in saved_fds:
+            os.close(fd)
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    out, err = (_read_text(f) for f in files)
+    return subprocess.CompletedProcess([sys.executable, "-m", "mdmark", *args], code or 0, out, err)
+
+
+def _read_text(file: Any) -> str:
+    """What was written to ``file``, decoded as ``subprocess.run(text=True)`` decodes a pipe."""
+    with file:
+        file.seek(0)
+        data: bytes = file.read()
+    return data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def trust_project(config_path: Path | str) -> subprocess.CompletedProcess[str]:

@@ -24,7 +24,7 @@ def _pytest_without_programs(tmp_path: Path, ci: str | None) -> subprocess.Compl
     if ci is not None:
         env["CI"] = ci
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rsf", "-p", "no:cacheprovider", *SELECTED],
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-rsf", "-p", "no:cacheprovider", *SELECTED],
         cwd=TESTS,
         env=env,
         capture_output=True,

@@ -375,7 +375,7 @@ def _translate(value: str | None) -> tuple[float, float]:
 def text_boxes(svg: str) -> list[tuple[str, tuple[float, float, float, float]]]:
     """Every ``<text>`` of ``svg`` with the rectangle (x, y, w, h) it covers, computed the way the
     layout estimates text (:func:`mdmark.graph.layout.text_width`), attributes inherited as in SVG."""
-    from mdmark.graph.layout import text_width
+    from mdmark.graph.labels import text_width
 
     out: list[tuple[str, tuple[float, float, float, float]]] = []
 
@@ -458,7 +458,8 @@ def test_the_300_page_size_and_the_graphs_share(built_300: Path) -> None:
 
 
 def test_labels_tell_apart_titles_that_read_alike() -> None:
-    from mdmark.graph.layout import MAX_LABEL, distinct_labels, text_width
+    from mdmark.graph.labels import distinct_labels, text_width
+    from mdmark.graph.layout import MAX_LABEL
 
     nodes = [
         Node("a", "アーキテクチャのトークン更新設計", "architecture/design-001.md", 0),

@@ -416,6 +416,36 @@ async def test_export_html_errors(server: Served, project: Path, tmp_path: Path)
     assert not (project / "docs" / "arch.html").exists()
 
 
+async def test_export_html_writes_only_inside_the_project(server: Served, project: Path, tmp_path: Path) -> None:
+    """A document, a config or a default output outside project_dir cannot carry the output out (issue 37)."""
+    other = tmp_path / "other"
+    (other / "sub").mkdir(parents=True)
+    (other / "x.md").write_text("# 外\n", encoding="utf-8")
+    (other / "sub" / "mdmark.config.yaml").write_text("markdown: {}\n", encoding="utf-8")
+    (other / "sub" / "y.md").write_text("# 外\n", encoding="utf-8")
+    (project / "docs" / "out-link").symlink_to(other, target_is_directory=True)
+    attempts = [
+        {"file": str(other / "x.md")},  # the default output beside a document outside
+        {"file": str(other / "x.md"), "out": str(other / "evil.html")},  # defaults rooted at the document's folder
+        {"file": "docs/arch.md", "out": str(other / "sub" / "evil.html"), "config": str(other / "sub" / "mdmark.config.yaml")},
+        {"file": str(other / "sub" / "y.md"), "out": str(other / "sub" / "evil.html")},  # the config found from the document
+        {"file": "docs/arch.md", "out": "docs/out-link/evil.html"},  # through a link in the project
+        {"file": "docs/arch.md", "out": "../other/evil.html"},
+    ]
+    async with connect(server) as client:
+        for arguments in attempts:
+            text = assert_error(await call_in(client, project, "export_html", **arguments))
+            assert "外" in text and text.count("。") == 1, text
+        # Inside project_dir all the same: a document of the project, written where the agent says.
+        inside = assert_json(await call_in(client, project, "export_html", file="docs/arch.md", out="site/arch.html"))
+        assert inside["out"] == str((project / "site" / "arch.html").resolve())
+    assert sorted(p.name for p in other.rglob("*")) == ["mdmark.config.yaml", "sub", "x.md", "y.md"]
+    # The CLI's -o still writes where its user says.
+    done = cli(project, "export", str(other / "x.md"), "-o", str(other / "mine.html"))
+    assert done.returncode == 0, done.stderr
+    assert (other / "mine.html").is_file()
+
+
 async def test_export_html_same_sentence_as_cli(server: Served, project: Path) -> None:
     async with connect(server) as client:
         result = await call_in(client, project, "export_html", file="docs/missing.md")

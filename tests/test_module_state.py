@@ -29,6 +29,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/host/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
     ("sphinx_ext/state.py", "_BY_ENV"): "the extension's state per Sphinx build environment (weak keys)",
     ("mdmark/pipeline/workers.py", "_IN_WORKER"): "whether this process is a pool worker, set once when it starts",
+    ("mdmark/util/landlock.py", "_APPLIED"): "the Landlock confinement of this process: set once, the kernel never undoes it",
+    ("mdmark/pipeline/workers.py", "_POOL"): "this process's worker processes (fresh_pool swaps in a pool of a run's own), not a cache",
     ("mdmark/host/accessors.py", "_PREPARED"): "which live Sphinx applications have prepared their writer (weak)",
     ("mdmark/host/patches.py", "_PARSERS"): "MyST parsers by configuration, made once per process: they keep no document",
     ("mdmark/host/session.py", "_COLLECTOR"): "the one logging handler on Sphinx's process-wide logger",
@@ -59,6 +61,7 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/html/page.py", "page_script"): "a file shipped in the package",
     ("mdmark/html/render.py", "_translator_over"): "a class made from a class: pure",
     ("mdmark/util/globs.py", "_compile"): "a regular expression from a glob: pure",
+    ("mdmark/util/landlock.py", "_libc"): "the C library this process is linked with: fixed for the process",
 }
 
 _MUTATORS = {

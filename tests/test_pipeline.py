@@ -297,6 +297,7 @@ def test_conf_py_runs_once_for_every_worker_of_a_cold_check(tmp_path: Path) -> N
         write(root / "docs" / f"d{i:02}.md", f"# 文書 {i}\n\n本文 {i}。\n")
     write(root / "mdmark.config.yaml", ONCE_CONFIG)
     trust_project(root / "mdmark.config.yaml")
+    runs.unlink()  # trusting ran conf.py once, to record what it imports
     cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     first = run_mdmark("check", cwd=root, env=cache)
     assert first.returncode in (0, 1), first.stderr
@@ -349,8 +350,42 @@ def test_a_forked_worker_past_its_wall_clock_is_killed_and_the_next_job_goes_on(
         results = pool.run(_Owner(), _pid_task, [60.0, 0.0, 0.001], width=1)
     finally:
         pool.close()
-    assert results[0] == workers_module.Failed("time")
+    assert results[0] == workers_module.Failed("stall", "2")
     assert isinstance(results[1], int) and isinstance(results[2], int)
+
+
+def _burn_task(_owner: _Owner, seconds: float) -> float:
+    """Use ``seconds`` of this process's CPU time (a document that takes work, not one that blocks)."""
+    import time
+
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+    return seconds
+
+
+def test_a_worker_that_works_past_the_wall_bound_is_not_stopped_and_one_past_its_cpu_bound_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The wall bound catches a worker that uses no CPU (blocked), not one a busy machine slows down:
+    a task using 2.5 s of CPU finishes under a 1 s wall bound; the CPU bound is the kernel's, the
+    worker's own time, and a task past it is told by that bound with its figure."""
+    from mdmark.pipeline import workers as workers_module
+
+    monkeypatch.setenv(workers_module.WALL_ENV, "1")
+    monkeypatch.setenv(workers_module.CPU_ENV, "1")
+    pool = workers_module.Pool()
+    try:
+        # The CPU bound of one task is at least its figure (whole seconds, counted from the task's start).
+        results = pool.run(_Owner(), _burn_task, [0.6, 30.0, 0.5], width=1)
+        said = workers_module.limit_message("a.md", workers_module.Failed("cpu"))
+        monkeypatch.setenv(workers_module.CPU_ENV, "10")
+        slow = pool.run(_Owner(), _burn_task, [2.5], width=1)
+    finally:
+        pool.close()
+    assert results == [0.6, workers_module.Failed("cpu"), 0.5]
+    assert slow == [2.5]
+    assert "CPU を上限の 1 秒" in said and said.count("。") == 1
 
 
 def test_documents_with_and_without_front_matter_settings_each_read_with_their_own(tmp_path: Path) -> None:

@@ -100,6 +100,7 @@ ALLOWED_READS: dict[tuple[str, str], str] = {
     ("mdmark/host/trust.py", "_locked"): "the lock file of the user's trust records",
     ("sphinx_ext/facts.py", "on_doctree_read"): "inside sphinx-build: the user's own build reads its own documents",
     ("mdmark/pipeline/workers.py", "_mapped"): "/proc/self/statm: the worker's own address space, before its limit is set",
+    ("mdmark/pipeline/workers.py", "_cpu_ticks"): "/proc/PID/stat: a worker's CPU time so far, for its wall-clock bound",
     ("mdmark/server/app.py", "serve"): "the stdio channel's own file descriptor (no file is opened)",
     ("mdmark/util/conflock.py", "conf_lock"): "this user's lock file in the temporary folder (O_NOFOLLOW, 0600), never a repository file",
 }

@@ -49,7 +49,8 @@ def _trusted(root: Path) -> Path:
 
 def test_conf_settings_take_effect_and_markdown_only_fills_in(tmp_path: Path) -> None:
     root = _trusted(_project(tmp_path))
-    marker = tmp_path / "marker"
+    # Inside the project: a trusted conf.py writes there as under sphinx-build, never outside (test_landlock.py).
+    marker = root / "marker"
     result = run_mdmark("check", "--format", "json", cwd=root, env={"MARKER": str(marker)})
     assert marker.read_text() == "ran"
     issues = json.loads(result.stdout)["issues"]
@@ -80,7 +81,7 @@ def test_an_extension_that_cannot_be_imported_is_one_drift(tmp_path: Path) -> No
         lines = result.stdout.splitlines()
         assert lines[0] == (
             "mdmark.config.yaml:sphinx.conf: config_value: conf.py の extensions の `no_such_extension_here` を読み込めない"
-            "（ModuleNotFoundError: No module named 'no_such_extension_here'）ので、その拡張を入れるか conf.py の extensions から外してください。"
+            "（Python の言葉で「ModuleNotFoundError: No module named 'no_such_extension_here'」）ので、その拡張を入れるか conf.py の extensions から外してください。"
         )
         # mdmark went on without it: the todo directive still reads.
         assert not any("todo" in line for line in lines[1:])

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from mdmark.builders.export import document_warnings
+from mdmark.builders.export import document_warnings, trust_warnings, unreadable_note
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
 from mdmark.pipeline.pipeline import Pipeline
@@ -332,9 +332,13 @@ def build_site(
         project, layout, model, index_files, lambda: _ordered(files, real, project.source_dir, model, index_files)
     )
     all_facts = _facts_of(pipeline, ordered, real, known)
-    broken = [f for f in all_facts if f.error]
+    broken = [(path, f) for path, f in zip(ordered, all_facts, strict=True) if f.error]
     if broken:
-        raise MdmarkError(broken[0].error or "")
+        # Every document that cannot be read, at its place, as check reports it (the page is
+        # written only when all of them can be).
+        raise MdmarkError(
+            "\n".join(unreadable_note(shown_under(real[p], start), f) for p, f in broken)
+        )
     model = _model(project, model.with_order([f.path.removesuffix(".md") for f in all_facts]))
 
     index_titles = dict(zip(index_files, (d.title for d in index.docs), strict=True)) if index is not None else {}
@@ -368,7 +372,7 @@ def build_site(
         nav_docs: list[NavDoc] = []
         start = project.start.resolve()
         names = layout.names_under(project.root, start)
-        warnings: list[str] = css_warnings(cfg)
+        warnings: list[str] = trust_warnings(project) + css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
         by_name = model.known if model.known is not None else {}

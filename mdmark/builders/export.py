@@ -28,6 +28,12 @@ def format_note(file: str, line: int | None, message: str) -> str:
     return f"{file}:{line}: {message}" if line else f"{file}: {message}"
 
 
+def unreadable_note(file: str, facts: DocFacts) -> str:
+    """Why a document cannot be read, at its line when it has one (its sentence names the
+    document already)."""
+    return format_note(file, facts.error_line, facts.error or "") if facts.error_line else facts.error or ""
+
+
 def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
     """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
     warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
@@ -38,6 +44,38 @@ def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Mode
     found += [(n.line or 0, n.message) for n in notes]
     found.sort(key=lambda item: item[0])
     return [format_note(file, line or None, message) for line, message in found]
+
+
+def trust_warnings(project: Project) -> list[str]:
+    """The trust notice check reports at ``sphinx.conf``, as build and export say it: a conf.py that
+    does not run (never trusted, or changed since the user trusted it) leaves out what it would
+    render, and a page must not lose that silently."""
+    conf = project.config.sphinx_conf
+    if conf is None or not project.conf_info().static:
+        return []
+    from mdmark.host.trust import untrusted_sentence
+
+    sentence = untrusted_sentence(display(conf, project.root), project.config.path, project.conf_info().held, conf)
+    return [format_note(_shown(project.config.path or conf, project), None, sentence)]
+
+
+def ensure_confined_out(project: Project, target: Path, shown_out: str) -> None:
+    """The MCP tool's output rule (design §9): inside ``project_dir`` or the config folder.
+
+    The config folder counts only when it is the project's: it holds ``project_dir`` or lies in it.
+    A config folder that came from elsewhere — the defaults rooted at a document outside
+    ``project_dir``, or a ``config`` naming another folder's file — would let the tool write beside
+    any file the caller names, so there only ``project_dir`` counts."""
+    from mdmark.util.roots import inside
+
+    start, root = project.start.resolve(), project.root.resolve()
+    projects = project.config.path is not None and (inside(start, root) or inside(root, start))
+    if projects:
+        project.ensure_writable_target(target)
+    elif not inside(target, start):
+        raise MdmarkError(
+            f"出力先 `{shown_out}` は作業のフォルダ（project_dir）の外なので、作業のフォルダの中の .html のパスを out に指定してください。"
+        )
 
 
 def export_html(
@@ -77,18 +115,21 @@ def export_html(
     target = target.absolute()
     shown_out = _shown(target, project)
     if confined:
-        project.ensure_writable_target(target)
+        ensure_confined_out(project, target, shown_out)
     check_out_path(target, shown_out)
 
     pipeline = project.pipeline
-    facts = pipeline.facts(source)
+    facts = pipeline.facts_many([source])[0]
+    if facts.error is not None:
+        # At its place, as check and build report it.
+        raise MdmarkError(unreadable_note(shown_source, facts), file=str(source), line=facts.error_line)
     rel = pipeline.relpath(source)
     docname = docname_of(rel)
     lang = project.config.html.lang
     fragment = render_document(pipeline, source, facts, lang)
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
-    warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
+    warnings = trust_warnings(project) + css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
     title = facts.title or source.stem
     chunks = page_chunks(
         mode="export",

@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     action = p.add_mutually_exclusive_group()
     action.add_argument("--list", action="store_true", help="信頼しているプロジェクトと、その信頼が今も有効かを出す")
     action.add_argument("--revoke", action="store_true", help="このプロジェクトの信頼を取り消す")
+    action.add_argument(
+        "--status", action="store_true", help="文書を読む作業プロセスを今守っているもの（OS の Landlock・ネットワーク・メモリと CPU の上限）を出す"
+    )
     return parser
 
 

@@ -165,6 +165,13 @@ class DriftKind(enum.StrEnum):
         "その文書に最初の見出しを書く",
         "where の行の toctree が挙げる文書に、最初の見出しを直接書き足します。",
     )
+    TOCTREE_CYCLE = (
+        "toctree_cycle",
+        "toctree の項目をたどるとその toctree の文書に戻る（循環する。Sphinx はその項目を無視する）",
+        "文書どうしを互いの toctree に挙げた、文書が自分を挙げた",
+        "循環のどこかの toctree から項目を外す（親の toctree にだけ挙げる）",
+        "where の行の toctree の項目を直接消すか、循環の相手の toctree から消します。",
+    )
     NOT_IN_TOCTREE = (
         "not_in_toctree",
         "sphinx.conf のとき、どの toctree にも入っていない文書がある（root_doc と orphan の文書を除く）",

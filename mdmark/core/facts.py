@@ -206,6 +206,8 @@ class DocFacts:
     deps: list[tuple[str, Stamp]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    #: Where the document's text shows what stopped its reading, when a line does.
+    error_line: int | None = None
 
     @property
     def content_key(self) -> str:
@@ -248,6 +250,7 @@ class DocFacts:
             deps=[(str(rel), stamp_from_json(stamp)) for rel, stamp in data["deps"]],
             metadata=dict(data["metadata"]),
             error=data["error"],
+            error_line=data.get("error_line"),
         )
 
     @property

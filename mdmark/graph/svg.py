@@ -14,7 +14,8 @@ import html
 import math
 from collections.abc import Callable
 
-from mdmark.graph.layout import Box, Cluster, Drawing, Line, text_width
+from mdmark.graph.labels import text_width
+from mdmark.graph.layout import Box, Cluster, Drawing, Line
 from mdmark.graph.style import BODY, EDGE_STYLES, FONT_FAMILY, FONT_SIZE, KINDS, colours
 
 LEGEND_SAMPLE = 28

@@ -188,7 +188,8 @@ def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tu
     (computed here, as for ``mdmark graph --doc``), the relations, and what the drawing needs of
     each document (title, label, width, link). Returns it and the number of documents each picture
     leaves out."""
-    from mdmark.graph.layout import box_labels, box_width, text_width
+    from mdmark.graph.labels import text_width
+    from mdmark.graph.layout import box_labels, box_width
     from mdmark.graph.style import EDGE_STYLES, FONT_FAMILY, FONT_SIZE, KINDS, PALETTE
 
     labels = box_labels(graph)

@@ -34,7 +34,7 @@ from mdmark.host.confinfo import (
     unverified_domains,
 )
 from mdmark.host.myst_settings import fill_in_myst, myst_values
-from mdmark.host.patches import harden_parsing, share_docutils_settings
+from mdmark.host.patches import SPHINX_CONTEXT, dangling_footnotes, harden_parsing, share_docutils_settings
 from mdmark.host.session import SPHINX_LOCK, logging_kept
 
 if TYPE_CHECKING:
@@ -85,6 +85,12 @@ def _unimportable(extensions: list[str]) -> str | None:
 
 
 def _conf_problem(conf: Path, exc: BaseException) -> MdmarkError:
+    from mdmark.util import landlock
+
+    cause = exc.__cause__ or getattr(exc, "orig_exc", None) or exc
+    if isinstance(cause, PermissionError) and landlock.refused(cause):
+        # The kernel refused what conf.py or an extension did in a confined worker (a write outside the project).
+        return MdmarkError(f"設定の sphinx.conf の `{conf.name}` から Sphinx を用意する途中で{landlock.denied_sentence(cause)}", exit_code=2)
     reason = _reason(exc)
     return MdmarkError(
         f"設定の sphinx.conf の `{conf.name}` から Sphinx を用意できない（{reason}）ので、conf.py を直すか sphinx.conf を外してください。",
@@ -137,8 +143,7 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
             str(srcdir), None, outdir, doctreedir, "html",
             confoverrides=_own_overrides(settings), status=status, warning=warning, freshenv=True,
         )  # fmt: skip
-        _prepare(app)
-        _no_page_tocs(app)
+        _prepare(app, own=True)
         return app, info_for_settings(settings)
 
     # The HTML theme plays no part in reading (mdmark writes its own page), and an uninstalled one
@@ -175,6 +180,7 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
         break
     _fill_in(app, settings)
     _prepare(app)
+    setattr(app.env, SPHINX_CONTEXT, True)
     return app, _info_of(app, dropped)
 
 
@@ -205,6 +211,11 @@ def _create_static_app(
         "smartquotes": False,
         "html_theme": "basic",
         "html_theme_options": {},
+        # Sphinx compiles ``<locale_dirs>/<language>/LC_MESSAGES/sphinx.po`` into a ``sphinx.mo``
+        # beside it as the application starts: an untrusted repository's catalog (the file, or a
+        # symlink in its place) must not make mdmark write in it. Its catalogs are not read.
+        "locale_dirs": [],
+        "gettext_auto_build": False,
     }
     try:
         app = Sphinx(
@@ -225,12 +236,12 @@ def _create_static_app(
     info = _info_of(app, list(plan.missing))
     # What the held extensions (autodoc…) would define is unknown until the user trusts conf.py.
     unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, app.extensions)}))
-    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified)
+    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified, static_problem=plan.problem)
     return app, info
 
 
 def _static_value(name: str) -> bool:
-    return name not in ("extensions", "smartquotes", "html_theme", "html_theme_options")
+    return name not in ("extensions", "smartquotes", "html_theme", "html_theme_options", "locale_dirs", "gettext_auto_build")
 
 
 def _info_of(app: Sphinx, dropped: list[tuple[str, str]]) -> ConfInfo:
@@ -261,14 +272,19 @@ def _fill_in(app: Sphinx, settings: MarkdownSettings) -> None:
         create_myst_config(app)  # type: ignore[no-untyped-call]
 
 
-def _prepare(app: Sphinx) -> None:
-    """What every application needs before reading: the documents Sphinx would find, raw toctrees."""
+def _prepare(app: Sphinx, own: bool = False) -> None:
+    """What every application needs before reading: the documents Sphinx would find, raw toctrees,
+    and none of Sphinx's own work the read profiles skip (:mod:`mdmark.host.profiles`; ``own``:
+    mdmark's own application, whose extensions are known)."""
     from mdmark.host.keep_text import transform_class
+    from mdmark.host.profiles import prune
     from mdmark.host.toctree import RecordingTocTree
 
     app.add_directive("toctree", RecordingTocTree, override=True)
     app.add_transform(transform_class())
+    app.add_transform(dangling_footnotes())
     _doctrees_in_memory(app)
+    prune(app, own)
     discover(app)
 
 
@@ -291,22 +307,6 @@ def _doctrees_in_memory(app: Sphinx) -> None:
 
     builder: Any = app.builder
     builder.write_doctree = write_doctree
-
-
-def _no_page_tocs(app: Sphinx) -> None:
-    """Sphinx's table of contents of each page read (``env.tocs``, a copy of every section title
-    made by ``TocTreeCollector`` on ``doctree-read``) is for the sidebars of Sphinx's own pages:
-    mdmark writes its own navigation from the facts, and neither MyST nor sphinx-design reads it
-    (about 3 % of a cold worker's samples, by py-spy). The collector warns only when Sphinx numbers
-    sections after reading every document, which mdmark never asks of it. Only the application
-    of mdmark's own, whose extensions are known: a conf.py's extension may read the table."""
-    from sphinx.environment.collectors.toctree import TocTreeCollector
-
-    listeners = app.events.listeners.get("doctree-read", [])
-    for listener in list(listeners):
-        owner = getattr(listener.handler, "__self__", None)
-        if isinstance(owner, TocTreeCollector):
-            app.disconnect(listener.id)
 
 
 def discover(app: Sphinx) -> set[str]:

@@ -70,6 +70,8 @@ class ConfInfo:
     static: bool = False
     #: With :attr:`static`: the extensions left out until the user trusts the project.
     held: tuple[str, ...] = ()
+    #: With :attr:`static`: why conf.py could not be read at all (:attr:`StaticConf.problem`), if so.
+    static_problem: str | None = None
     #: The object types each role of a domain an extension adds looks up (``domain:role`` →
     #: object types); Sphinx's own domains' come from :func:`builtin_role_objtypes`.
     role_objtypes: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -108,6 +110,7 @@ class ConfInfo:
             dropped=tuple((str(a), str(b)) for a, b in data["dropped"]),
             static=bool(data.get("static", False)),
             held=tuple(str(h) for h in data.get("held", ())),
+            static_problem=str(data["static_problem"]) if data.get("static_problem") else None,
             role_objtypes={str(k): tuple(str(t) for t in v) for k, v in data.get("role_objtypes", {}).items()},
             unverified=tuple(str(d) for d in data.get("unverified", ())),
             sphinx=bool(data.get("sphinx", False)),

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from mdmark.core.diagnostics import Diagnostic
     from mdmark.core.facts import DocFacts
     from mdmark.lsp.server import MdmarkServer
-    from mdmark.queries.navigate import Navigator, Span
+    from mdmark.queries.navigation.navigator import Navigator, Span
 
 log = logging.getLogger(__name__)
 SOURCE = "mdmark"
@@ -70,7 +70,7 @@ def run_check(root: Path, texts: dict[Path, str], previous: Navigator | None = N
     with the span the editor shows it at (the reference it is about, the index key's value).
     ``previous``: the last navigator, whose reading of unchanged documents is kept."""
     from mdmark.check.collect import check_texts
-    from mdmark.queries.navigate import Navigator
+    from mdmark.queries.navigation.navigator import Navigator
 
     try:
         ctx, found = check_texts(root, texts)
@@ -91,7 +91,7 @@ def run_document(navigator: Navigator, path: Path, texts: dict[Path, str]) -> Qu
     :func:`mdmark.check.collect.check_document`), each drift with its span; None when that check
     did not cover the document or it is gone (the project lane must run)."""
     from mdmark.check.collect import check_document
-    from mdmark.queries.navigate import Navigator
+    from mdmark.queries.navigation.navigator import Navigator
 
     if path not in texts and not path.is_file():
         return None  # closed and gone from disk: the project check clears what it showed
@@ -111,7 +111,7 @@ def run_document(navigator: Navigator, path: Path, texts: dict[Path, str]) -> Qu
 def _span_of(navigator: Navigator, path: Path, drift: Diagnostic) -> Span | None:
     import re
 
-    from mdmark.queries.navigate import Span
+    from mdmark.queries.navigation.navigator import Span
 
     if drift.line is None:
         return None
@@ -128,7 +128,7 @@ def _span_of(navigator: Navigator, path: Path, drift: Diagnostic) -> Span | None
 
 
 def to_lsp(server: MdmarkServer, drift: Diagnostic, span: Span | None, navigator: Navigator | None) -> types.Diagnostic:
-    from mdmark.queries.navigate import Span
+    from mdmark.queries.navigation.navigator import Span
 
     where = span if span is not None else Span(Path("/"), 1)
     return types.Diagnostic(

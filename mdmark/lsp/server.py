@@ -21,7 +21,7 @@ from mdmark.core.errors import MdmarkError
 from mdmark.lsp.state import ProjectState
 
 if TYPE_CHECKING:
-    from mdmark.queries.navigate import Navigator, Span
+    from mdmark.queries.navigation.navigator import Navigator, Span
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from mdmark.core.errors import MdmarkError
 
 if TYPE_CHECKING:
     from mdmark.core.diagnostics import Diagnostic
-    from mdmark.queries.navigate import Navigator, Span
+    from mdmark.queries.navigation.navigator import Navigator, Span
 
 Drifts = list[tuple["Diagnostic", "Span | None"]]
 

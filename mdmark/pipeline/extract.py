@@ -325,7 +325,7 @@ def reference_line(node: nodes.Element, counter: LineCounter) -> int:
     ``sphinx-build`` agree. MyST gives a role's reference and a Markdown link alike the line of
     their paragraph (``[](#x)`` on a paragraph's third line is reported at its first), and so does
     every drift of it; an editor still finds the link itself, searching the paragraph from there
-    (:meth:`mdmark.queries.navigate.Navigator.reference_spans`)."""
+    (:meth:`mdmark.queries.navigation.navigator.Navigator.reference_spans`)."""
     probe: nodes.Node | None = node
     while probe is not None:
         if getattr(probe, "line", None):

@@ -168,6 +168,7 @@ class Model:
         self._given_is_dir = is_dir
         self._is_dir = self._probe(is_dir or (lambda _path: False))
         self._in_toctrees: set[str] | None = None
+        self._circular: set[tuple[str, str]] | None = None
         self._titles: dict[str, dict[str, str]] = {}
         self.found = set(found)
         #: The documents sphinx-build reads (its exclude_patterns applied), when known.
@@ -282,6 +283,7 @@ class Model:
         the same :meth:`inputs` whose documents all have the same :func:`global_part`."""
         self._numbers = other._numbers
         self._in_toctrees = other._in_toctrees
+        self._circular = other._circular
         self._included = other._included
 
     def inputs(self) -> tuple[object, ...]:
@@ -305,6 +307,7 @@ class Model:
         (labels, targets, toctrees, figure numbers) are made first, unrecorded."""
         _ = self.numbers
         self.in_toctrees()
+        self.circular_entries()
         self.included_files()
         consulted = Consulted()
         self._consulted = consulted
@@ -785,6 +788,24 @@ class Model:
             self._in_toctrees = listed
         return self._in_toctrees
 
+    def circular_entries(self) -> set[tuple[str, str]]:
+        """The toctree entries ``(document, listed document)`` that close a cycle: the listed
+        document leads back through toctrees to the one listing it. Sphinx ignores each of them
+        where it meets one (``toc.circular``); every entry inside a strongly connected part of the
+        toctree graph is met from some page. Linear in the toctrees' entries (Tarjan, iterative)."""
+        if self._circular is None:
+            edges: dict[str, list[str]] = {}
+            with self._untracked():
+                for docname in sorted(self.found):
+                    found = self.facts(docname)
+                    trees = found.toctrees if found is not None else ()
+                    edges[docname] = [c for t in trees for _title, c in self.toctree_docs(t, docname) if c in self.found]
+            component = _components(edges)
+            self._circular = {
+                (d, c) for d, children in edges.items() for c in children if c == d or component[c] == component[d]
+            }
+        return self._circular
+
     def included_files(self) -> set[str]:
         """Files some document pulls in with ``{include}`` (Sphinx does not ask those to be in a toctree)."""
         if self._included is None:
@@ -989,6 +1010,45 @@ def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = 
     return Problem("syntax", warning.type, warning_sentence(warning.message, warning.type))
 
 
+def _components(edges: dict[str, list[str]]) -> dict[str, int]:
+    """Each node's strongly connected component (Tarjan's algorithm without recursion: a
+    hostile project's toctrees may chain thousands of documents)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    component: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    for start in edges:
+        if start in index:
+            continue
+        work: list[tuple[str, int]] = [(start, 0)]
+        while work:
+            node, at = work.pop()
+            if at == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            children = edges.get(node, [])
+            if at > 0:
+                low[node] = min(low[node], low[children[at - 1]])
+            while at < len(children) and children[at] in index:
+                if children[at] in on_stack:
+                    low[node] = min(low[node], index[children[at]])
+                at += 1
+            if at < len(children):
+                work.append((node, at + 1))
+                work.append((children[at], 0))
+                continue
+            if low[node] == index[node]:
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component[member] = index[node]
+                    if member == node:
+                        break
+    return component
+
+
 def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple[int | None, Problem]]:
     """Every broken reference, toctree entry and warning of one document, in line order — what
     ``check`` reports as drift and ``export``/``build`` print, the same sentence at the same line."""
@@ -997,10 +1057,18 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
         resolved = model.resolve(link, docname)
         if resolved.problem is not None and not model.info.suppressed(resolved.problem.type):
             found.append((link.line, resolved.problem))
+    circular = model.circular_entries()
     for tree in facts.toctrees:
         for line, problem in model.toctree_problems(tree, docname):
             if not model.info.suppressed(problem.type):
                 found.append((line, problem))
+        for entry in model.toctree_items(tree, docname):
+            if entry.kind == "doc" and (docname, entry.target) in circular and not model.info.suppressed("toc.circular"):
+                sentence = (
+                    f"toctree の項目 `{entry.written}` をたどるとこの文書に戻って循環し Sphinx はその項目を無視するので、"
+                    "循環のどこかの toctree から項目を外してください。"
+                )
+                found.append((entry.line, Problem("toctree_cycle", "toc.circular", sentence)))
         for _title, child in model.toctree_docs(tree, docname):
             child_facts = model.facts(child)
             if child_facts is not None and not child_facts.headings and not model.info.suppressed("toc.no_title"):

@@ -20,7 +20,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -169,6 +169,7 @@ def create_server(project: Path | None = None) -> Server[Any]:
     )
     register_prompts(server)
     register_resources(server, project, seconds)
+    server.middleware.append(_arguments_are_an_object)
     return server
 
 
@@ -280,6 +281,24 @@ async def in_thread(what: str, fn: Callable[[], T], seconds: float) -> T:
     if job.stopped:
         raise MCPError(mcp_types.INTERNAL_ERROR, stopping_message(what))
     return job.result  # type: ignore[return-value]
+
+
+#: The one sentence for a ``tools/call`` whose ``arguments`` is no object (the SDK would answer with
+#: pydantic's English before mdmark sees the call; ``prompts/get`` has its own, in prompts.py).
+ARGUMENTS_NOT_OBJECT = "`arguments` が JSON のオブジェクトではないので、引数の名前と値を `{\"名前\": 値}` の形で渡してください。"
+
+
+async def _arguments_are_an_object(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+    """Refuse ``arguments`` that is no object with a Japanese sentence, before the SDK validates."""
+    params = ctx.params
+    if ctx.method == "tools/call" and isinstance(params, Mapping):
+        arguments = params.get("arguments")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            import mcp_types
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(mcp_types.INVALID_PARAMS, ARGUMENTS_NOT_OBJECT)
+    return await call_next(ctx)
 
 
 async def run_bounded(name: str, arguments: dict[str, Any] | None, seconds: float) -> ToolOutcome:

@@ -15,12 +15,13 @@ never returned, only dropped when the bound is reached.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -390,3 +391,17 @@ def workspace_for(root: Path) -> Workspace:
     with _REGISTRY_LOCK:
         return _WORKSPACES.get_or_make(key, lambda: Workspace(Path(key)))
 
+
+@contextlib.contextmanager
+def fresh_workspaces() -> Iterator[None]:
+    """Within the block, every project's workspace starts from the disk, as in a new process, and
+    none made is kept after; the workspaces of before are back after the block (a caller that
+    runs independent commands in one process)."""
+    global _WORKSPACES
+    with _REGISTRY_LOCK:
+        saved, _WORKSPACES = _WORKSPACES, Memo(MAX_WORKSPACES)
+    try:
+        yield
+    finally:
+        with _REGISTRY_LOCK:
+            _WORKSPACES = saved

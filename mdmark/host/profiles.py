@@ -1,0 +1,121 @@
+"""Read profiles: which of Sphinx's own transforms and listeners each consumer of a read skips.
+
+A document is read once, and its doctree (cached) serves two consumers:
+
+* ``facts`` — check and the queries: the facts :mod:`mdmark.pipeline.extract` takes from the tree;
+* ``fragments`` — export and build: the HTML fragment :mod:`mdmark.html.render` writes from it.
+
+Sphinx's own read runs transforms and listeners for builders mdmark never runs (LaTeX, doctest,
+gettext's versioning) and for Sphinx's own HTML pages (its sidebars' page tables of contents), and
+a few that only the HTML needs. :data:`SKIPS` is the one table of them: a row skipped by both
+consumers is taken out of the application when it is made (:func:`prune`); a row only the facts
+skip is taken out of the read too, and runs on the tree when it is rendered, before the
+post-transforms (:func:`apply_at_render`) — so a read serves both and the parse cache has one key
+per document. Only Sphinx's own are listed: an extension's transforms and listeners always run.
+A test reads and renders documents with and without the table and compares facts and fragments.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from docutils import nodes
+    from sphinx.application import Sphinx
+
+FACTS = "facts"
+FRAGMENTS = "fragments"
+BOTH = frozenset({FACTS, FRAGMENTS})
+
+
+@dataclass(frozen=True)
+class Skip:
+    """One of Sphinx's own transforms (by class) or listeners (by event and handler) that a
+    consumer does not need. ``own_app_only``: skipped only in mdmark's own application (no conf.py),
+    whose extensions are known — a conf.py's extension may read what it leaves."""
+
+    kind: Literal["transform", "listener"]
+    #: The class (a transform) or the handler (a listener), as ``module.qualname``.
+    name: str
+    skipped_by: frozenset[str]
+    why: str
+    #: The event of a listener.
+    event: str = ""
+    own_app_only: bool = False
+
+
+SKIPS: tuple[Skip, ...] = (
+    Skip("transform", "sphinx.builders.latex.transforms.FootnoteDocnameUpdater", BOTH,
+         "records each footnote's document for the LaTeX builder, which mdmark never runs"),
+    Skip("transform", "sphinx.transforms.DoctestTransform", BOTH,
+         "marks doctest blocks for sphinx.ext.doctest's builder, which mdmark never runs"),
+    Skip("transform", "sphinx.versioning.UIDTransform", BOTH,
+         "gives nodes ids for the gettext and versioning builders, which mdmark never runs"),
+    Skip("listener", "sphinx.environment.collectors.toctree.TocTreeCollector.process_doc", BOTH,
+         "each page's table of contents (env.tocs) for Sphinx's own sidebars: mdmark's navigation comes "
+         "from the facts, and neither MyST nor sphinx-design reads it (about 3 % of a cold worker's samples)",
+         event="doctree-read", own_app_only=True),
+    Skip("transform", "sphinx.transforms.compact_bullet_list.RefOnlyBulletListTransform", frozenset({FACTS}),
+         "compacts lists of references for the HTML (html_compact_lists off): the facts read the same text"),
+    Skip("transform", "sphinx.transforms.i18n.TranslationProgressTotaliser", frozenset({FACTS}),
+         "counts translated paragraphs for the HTML's translation_progress_classes"),
+    Skip("transform", "sphinx.transforms.i18n.AddTranslationClasses", frozenset({FACTS}),
+         "the HTML classes of translation_progress_classes"),
+    Skip("transform", "sphinx.transforms.i18n.RemoveTranslatableInline", frozenset({FACTS}),
+         "unwraps the inline nodes of translatable roles for the writers: the facts read the same text"),
+)
+
+
+def _name(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', '')}"
+
+
+def _read_skips(own: bool) -> list[Skip]:
+    """The rows a read skips: every row the facts skip (what only the fragments need runs at render)."""
+    return [row for row in SKIPS if FACTS in row.skipped_by and (own or not row.own_app_only)]
+
+
+def prune(app: Sphinx, own: bool) -> None:
+    """Take out of ``app``'s reads what :data:`SKIPS` says the facts skip (``own``: mdmark's own
+    application, without conf.py). Called once, after every extension is set up."""
+    rows = _read_skips(own)
+    transforms = {row.name for row in rows if row.kind == "transform"}
+    registry: Any = app.registry
+    registry.transforms[:] = [t for t in registry.transforms if _name(t) not in transforms]
+    for row in rows:
+        if row.kind != "listener":
+            continue
+        for listener in list(app.events.listeners.get(row.event, [])):
+            if _name(listener.handler) == row.name:
+                app.disconnect(listener.id)
+
+
+def render_transforms() -> list[type[Any]]:
+    """The transforms the read skipped that the fragments need, in the order a read runs them."""
+    found: list[type[Any]] = []
+    for row in SKIPS:
+        if row.kind == "transform" and row.skipped_by == frozenset({FACTS}):
+            module, _, name = row.name.rpartition(".")
+            found.append(getattr(importlib.import_module(module), name))
+    return sorted(found, key=lambda t: int(t.default_priority))
+
+
+def apply_at_render(app: Sphinx, tree: nodes.document, docname: str) -> None:
+    """Run on a read's ``tree`` the transforms the fragments need and the read skipped (before the
+    post-transforms). Each acts on nodes no other read transform touches after it, so running it
+    here gives the tree a full read would."""
+    from sphinx.transforms import SphinxTransformer
+    from sphinx.util.docutils import LoggingReporter
+
+    from mdmark.host.accessors import reading_as
+
+    env: Any = app.env
+    with reading_as(env, docname):
+        if tree.reporter is None:
+            tree.reporter = LoggingReporter(docname)
+        transformer = SphinxTransformer(tree)
+        transformer.set_environment(env)
+        transformer.add_transforms(render_transforms())
+        transformer.apply_transforms()
