@@ -454,3 +454,23 @@ def test_listing_pages_follow_the_cursor(project: Path, monkeypatch: pytest.Monk
         if cursor is None:
             break
     assert pages == whole
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "part"),
+    [
+        ("resources/read", {"uri": 5}, "uri が文字列ではない"),
+        ("resources/read", {}, "uri が文字列ではない"),
+        ("completion/complete", {"ref": "x", "argument": {"name": "id", "value": ""}}, "ref"),
+        ("completion/complete", {"ref": {"type": "ref/resource", "uri": DOC_TEMPLATE}, "argument": {"name": "id", "value": 3}}, "argument"),
+    ],
+)
+def test_malformed_requests_get_one_japanese_sentence(server: Served, method: str, params: dict[str, Any], part: str) -> None:
+    from test_mcp import _rpc_result, raw_post
+
+    status, _headers, body = raw_post(server.port, {}, {"jsonrpc": "2.0", "id": 3, "method": method, "params": params})
+    assert status == 200, body
+    error = _rpc_result(body)["error"]
+    assert error["code"] == -32602
+    assert_one_sentence(error["message"])
+    assert part in error["message"]

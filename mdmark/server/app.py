@@ -254,6 +254,22 @@ def register_resources(server: Server[Any], project: Path | None, seconds: float
     server.add_request_handler("resources/templates/list", mcp_types.PaginatedRequestParams, list_templates)
     server.add_request_handler("resources/read", mcp_types.ReadResourceRequestParams, read_resource)
     server.add_request_handler("completion/complete", mcp_types.CompleteRequestParams, complete)
+    server.middleware.append(_resource_params_are_strings)
+
+
+async def _resource_params_are_strings(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+    """Refuse a ``resources/read`` or ``completion/complete`` whose strings are not strings with a
+    Japanese sentence, before the SDK validates (it would answer in pydantic's English)."""
+    from mdmark.tools.resources import malformed_request
+
+    params = ctx.params if isinstance(ctx.params, Mapping) else {}
+    problem = malformed_request(ctx.method, params)
+    if problem is not None:
+        import mcp_types
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(mcp_types.INVALID_PARAMS, problem)
+    return await call_next(ctx)
 
 
 async def in_thread(what: str, fn: Callable[[], T], seconds: float) -> T:

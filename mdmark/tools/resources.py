@@ -16,11 +16,11 @@ project's root, no link out of it) and the bounds (50,000 characters) of the ``r
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
-
-from typing import TYPE_CHECKING
 
 from mdmark.core.errors import MdmarkError
 from mdmark.util.sentences import close_note, unknown_doc_id
@@ -269,6 +269,23 @@ def _drift(project: Path) -> str:
         return json.dumps(check(project), ensure_ascii=False)
     except MdmarkError as exc:
         raise ResourceError(exc.message) from None
+
+
+# -- request shapes -----------------------------------------------------------------------------
+
+
+def malformed_request(method: str, params: Mapping[str, Any]) -> str | None:
+    """The one sentence for a ``resources/read`` or ``completion/complete`` whose values are not
+    the strings the protocol names, else None (other methods: None)."""
+    if method == "resources/read" and not isinstance(params.get("uri"), str):
+        return f"resources/read の uri が文字列ではないので、読む資源の URI（{DOC_TEMPLATE} の形など）を文字列で渡してください。"
+    if method == "completion/complete":
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, Mapping) or not isinstance(ref.get("uri", ref.get("name")), str):
+            return '補完の ref が {"type": "ref/resource", "uri": テンプレート} の形ではないので、その形で渡してください。'
+        if not isinstance(argument, Mapping) or not all(isinstance(argument.get(k), str) for k in ("name", "value")):
+            return '補完の argument が {"name": 変数の名前, "value": 打った文字} の形ではないので、どちらも文字列で渡してください。'
+    return None
 
 
 # -- completion ---------------------------------------------------------------------------------
