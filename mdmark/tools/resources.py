@@ -137,7 +137,7 @@ def listed(project: Path | None, cursor: str | None = None) -> tuple[list[Entry]
         if index is not None:
             docs = [
                 Entry(doc_uri(d.id), d.id, d.title, d.description or "", "text/markdown")
-                for d in index.docs
+                for d in index.first_docs()  # a repeated id is a drift; its first entry counts
             ]
     every = fixed + docs
     page = every[offset : offset + PAGE_SIZE]
@@ -316,10 +316,11 @@ def complete(template: str, argument: str, value: str, context: dict[str, str] |
         return [], 0
     typed = normalize(value).casefold()
     if argument == "id":
-        by_id = [d.id for d in index.docs if normalize(d.id).casefold().startswith(typed)]
+        docs = index.first_docs()
+        by_id = [d.id for d in docs if normalize(d.id).casefold().startswith(typed)]
         by_name = [
             d.id
-            for d in index.docs
+            for d in docs
             if d.id not in by_id and any(normalize(n).casefold().startswith(typed) for n in d.names)
         ]
         found = by_id + by_name
