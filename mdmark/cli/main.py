@@ -102,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="待ち受けるアドレス（既定: 127.0.0.1）")
     p.add_argument("--stdio", action="store_true", help="HTTP ではなく標準入出力で同じツールを出す")
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN", help="Origin ヘッダーを許すオリジン（ブラウザのクライアントを使うときだけ）")
+    p.add_argument(
+        "--project",
+        metavar="DIR",
+        help="project_dir を省いたツールの呼び出しと資源の読み出しが使う作業のフォルダ"
+        "（既定: --stdio では、いまのフォルダかその上に mdmark.config.yaml があればいまのフォルダ。HTTP では X-Mdmark-Project ヘッダーが優先）",
+    )
 
     p = sub.add_parser(
         "lsp",
