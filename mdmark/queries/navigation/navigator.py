@@ -302,16 +302,20 @@ class Navigator:
             return None
         facts = self.facts(docname)
         assert facts is not None
+        lines = self.lines(path)
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
         for link, span in self.reference_spans(docname):
             if span.line == line and span.start <= column <= span.end:
                 thing = self._landing(link, docname)
                 if thing is not None:
                     return Found(thing, span, True)
+                if (span.start, span.end) != (0, len(text)):
+                    # A reference that lands nowhere (its drift says why): nothing is there to go
+                    # to, not the document it is written in.
+                    return None
         for entry, span in self.toc_spans(docname):
             if span.line == line and entry.kind == "doc" and entry.target in self.model.found:
                 return Found(Thing("doc", entry.target), span, True)
-        lines = self.lines(path)
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
         label = _LABEL_LINE.match(text)
         if label is not None:
             name = label.group(1)

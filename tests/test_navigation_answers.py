@@ -1,0 +1,55 @@
+"""The language server's answers where a user expects what marksman gives: go to definition on a
+broken link finds nothing (not the top of the file it is written in), find references on a
+document's title heading lists the links to the document. Asked of the query modules the
+handlers call, over a real check run of a small project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mdmark.check.collect import check_texts
+from mdmark.queries.navigation.definition import definition
+from mdmark.queries.navigation.navigator import Navigator
+from mdmark.queries.navigation.references import references
+
+
+@pytest.fixture
+def nav(tmp_path: Path) -> Navigator:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
+    (tmp_path / "index.yaml").write_text(
+        "docs:\n"
+        "  - id: a\n    path: docs/a.md\n    title: 文書 A\n"
+        "  - id: b\n    path: docs/b.md\n    title: 文書 B\n    related:\n      - to: a\n        type: references\n        when: A を変えたとき\n"
+        "  - id: c\n    path: docs/c.md\n    title: 文書 C\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "docs" / "a.md").write_text("# 文書 A\n\n[壊れた](nowhere.md) と [B](b.md) を見る。\n", encoding="utf-8")
+    (tmp_path / "docs" / "b.md").write_text("# 文書 B\n\n本文。\n\n## 節\n\n[A の題](a.md#文書-a)。\n", encoding="utf-8")
+    (tmp_path / "docs" / "c.md").write_text("# 文書 C\n\n{doc}`a` と {doc}`b`。\n", encoding="utf-8")
+    ctx, _ = check_texts(tmp_path, {})
+    return Navigator(ctx)
+
+
+def test_definition_on_a_broken_link_is_nothing(nav: Navigator) -> None:
+    a = (nav.srcdir / "docs" / "a.md").resolve()
+    line = "[壊れた](nowhere.md) と [B](b.md) を見る。"
+    assert nav.at(a, 3, line.index("nowhere") + 2) is None
+    found = nav.at(a, 3, line.index("b.md") + 1)
+    assert found is not None
+    assert [(s.path.name, s.line) for s in definition(nav, found)] == [("b.md", 1)]
+
+
+def test_references_on_a_title_heading_list_the_links_to_the_document(nav: Navigator) -> None:
+    a = (nav.srcdir / "docs" / "a.md").resolve()
+    found = nav.at(a, 1, 3)
+    assert found is not None and found.thing.kind == "anchor"
+    where = {(s.path.name, s.line) for s in references(nav, found, include_definition=False)}
+    # {doc}`a` in c.md, the link to its title's anchor in b.md, and the index's related entry
+    assert {("c.md", 3), ("b.md", 7), ("index.yaml", 9)} <= where
+    # a section heading stays the section's own: nothing links to it
+    b = (nav.srcdir / "docs" / "b.md").resolve()
+    section = nav.at(b, 5, 4)
+    assert section is not None and references(nav, section, include_definition=False) == []
