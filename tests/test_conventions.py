@@ -62,7 +62,8 @@ def test_sarif_is_valid_and_holds_every_drift(tmp_path: Path) -> None:
     assert len(run["results"]) == len(expected)
     assert done.stderr == f"ずれが {len(expected)} 件見つかりました。\n"
     for result, line in zip(run["results"], expected, strict=True):
-        file, where, kind, message = line.split(": ", 2)[0].split(":")[0], line.split(":")[1], *line.split(": ", 2)[1:]
+        place, kind, message = line.split(": ", 2)
+        file, _, where = place.partition(":")
         assert result["ruleId"] == kind
         assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == kind
         assert result["message"]["text"] == message

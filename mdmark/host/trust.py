@@ -214,13 +214,19 @@ def static_plan(conf: Path, root: Path, static: StaticConf | None = None) -> Sta
     return StaticPlan(values, tuple(dict.fromkeys(loaded)), tuple(dict.fromkeys(held)), tuple(missing), static.problem)
 
 
-def untrusted_sentence(conf_shown: str, config_path: Path | None, held: tuple[str, ...]) -> str:
-    """The one sentence an untrusted conf.py gets (a ``config_value`` drift at ``sphinx.conf``)."""
+def untrusted_sentence(conf_shown: str, config_name: str | None, held: tuple[str, ...]) -> str:
+    """The one sentence an untrusted conf.py gets (a ``config_value`` drift at ``sphinx.conf``).
+
+    ``config_name``: the config file's name when ``mdmark trust`` would not find it by itself (not
+    the default name), said as ``--config NAME`` from the config's folder; None: plain
+    ``mdmark trust`` from the project. Never a machine's absolute path: the sentence is read in
+    editors, CI logs and MCP answers."""
     what = f" と拡張 {'・'.join(f'`{h}`' for h in held)} " if held else " "
-    command = "mdmark trust" + (f" --config {shlex.quote(str(config_path))}" if config_path is not None else "")
+    command = "mdmark trust" + (f" --config {shlex.quote(config_name)}" if config_name is not None else "")
+    where = "設定のフォルダで" if config_name is not None else ""
     return (
         f"conf.py `{conf_shown}` をまだ信頼していないので、conf.py{what}を動かさずに書かれた設定だけを読んだため、"
-        f"中身を確かめて動かしてよければ `{command}` で信頼してください。"
+        f"中身を確かめて動かしてよければ{where} `{command}` で信頼してください。"
     )
 
 

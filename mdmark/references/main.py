@@ -982,7 +982,7 @@ def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = 
         kind, sentence = _NAMED_WARNINGS[warning.type]
         match = re.search(r"'([^']*)'", warning.message)
         return Problem(kind, warning.type, sentence.format(name=match.group(1) if match else warning.message))
-    if warning.type == REFUSED_WARNING:  # mdmark's own refusal: its message is the sentence
+    if warning.type in (REFUSED_WARNING, "mdmark.math"):  # mdmark's own: its message is the sentence
         return Problem("syntax", warning.type, warning.message)
     from mdmark.host.warnings_ja import warning_sentence
 

@@ -47,7 +47,11 @@ def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
     if info.static:
         from mdmark.host.trust import untrusted_sentence
 
-        yield _value_drift(ctx, "sphinx.conf", untrusted_sentence(display(config.sphinx_conf, config.root), config.path, info.held))
+        from mdmark.config.main import CONFIG_NAME
+
+        # `mdmark trust` from the project finds a config of the default name by itself.
+        name = config.path.name if config.path is not None and config.path.name != CONFIG_NAME else None
+        yield _value_drift(ctx, "sphinx.conf", untrusted_sentence(display(config.sphinx_conf, config.root), name, info.held))
     for name, reason in info.dropped:
         yield _value_drift(
             ctx,
