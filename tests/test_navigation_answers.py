@@ -53,3 +53,34 @@ def test_references_on_a_title_heading_list_the_links_to_the_document(nav: Navig
     b = (nav.srcdir / "docs" / "b.md").resolve()
     section = nav.at(b, 5, 4)
     assert section is not None and references(nav, section, include_definition=False) == []
+
+
+def test_a_term_of_the_index_resolves_as_check_resolves_it(tmp_path: Path) -> None:
+    """``{term}`` of a term (or alias) the index defines and no document's glossary does: no drift
+    from check (the Sphinx extension's glossary page holds it), text in the page mdmark writes, and
+    go to definition lands on the index's entry. A term nobody defines stays a drift."""
+    from conftest import run_mdmark
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
+    (tmp_path / "index.yaml").write_text(
+        "docs:\n  - id: a\n    path: docs/a.md\n    title: 文書 A\n"
+        "terms:\n  - id: token\n    term: トークン\n    aliases: [token]\n    definition: 認証に使う文字列。\n",
+        encoding="utf-8",
+    )
+    text = "# 文書 A\n\n{term}`トークン` と {term}`Token` と {term}`無い語`。\n"
+    (tmp_path / "docs" / "a.md").write_text(text, encoding="utf-8")
+    done = run_mdmark("check", cwd=tmp_path)
+    assert done.stdout.splitlines() == [
+        "docs/a.md:3: broken_anchor: 用語 `無い語` が用語集（glossary）に無いので、用語の綴りを直すか、glossary に加えてください。"
+    ]
+    exported = run_mdmark("export", "docs/a.md", "-o", "a.html", cwd=tmp_path)
+    assert exported.returncode == 0 and "トークン" not in exported.stderr and "Token" not in exported.stderr
+    ctx, _ = check_texts(tmp_path, {})
+    nav = Navigator(ctx)
+    a = (tmp_path / "docs" / "a.md").resolve()
+    line = text.splitlines()[2]
+    for written in ("トークン", "Token"):
+        found = nav.at(a, 3, line.index(written) + 1)
+        assert found is not None and found.thing.kind == "term", written
+        assert [(s.path.name, s.line) for s in definition(nav, found)] == [("index.yaml", 7)], written

@@ -331,7 +331,8 @@ class Navigator:
 
     def _landing(self, link: Link, docname: str) -> Thing | None:
         resolved = self.model.resolve(link, docname)
-        if link.role == "term" and resolved.doc is not None:
+        if link.role == "term" and (resolved.doc is not None or (resolved.silent and resolved.problem is None)):
+            # A document's glossary entry, or (no document) the index's terms entry.
             return Thing("term", resolved.doc, resolved.anchor, resolved.text or link.target)
         if link.role == "eq" and resolved.doc is not None:
             return Thing("eq", resolved.doc, resolved.anchor, link.target)
