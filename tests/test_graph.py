@@ -494,14 +494,16 @@ def long_titles(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``bench/corpus.py``'s 300 documents, each title made 「<分野>のトークン管理と運用の方針に関する
     取り決め <主題><種類>」: the start shared by every title of a folder (and past the folder's
     name, by every title of the knowledge base)."""
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        from corpus import FOLDERS, generate
-    finally:
-        sys.path.remove(str(REPO / "bench"))
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_corpus_long_titles", REPO / "bench" / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    corpus = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = corpus  # its dataclasses look their module up
+    spec.loader.exec_module(corpus)
     root = tmp_path_factory.mktemp("long-titles")
-    generate(root, 300)
-    topics = [topic for _, topic in FOLDERS]
+    corpus.generate(root, 300)
+    topics = [topic for _, topic in corpus.FOLDERS]
 
     def longer(found: re.Match[str]) -> str:
         title = found.group(1)

@@ -15,20 +15,27 @@ from mdmark.queries.navigation.navigator import Navigator
 from mdmark.queries.navigation.references import references
 
 
-@pytest.fixture
-def nav(tmp_path: Path) -> Navigator:
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "mdmark.config.yaml").write_text("index: index.yaml\n", encoding="utf-8")
-    (tmp_path / "index.yaml").write_text(
+#: The small project: a broken link and a link in a.md, a link to a's title in b.md, {doc} in c.md.
+FILES = {
+    "mdmark.config.yaml": "index: index.yaml\n",
+    "index.yaml": (
         "docs:\n"
         "  - id: a\n    path: docs/a.md\n    title: 文書 A\n"
-        "  - id: b\n    path: docs/b.md\n    title: 文書 B\n    related:\n      - to: a\n        type: references\n        when: A を変えたとき\n"
-        "  - id: c\n    path: docs/c.md\n    title: 文書 C\n",
-        encoding="utf-8",
-    )
-    (tmp_path / "docs" / "a.md").write_text("# 文書 A\n\n[壊れた](nowhere.md) と [B](b.md) を見る。\n", encoding="utf-8")
-    (tmp_path / "docs" / "b.md").write_text("# 文書 B\n\n本文。\n\n## 節\n\n[A の題](a.md#文書-a)。\n", encoding="utf-8")
-    (tmp_path / "docs" / "c.md").write_text("# 文書 C\n\n{doc}`a` と {doc}`b`。\n", encoding="utf-8")
+        "  - id: b\n    path: docs/b.md\n    title: 文書 B\n    related:\n      - to: a\n        type: references\n"
+        "        when: A を変えたとき\n"
+        "  - id: c\n    path: docs/c.md\n    title: 文書 C\n"
+    ),
+    "docs/a.md": "# 文書 A\n\n[壊れた](nowhere.md) と [B](b.md) を見る。\n",
+    "docs/b.md": "# 文書 B\n\n本文。\n\n## 節\n\n[A の題](a.md#文書-a)。\n",
+    "docs/c.md": "# 文書 C\n\n{doc}`a` と {doc}`b`。\n",
+}
+
+
+@pytest.fixture
+def nav(tmp_path: Path) -> Navigator:
+    for rel, text in FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
     ctx, _ = check_texts(tmp_path, {})
     return Navigator(ctx)
 

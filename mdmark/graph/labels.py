@@ -160,10 +160,10 @@ def distinct_labels(nodes: list[Node], limit: float, size: float = FONT_SIZE) ->
             for node_id, differs in _partings(texts, ids).items():
                 labels[node_id] = _middle_cut(texts[node_id], differs, limit, size)
     # Still alike (titles that differ only far past the width): each says the end of its path.
-    clashes = {}
+    alike: dict[str, list[Node]] = {}
     for node in nodes:
-        clashes.setdefault(labels[node.id], []).append(node)
-    for label, group in clashes.items():
+        alike.setdefault(labels[node.id], []).append(node)
+    for label, group in alike.items():
         if len(group) < 2:
             continue
         paths = [n.path if n.path else n.id for n in group]
