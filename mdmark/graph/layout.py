@@ -466,7 +466,7 @@ def cluster_summary(label: str, partners: list[tuple[str, int]]) -> str:
     if not partners:
         return label
     named = "・".join(f"{name} {count}" for name, count in partners[:SUMMARY_PARTNERS])
-    more = f" ほか {len(partners) - SUMMARY_PARTNERS} 件" if len(partners) > SUMMARY_PARTNERS else ""
+    more = f" ほか {len(partners) - SUMMARY_PARTNERS} つ" if len(partners) > SUMMARY_PARTNERS else ""
     return f"{label}　関係: {named}{more}"
 
 
