@@ -698,6 +698,28 @@ def _lexing_error(code: str, lang: str) -> str | None:
     return None
 
 
+#: The warning type of a formula that cannot be drawn (its message is check's sentence).
+MATH_WARNING = "mdmark.math"
+
+
+def math_warnings(doctree: nodes.document, source: str, elements: list[nodes.Element] | None = None) -> list[Warning]:
+    """A warning for each formula (``$…$``, ``$$…$$``, ``{math}``) that the page cannot draw as
+    written (:func:`mdmark.util.tex.math_problem`): said at reading, so check reports what export
+    and build would show as TeX."""
+    from mdmark.util.tex import math_message, math_problem
+
+    found: list[Warning] = []
+    for node in _elements(doctree, elements):
+        if not isinstance(node, (nodes.math, nodes.math_block)):
+            continue
+        tex = node.astext()
+        problem = math_problem(tex, isinstance(node, nodes.math_block))
+        if problem is not None:
+            line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)
+            found.append(Warning(line, MATH_WARNING, math_message(tex, problem)))
+    return found
+
+
 @functools.cache
 def _pygments_knows(lang: str) -> bool:
     """Whether Pygments has a lexer of that name (``get_lexer_by_name`` would make one). Its class is

@@ -231,6 +231,7 @@ class Project:
             srcdir=srcdir.as_posix(), is_dir=lambda rel: (srcdir / rel).is_dir(), sphinx_docs=layout.sphinx_docs,
         )  # fmt: skip
         model.known = by_name
+        model.index_terms = self._index_terms()
         # The last model made in this workspace (the preview's build and check, a server's calls)
         # gives its close-name hints when no document changed what they are made of: a hint over
         # every heading of a thousand documents is not looked for again after each save.
@@ -241,6 +242,17 @@ class Project:
             model.keep_hints(last, [name for name, facts in by_name.items() if facts is not before.get(name)])
         self.workspace.last_runs.put(memo, model)
         return model
+
+    def _index_terms(self) -> dict[str, str]:
+        """The index's terms and aliases by lower case, for ``{term}`` (none without a readable index:
+        check says why it cannot be read)."""
+        if self.config.index is None:
+            return {}
+        try:
+            index = self.index()
+        except MdmarkError:
+            return {}
+        return {name.lower(): name for term in index.terms for name in (term.term, *term.aliases)}
 
     def index(self) -> Index:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""

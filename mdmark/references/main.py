@@ -192,6 +192,10 @@ class Model:
         self.labels: dict[str, tuple[str, Label]] = {}
         self.targets: dict[tuple[str, str], tuple[str, str, str | None]] = {}
         self.terms: dict[str, tuple[str, str, str]] = {}
+        #: The index's terms and aliases (lower case → as written) that ``{term}`` resolves to when no
+        #: document's glossary defines them: the Sphinx extension's generated glossary page, which a
+        #: check outside Sphinx does not make (set by :meth:`mdmark.project.main.Project.model_from`).
+        self.index_terms: dict[str, str] = dict(names_of.index_terms) if names_of is not None else {}
         #: Domain objects: domain → full name → [(object type, document, id)], as the domains hold them.
         self.objects: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
         #: Close-name hints already found over each project-wide pool: pool → wanted → hint.
@@ -246,6 +250,7 @@ class Model:
             names_of=self if before is not None and _names(before) == _names(facts) else None,
         )
         model._layers = (base, replaced)
+        model.index_terms = self.index_terms
         if before is not None and [h.slug for h in before.headings] != [h.slug for h in facts.headings]:
             model._hints.pop("anchors", None)  # the pool of Markdown anchors holds every heading's slug
         return model
@@ -737,6 +742,10 @@ class Model:
 
     def _term(self, link: Link) -> Resolved:
         found = self.terms.get(link.target.lower())
+        if found is None and link.target.lower() in self.index_terms:
+            # Defined in the index: the Sphinx extension's glossary page holds it; a page mdmark
+            # writes shows the term as text, and nothing is wrong.
+            return Resolved(text=self.index_terms[link.target.lower()], silent=True)
         if found is None:
             fix = self._hint("terms", link.target, lambda: [t[2] for t in self.terms.values()]) or "用語の綴りを直すか、"
             return Resolved(
@@ -1045,7 +1054,7 @@ def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = 
         kind, sentence = _NAMED_WARNINGS[warning.type]
         match = re.search(r"'([^']*)'", warning.message)
         return Problem(kind, warning.type, sentence.format(name=match.group(1) if match else warning.message))
-    if warning.type == REFUSED_WARNING:  # mdmark's own refusal: its message is the sentence
+    if warning.type in (REFUSED_WARNING, "mdmark.math"):  # mdmark's own: its message is the sentence
         return Problem("syntax", warning.type, warning.message)
     from mdmark.host.warnings_ja import warning_sentence
 
@@ -1175,8 +1184,8 @@ def trust_notice(config: Config, info: ConfInfo, facts: Iterable[DocFacts]) -> s
     warning — with the blocks and roles its held extensions left unchecked; None when it runs."""
     if config.sphinx_conf is None or not info.static:
         return None
-    from mdmark.host.trust import untrusted_sentence
+    from mdmark.host.trust import trust_config_name, untrusted_sentence
     from mdmark.util.files import display
 
     shown = display(config.sphinx_conf, config.root)
-    return untrusted_sentence(shown, config.path, info.held, unchecked_counts(facts), config.sphinx_conf)
+    return untrusted_sentence(shown, trust_config_name(config.path), info.held, unchecked_counts(facts), config.sphinx_conf)

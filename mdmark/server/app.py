@@ -179,7 +179,6 @@ def register_resources(server: Server[Any], project: Path | None, seconds: float
     error with its one sentence (-32002 for a resource that is not there), every read runs bounded
     like a tool call."""
     import mcp_types
-    from mcp.server.context import ServerRequestContext
     from mcp.shared.exceptions import MCPError
 
     from mdmark.tools import resources
