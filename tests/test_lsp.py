@@ -652,6 +652,27 @@ async def test_conf_py_changed_on_disk_is_checked_again(client: LanguageClient, 
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri(page))))
 
 
+async def test_a_lapsed_trust_is_said_as_lapsed(client: LanguageClient, work: Path) -> None:
+    # conf.py trusted, then changed: the server says what check says — the trust lapsed, not "not yet".
+    from conftest import trust_project
+
+    project = work / "conf-lapsed"
+    (project / "docs").mkdir(parents=True)
+    config = project / "mdmark.config.yaml"
+    config.write_text('docs:\n  include: ["docs/**/*.md"]\nsphinx:\n  conf: docs/conf.py\n', encoding="utf-8")
+    conf = project / "docs" / "conf.py"
+    conf.write_text('extensions = ["myst_parser"]\n', encoding="utf-8")
+    page = project / "docs" / "index.md"
+    page.write_text("# Top\n\n本文。\n", encoding="utf-8")
+    trust_project(config)
+    conf.write_text('extensions = ["myst_parser"]\n# changed\n', encoding="utf-8")
+    await open_doc(client, page)
+    await shows_check(client, project)
+    said = [d.message for d in client.diagnostics.get(uri(config), [])]
+    assert len(said) == 1 and "信頼した後に `docs/conf.py` が変わったので信頼が外れ" in said[0], said
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri(page))))
+
+
 # --- the real corpora -----------------------------------------------------------------------------
 
 CORPUS_CONFIG = """\

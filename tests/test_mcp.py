@@ -504,6 +504,8 @@ async def test_check_errors(server: Served, project: Path, tmp_path: Path) -> No
         (project / "broken.yaml").write_text("index: [unclosed\n  docs: x\n", encoding="utf-8")
         assert_error(await call_in(client, project, "check", config="broken.yaml"))
         bad_base = assert_error(await call_in(client, project, "check", base="no-such-ref"))
+        # The project is in no git repository: the sentence names the tool's argument `base` too.
+        assert "git のリポジトリの中に無い" in bad_base and "`base`" in bad_base and "fatal" not in bad_base
         assert_error(await call_in(client, project, "check", base=3), "base")
     completed = cli(bare, "check")
     assert completed.returncode == 2

@@ -564,6 +564,14 @@ def test_session_start_runs_nothing_of_the_repository(trapped: tuple[Path, Path]
         elif shutil.which("mdmark", path=SYSTEM_PATH) is None:
             assert context.splitlines()[0] == INSTALL_HINT
         assert not marker.exists(), marker.read_text(encoding="utf-8")
+    # No mdmark on PATH, but the python3 running the hook imports it: that python, isolated, from /.
+    env = _base_env(CLAUDE_PROJECT_DIR=str(repo), PATH=SYSTEM_PATH, MDMARK_PORT=port)
+    done = subprocess.run(
+        [sys.executable, "-I", str(SESSION_START)], input=event, capture_output=True, text=True, env=env, timeout=60, cwd=repo
+    )
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.splitlines()[1 : 1 + len(_guide_lines())] == _guide_lines()
+    assert not marker.exists(), marker.read_text(encoding="utf-8")
 
 
 def test_launcher_runs_nothing_of_the_repository(trapped: tuple[Path, Path]) -> None:

@@ -136,3 +136,16 @@ async def test_every_front_end_says_the_trust_lapsed(project: Path, env: dict[st
     finally:
         assert stop_server(served) == 0
     assert ran(project) == []
+
+
+def test_a_conf_py_that_fails_still_pins_what_it_imported(project: Path, env: dict[str, str]) -> None:
+    # conf.py raises after its own import: trusting records it (check then says conf.py's failure).
+    (project / "docs" / "conf.py").write_text("import os, sys\nsys.path.insert(0, os.path.abspath('.'))\nimport _lib.tools\nraise RuntimeError('broken')\n", encoding="utf-8")
+    assert run_mdmark("trust", cwd=project, env=env).returncode == 0
+    record = json.loads((Path(env["XDG_CONFIG_HOME"]) / "mdmark" / "trusted.json").read_text(encoding="utf-8"))
+    assert record["projects"][0]["imported"] == ["docs/_lib/__init__.py", "docs/_lib/tools.py"]
+    ran(project)
+    tools = project / "docs" / "_lib" / "tools.py"
+    tools.write_text(tools.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+    checked = run_mdmark("check", cwd=project, env=env)
+    assert "`docs/_lib/tools.py` が変わったので信頼が外れ" in checked.stdout and ran(project) == []
