@@ -123,8 +123,10 @@ def _sphinx_tree(root: Path) -> list:
     return tree(side[side.index("<ul") :]) if "<ul" in side else []
 
 
-#: Where mdmark differs from Sphinx on purpose (said in the case's name).
-DIFFERENT = ("without a root toctree", "link inside a heading")
+#: Where mdmark differs from Sphinx on purpose (said in the case's name). On a toctree cycle,
+#: singlehtml's inlining of the toctrees ends in a RecursionError (its html builder warns
+#: ``toc.circular`` and leaves the entry out, as mdmark does).
+DIFFERENT = ("without a root toctree", "link inside a heading", "toctree cycle")
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if not any(d in c.name for d in DIFFERENT)], ids=lambda c: c.name)

@@ -305,3 +305,117 @@ def test_japanese_file_names(tmp_path: Path) -> None:
         "索引.yaml:docs[0].related[0]: missed_change_together: 基準 `main` から paths に当たる `ソース/本体.py` は変わったのに、"
         "change_together の組の `文書/設計.md`・`文書/手順.md` は変わっていないので、`文書/設計.md`・`文書/手順.md` も合わせて直してください。\n"
     )
+
+
+# -- a stranger's repository: nothing it configures runs (issue 37) --------------------------------
+
+
+def _trap(tmp_path: Path) -> tuple[Path, Path]:
+    """A program that appends to a marker file when run (and passes stdin through, as a filter)."""
+    marker = tmp_path / "MARKER"
+    trap = tmp_path / "trap.sh"
+    trap.write_text(f"#!/bin/sh\necho \"$0 $*\" >> '{marker}'\ncat\n", encoding="utf-8")
+    trap.chmod(0o755)
+    return trap, marker
+
+
+def _plant(repo: Path, trap: Path) -> None:
+    """Every mechanism by which git runs a program the repository names."""
+    write(repo, ".gitattributes", "*.md filter=x=y diff=evil\n*.py filter=plain\n")
+    with (repo / ".git" / "config").open("a", encoding="utf-8") as config:
+        config.write(
+            f'[filter "x=y"]\n\tclean = {trap} clean\n\tsmudge = {trap} smudge\n\trequired = true\n'
+            f'[filter "plain"]\n\tprocess = {trap} process\n\tclean = {trap} clean\n'
+            f'[diff "evil"]\n\ttextconv = {trap} textconv\n\tcommand = {trap} command\n'
+            f"[core]\n\tfsmonitor = {trap}\n\thooksPath = {repo / '.git' / 'hooks'}\n"
+            f"[diff]\n\texternal = {trap}\n"
+        )
+    hooks = repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for hook in ("post-index-change", "post-checkout", "pre-commit", "reference-transaction", "fsmonitor-watchman"):
+        (hooks / hook).write_text(f"#!/bin/sh\nexec {trap} hook-{hook}\n", encoding="utf-8")
+        (hooks / hook).chmod(0o755)
+
+
+def test_nothing_the_repository_configures_runs(repo: Path, tmp_path: Path) -> None:
+    trap, marker = _trap(tmp_path)
+    # A submodule whose own config sets a filter on a file that then changes in its work tree.
+    sub = tmp_path / "sub-origin"
+    sub.mkdir()
+    git(sub, "init", "-q", "-b", "main")
+    write(sub, "data.txt", "one\n")
+    commit(sub, "sub")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "vendor/sub")
+    commit(repo, "with submodule")
+    git(repo, "tag", "v2")
+    write(repo / "vendor" / "sub", ".gitattributes", "*.txt filter=x=y\n")
+    with (repo / ".git" / "modules" / "vendor" / "sub" / "config").open("a", encoding="utf-8") as config:
+        config.write(f'[filter "x=y"]\n\tclean = {trap} sub-clean\n[core]\n\tfsmonitor = {trap}\n')
+    write(repo / "vendor" / "sub", "data.txt", "two\n")
+    _plant(repo, trap)
+    assert not marker.exists()
+    write(repo, "docs/cli.md", "# CLI\n\n--new を足した。\n")
+    result = drift(repo, "--base", "v2")
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith(API_CLI) and result.stdout.count("\n") == 1
+    assert not marker.exists(), marker.read_text(encoding="utf-8")
+    # The same through the library, and with the caller's environment pointing git elsewhere.
+    os.environ["GIT_DIR"] = str(tmp_path / "nowhere")
+    os.environ["GIT_CONFIG_PARAMETERS"] = f"'core.fsmonitor={trap}'"
+    try:
+        found = check(repo, base="v2")
+    finally:
+        del os.environ["GIT_DIR"], os.environ["GIT_CONFIG_PARAMETERS"]
+    assert [i["kind"] for i in found["issues"]] == ["missed_change_together"]
+    assert not marker.exists(), marker.read_text(encoding="utf-8")
+
+
+def test_filtered_changes_count_as_git_stores_them(repo: Path, tmp_path: Path) -> None:
+    # Unchanged bytes stay unchanged with every mechanism planted; a changed file is seen.
+    trap, marker = _trap(tmp_path)
+    _plant(repo, trap)
+    assert drift(repo, "--base", "v1").stdout == ""
+    write(repo, "src/setup.py", "print('setup 2')\n")
+    result = drift(repo, "--base", "v1")
+    assert result.stdout.startswith(GUIDE_FAQ) and result.stdout.count("\n") == 1
+    assert not marker.exists()
+
+
+def test_mode_and_symlink_changes_count(repo: Path) -> None:
+    (repo / "src" / "setup.py").chmod(0o755)
+    assert drift(repo, "--base", "v1").stdout.startswith(GUIDE_FAQ)
+    (repo / "src" / "setup.py").chmod(0o644)
+    assert drift(repo, "--base", "v1").stdout == ""
+    (repo / "docs" / "api.md").unlink()
+    (repo / "docs" / "api.md").symlink_to("cli.md")
+    assert drift(repo, "--base", "v1").returncode != 0
+
+
+def test_sha256_repository(tmp_path: Path) -> None:
+    root = tmp_path / "sha256"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main", "--object-format=sha256")
+    for rel, text in FILES.items():
+        write(root, rel, text)
+    commit(root, "base")
+    assert drift(root, "--base", "main").stdout == ""
+    write(root, "docs/cli.md", "# CLI\n\n変えた。\n")
+    assert drift(root, "--base", "main").stdout.startswith(API_CLI)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving the repository to another user needs root")
+def test_a_repository_owned_by_another_user_is_read(repo: Path) -> None:
+    subprocess.run(["chown", "-R", "nobody", str(repo)], check=True)
+    write(repo, "docs/cli.md", "# CLI\n\n変えた。\n")
+    result = drift(repo, "--base", "v1")
+    assert result.stdout.startswith(API_CLI), result.stderr
+
+
+def test_the_sentence_names_the_argument_of_every_front_end(tmp_path: Path) -> None:
+    project = tmp_path / "plain"
+    for rel, text in FILES.items():
+        write(project, rel, text)
+    with pytest.raises(MdmarkError) as info:
+        check(project, base="main")
+    assert "`--base`" in info.value.message and "`base`" in info.value.message
+    assert "fatal" not in info.value.message

@@ -416,6 +416,36 @@ async def test_export_html_errors(server: Served, project: Path, tmp_path: Path)
     assert not (project / "docs" / "arch.html").exists()
 
 
+async def test_export_html_writes_only_inside_the_project(server: Served, project: Path, tmp_path: Path) -> None:
+    """A document, a config or a default output outside project_dir cannot carry the output out (issue 37)."""
+    other = tmp_path / "other"
+    (other / "sub").mkdir(parents=True)
+    (other / "x.md").write_text("# 外\n", encoding="utf-8")
+    (other / "sub" / "mdmark.config.yaml").write_text("markdown: {}\n", encoding="utf-8")
+    (other / "sub" / "y.md").write_text("# 外\n", encoding="utf-8")
+    (project / "docs" / "out-link").symlink_to(other, target_is_directory=True)
+    attempts = [
+        {"file": str(other / "x.md")},  # the default output beside a document outside
+        {"file": str(other / "x.md"), "out": str(other / "evil.html")},  # defaults rooted at the document's folder
+        {"file": "docs/arch.md", "out": str(other / "sub" / "evil.html"), "config": str(other / "sub" / "mdmark.config.yaml")},
+        {"file": str(other / "sub" / "y.md"), "out": str(other / "sub" / "evil.html")},  # the config found from the document
+        {"file": "docs/arch.md", "out": "docs/out-link/evil.html"},  # through a link in the project
+        {"file": "docs/arch.md", "out": "../other/evil.html"},
+    ]
+    async with connect(server) as client:
+        for arguments in attempts:
+            text = assert_error(await call_in(client, project, "export_html", **arguments))
+            assert "外" in text and text.count("。") == 1, text
+        # Inside project_dir all the same: a document of the project, written where the agent says.
+        inside = assert_json(await call_in(client, project, "export_html", file="docs/arch.md", out="site/arch.html"))
+        assert inside["out"] == str((project / "site" / "arch.html").resolve())
+    assert sorted(p.name for p in other.rglob("*")) == ["mdmark.config.yaml", "sub", "x.md", "y.md"]
+    # The CLI's -o still writes where its user says.
+    done = cli(project, "export", str(other / "x.md"), "-o", str(other / "mine.html"))
+    assert done.returncode == 0, done.stderr
+    assert (other / "mine.html").is_file()
+
+
 async def test_export_html_same_sentence_as_cli(server: Served, project: Path) -> None:
     async with connect(server) as client:
         result = await call_in(client, project, "export_html", file="docs/missing.md")
@@ -474,6 +504,8 @@ async def test_check_errors(server: Served, project: Path, tmp_path: Path) -> No
         (project / "broken.yaml").write_text("index: [unclosed\n  docs: x\n", encoding="utf-8")
         assert_error(await call_in(client, project, "check", config="broken.yaml"))
         bad_base = assert_error(await call_in(client, project, "check", base="no-such-ref"))
+        # The project is in no git repository: the sentence names the tool's argument `base` too.
+        assert "git のリポジトリの中に無い" in bad_base and "`base`" in bad_base and "fatal" not in bad_base
         assert_error(await call_in(client, project, "check", base=3), "base")
     completed = cli(bare, "check")
     assert completed.returncode == 2
@@ -859,7 +891,8 @@ async def test_stdio_lists_the_same_tools(server: Served, project: Path) -> None
     async with Client(params, read_timeout_seconds=120) as client:
         stdio_tools = (await client.list_tools()).tools
         data = assert_json(await call_in(client, project, "list_tags", format="json"))
-        assert_error(await call(client, "check", {}), "project_dir")
+        # started in the project: the working folder is the default project (issue 34)
+        assert assert_json(await call(client, "check", {})) == {"issues": []}
     async with connect(server) as client:
         http_tools = (await client.list_tools()).tools
     assert [t.model_dump(by_alias=True) for t in stdio_tools] == [t.model_dump(by_alias=True) for t in http_tools]

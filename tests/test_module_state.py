@@ -29,6 +29,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/host/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
     ("sphinx_ext/state.py", "_BY_ENV"): "the extension's state per Sphinx build environment (weak keys)",
     ("mdmark/pipeline/workers.py", "_IN_WORKER"): "whether this process is a pool worker, set once when it starts",
+    ("mdmark/util/landlock.py", "_APPLIED"): "the Landlock confinement of this process: set once, the kernel never undoes it",
     ("mdmark/pipeline/workers.py", "_POOL"): "this process's worker processes (fresh_pool swaps in a pool of a run's own), not a cache",
     ("mdmark/host/accessors.py", "_PREPARED"): "which live Sphinx applications have prepared their writer (weak)",
     ("mdmark/host/patches.py", "_PARSERS"): "MyST parsers by configuration, made once per process: they keep no document",
@@ -43,8 +44,10 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/answers/__init__.py", "_formats"): "the modules of a package: fixed for the process",
     ("mdmark/config/myst.py", "myst_extensions"): "what the installed MyST accepts: fixed for the process",
     ("mdmark/cli/argparse_ja.py", "japanese_formatter"): "a class made from a class: pure",
-    ("mdmark/graph/layout.py", "text_width"): "a pure function of the text",
-    ("mdmark/graph/layout.py", "fit_label"): "a pure function of the text and width",
+    ("mdmark/graph/labels.py", "text_width"): "a pure function of the text",
+    ("mdmark/graph/labels.py", "fit_label"): "a pure function of the text and width",
+    ("mdmark/html/page.py", "_mermaid"): "the bundled mermaid and its start: files shipped inside the package",
+    ("mdmark/html/labels.py", "_catalog"): "Sphinx's message catalog of a language: files shipped with the installed Sphinx",
     ("mdmark/graph/svg.py", "_n"): "number formatting: pure",
     ("mdmark/graph/svg.py", "_esc"): "XML escaping: pure",
     ("mdmark/host/patches.py", "share_docutils_settings"): "installs a patch once per process: idempotent",
@@ -60,6 +63,7 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/html/page.py", "page_script"): "a file shipped in the package",
     ("mdmark/html/render.py", "_translator_over"): "a class made from a class: pure",
     ("mdmark/util/globs.py", "_compile"): "a regular expression from a glob: pure",
+    ("mdmark/util/landlock.py", "_libc"): "the C library this process is linked with: fixed for the process",
 }
 
 _MUTATORS = {

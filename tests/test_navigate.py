@@ -11,7 +11,8 @@ import pytest
 from conftest import FIXTURES
 from mdmark.check.collect import check_document, check_texts, collect
 from mdmark.project.main import Project
-from mdmark.queries.navigate import Navigator
+from mdmark.queries.navigation import completion, fixes, rename, symbols
+from mdmark.queries.navigation.navigator import Navigator
 
 CHECK_PROJECTS = sorted(p.name for p in (FIXTURES / "check").iterdir() if (p / "mdmark.config.yaml").is_file())
 
@@ -94,7 +95,7 @@ def test_navigator_reference_spans_find_the_written_target() -> None:
 
 def _apply(texts: dict[Path, str], edits: list) -> dict[Path, str]:  # type: ignore[type-arg]
     """The files' text with the edits made (each edit's span on the text as it was)."""
-    from mdmark.queries.navigate import whole_file_text
+    from mdmark.queries.navigation.navigator import whole_file_text
 
     out = dict(texts)
     for path in {e.span.path for e in edits}:
@@ -117,9 +118,9 @@ def test_rename_a_heading_anchor_keeps_every_reference_working(tmp_path: Path) -
     guide = (root / "docs" / "guide.md").resolve()
     ctx, before = check_texts(root, {})
     nav = Navigator(ctx)
-    found = nav.rename_target(guide, 10, 4)  # the heading 参照の種類
+    found = rename.rename_target(nav, guide, 10, 4)  # the heading 参照の種類
     assert found is not None
-    edits = nav.rename(found, "kinds")
+    edits = rename.rename(nav, found, "kinds")
     texts = _apply({}, edits)
     assert "(kinds)=" in texts[guide] and "(#kinds)" in texts[guide]
     _ctx, after = check_texts(root, texts)
@@ -137,8 +138,7 @@ def test_quick_fixes_remove_their_drift(tmp_path: Path, name: str) -> None:
     fixed = 0
     for drift in found:
         path = (root / drift.file).resolve()
-        fixes = nav.fixes(drift, _span_of(nav, path, drift))
-        for fix in fixes:
+        for fix in fixes.fixes(nav, drift, _span_of(nav, path, drift)):
             texts = _apply({}, list(fix.edits))
             _ctx, after = check_texts(root, texts)
             assert drift not in after, (fix.title, drift)
@@ -155,9 +155,9 @@ def test_index_completion_and_workspace_symbols_match_find_docs() -> None:
     index = root / "index.yaml"
     text = index.read_text(encoding="utf-8") + "    related:\n      - {to: \n"
     lines = text.splitlines()
-    got = nav.complete(index, len(lines), len(lines[-1]), text=text)
+    got = completion.complete(nav, index, len(lines), len(lines[-1]), text=text)
     assert {c.label for c in got} == {"top", "words"}
-    docs = {s.name for s in nav.workspace_symbols("用語") if s.kind == "doc"}
+    docs = {s.name for s in symbols.workspace_symbols(nav, "用語") if s.kind == "doc"}
     found = find_docs(root, text="用語", format="json")
     assert isinstance(found, dict)
     assert docs == {d["title"] for d in found["docs"]}

@@ -8,6 +8,7 @@ and no network; they skip only when the ``claude`` command is absent, and then o
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -17,11 +18,23 @@ import socket
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import needs_program, program
+
+
+def _plugin_module(path: Path) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+INSTALL_HINT: str = _plugin_module(Path(__file__).resolve().parent.parent / "plugin" / "lib" / "find_mdmark.py").INSTALL_HINT
 
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "plugin"
@@ -72,7 +85,8 @@ def test_plugin_manifest_names_the_plugin() -> None:
 
 def test_mcp_json_declares_the_http_server() -> None:
     data = json.loads((PLUGIN / ".mcp.json").read_text(encoding="utf-8"))
-    assert data == {"mcpServers": {"mdmark": {"type": "http", "url": "http://127.0.0.1:${MDMARK_PORT:-8782}/mcp"}}}
+    # ?project=${PWD}: the session's folder for resource reads (a header cannot carry a non-ASCII path).
+    assert data == {"mcpServers": {"mdmark": {"type": "http", "url": "http://127.0.0.1:${MDMARK_PORT:-8782}/mcp?project=${PWD}"}}}
 
 
 def test_marketplace_lists_the_plugin() -> None:
@@ -95,14 +109,19 @@ def test_hooks_json_runs_the_scripts_with_python3() -> None:
     for group, script in ((pre, PRE_TOOL_USE), (start, SESSION_START)):
         (hook,) = group["hooks"]
         assert hook["type"] == "command"
-        assert hook["command"] == f'python3 "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script.name}"'
+        # -I: isolated, so nothing of the opened repository or the environment is on sys.path.
+        assert hook["command"] == f'python3 -I "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script.name}"'
         assert script.is_file()
 
 
+FIND_MDMARK = PLUGIN / "lib" / "find_mdmark.py"
+
+
 def test_hooks_import_only_the_standard_library() -> None:
-    for script in (PRE_TOOL_USE, SESSION_START):
+    for script in (PRE_TOOL_USE, SESSION_START, FIND_MDMARK):
         imported = set(re.findall(r"^(?:from|import) (\w+)", script.read_text(encoding="utf-8"), re.M))
-        assert imported <= set(sys.stdlib_module_names) | {"__future__"}, script.name
+        # find_mdmark: the plugin's own module, from the plugin's folder.
+        assert imported <= set(sys.stdlib_module_names) | {"__future__", "find_mdmark"}, script.name
 
 
 # --- PreToolUse: project_dir -----------------------------------------------------------------
@@ -283,8 +302,7 @@ def test_session_start_without_mdmark_says_how_to_install(tmp_path: Path) -> Non
     port = _free_port()
     context = session_start(_base_env(PATH=str(bare), MDMARK_PORT=str(port), PYTHONPATH=""))
     assert context.splitlines() == [
-        "mdmark が見つからないので（PATH に mdmark のコマンドが無く、python3 から import もできません）、"
-        "mdmark のリポジトリのフォルダで `pipx install .`（または `python3 -m pip install .`）を実行して入れてください。",
+        INSTALL_HINT,
         f"mdmark の MCP サーバーが http://127.0.0.1:{port}/mcp で応答しないので、ツールを使う前に、ターミナルで "
         f"`MDMARK_PORT={port} mdmark serve` を起動するよう利用者に頼んでください（常駐させる手順は使い方集の serve）。",
     ]
@@ -347,7 +365,7 @@ def test_install_page_shows_the_claude_output() -> None:
     page = INSTALL_PAGE.read_text(encoding="utf-8")
     assert ADDED in page
     assert INSTALLED in page
-    assert "plugin:mdmark:mdmark: http://127.0.0.1:8782/mcp (HTTP) - ✔ Connected" in page
+    assert "plugin:mdmark:mdmark: http://127.0.0.1:8782/mcp?project=/home/you/project (HTTP) - ✔ Connected" in page
 
 
 @pytest.fixture
@@ -419,14 +437,17 @@ def test_claude_sees_the_hooks_and_the_server(installed: dict[str, str], tmp_pat
 
 @needs_claude
 def test_claude_connects_to_mdmark_serve(installed: dict[str, str], mdmark_server: int, tmp_path: Path) -> None:
-    env = {**installed, "MDMARK_PORT": str(mdmark_server)}
-    done = claude("mcp", "list", env=env, cwd=tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**installed, "MDMARK_PORT": str(mdmark_server), "PWD": str(project)}  # PWD as the user's shell sets it
+    done = claude("mcp", "list", env=env, cwd=project)
     assert done.returncode == 0, done.stdout + done.stderr
     line = _mcp_line(done.stdout)
-    assert f"http://127.0.0.1:{mdmark_server}/mcp (HTTP)" in line
+    assert f"http://127.0.0.1:{mdmark_server}/mcp?project={project} (HTTP)" in line
     assert line.endswith("✔ Connected"), line
     # The line the install page tells a newcomer to look for.
-    assert line.replace(str(mdmark_server), "8782") in INSTALL_PAGE.read_text(encoding="utf-8")
+    shown = line.replace(str(mdmark_server), "8782").replace(str(project), "/home/you/project")
+    assert shown in INSTALL_PAGE.read_text(encoding="utf-8")
 
 
 @needs_claude
@@ -440,16 +461,18 @@ def test_claude_reports_a_stopped_server(installed: dict[str, str], tmp_path: Pa
 # --- the language server ----------------------------------------------------------------------
 
 LSP_LAUNCHER = PLUGIN / "bin" / "mdmark_lsp.py"
+#: A PATH with the system's programs (python3, claude) but not the venv's mdmark.
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 def test_manifest_declares_the_language_server_for_markdown() -> None:
     manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
     server = manifest["lspServers"]["mdmark"]
     assert server["command"] == "python3"
-    assert server["args"] == ["${CLAUDE_PLUGIN_ROOT}/bin/mdmark_lsp.py"]
+    assert server["args"] == ["-I", "${CLAUDE_PLUGIN_ROOT}/bin/mdmark_lsp.py"]
     assert server["extensionToLanguage"] == {".md": "markdown"}
     imported = set(re.findall(r"^(?:from|import) (\w+)", LSP_LAUNCHER.read_text(encoding="utf-8"), re.M))
-    assert imported <= set(sys.stdlib_module_names) | {"__future__"}
+    assert imported <= set(sys.stdlib_module_names) | {"__future__", "find_mdmark"}
 
 
 def _lsp_message(body: dict[str, object]) -> bytes:
@@ -457,16 +480,12 @@ def _lsp_message(body: dict[str, object]) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(data) + data
 
 
-def test_launcher_finds_mdmark_in_the_project_venv(tmp_path: Path) -> None:
-    """Only in the project's .venv (not on PATH, not importable by the system python3): the
-    launcher still starts ``mdmark lsp``, which answers ``initialize``."""
-    project = tmp_path / "project"
-    (project / ".venv" / "bin").mkdir(parents=True)
-    (project / ".venv" / "bin" / "mdmark").symlink_to(Path(VENV_BIN) / "mdmark")
-    env = _base_env(CLAUDE_PROJECT_DIR=str(project), PATH="/usr/bin:/bin")
+def _launch_lsp(env: dict[str, str], cwd: Path | str) -> None:
+    """Start the launcher as Claude Code does (``python3 -I launcher`` in the project) and see
+    ``mdmark lsp`` answer ``initialize``."""
     request = _lsp_message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}})
     done = subprocess.Popen(
-        [SYSTEM_PYTHON, str(LSP_LAUNCHER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd="/"
+        [SYSTEM_PYTHON, "-I", str(LSP_LAUNCHER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
     )
     try:
         assert done.stdin is not None and done.stdout is not None
@@ -487,18 +506,100 @@ def test_launcher_finds_mdmark_in_the_project_venv(tmp_path: Path) -> None:
         done.wait(timeout=30)
 
 
+def test_launcher_finds_mdmark_on_path(tmp_path: Path) -> None:
+    _launch_lsp(_base_env(CLAUDE_PROJECT_DIR=str(tmp_path), PATH=f"{VENV_BIN}{os.pathsep}{SYSTEM_PATH}"), tmp_path)
+
+
 def test_launcher_without_mdmark_says_how_to_install(tmp_path: Path) -> None:
     env = _base_env(CLAUDE_PROJECT_DIR=str(tmp_path), PATH="/nonexistent")
     done = subprocess.run([SYSTEM_PYTHON, "-I", str(LSP_LAUNCHER)], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=60)
     assert done.returncode == 1
     assert done.stdout == ""
-    assert done.stderr.strip().startswith("mdmark が見つからないので") and done.stderr.count("\n") == 1
+    # The same sentence as the SessionStart hook's, and the install command the guide's page gives.
+    assert done.stderr == INSTALL_HINT + "\n"
+    assert "`pipx install .`" in INSTALL_HINT and "$ pipx install .\n" in INSTALL_PAGE.read_text(encoding="utf-8")
+
+
+# --- a hostile repository: nothing it holds runs (issue 37) ------------------------------------------
+
+
+@pytest.fixture
+def trapped(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository holding every way a launcher could run its code, each writing ``MARKER`` when
+    run: its own ``mdmark`` package (``python -m mdmark`` from the repository), ``.venv`` and
+    ``venv`` in it and ``.venv`` in its parent folder, each with ``bin/mdmark`` and ``bin/python3``."""
+    marker = tmp_path / "MARKER"
+    parent = tmp_path / "parent"
+    repo = parent / "repo"
+    (repo / "mdmark").mkdir(parents=True)
+    trap_py = f"open({str(marker)!r}, 'a').write('ran ' + __file__ + '\\n')\n"
+    (repo / "mdmark" / "__init__.py").write_text(trap_py, encoding="utf-8")
+    (repo / "mdmark" / "__main__.py").write_text(trap_py, encoding="utf-8")
+    (repo / "sitecustomize.py").write_text(trap_py, encoding="utf-8")
+    for venv in (repo / ".venv", repo / "venv", parent / ".venv", parent / "venv"):
+        (venv / "bin").mkdir(parents=True)
+        for name in ("mdmark", "python3", "python"):
+            trap = venv / "bin" / name
+            trap.write_text(f"#!/bin/sh\necho \"ran $0\" >> '{marker}'\n", encoding="utf-8")
+            trap.chmod(0o755)
+    (repo / "doc.md").write_text("# 文書\n", encoding="utf-8")
+    return repo, marker
+
+
+def test_session_start_runs_nothing_of_the_repository(trapped: tuple[Path, Path]) -> None:
+    repo, marker = trapped
+    event = json.dumps({"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(repo)})
+    port = str(_free_port())
+    # No mdmark installed: the install sentence; installed (the venv's, on PATH): the guide.
+    # The repository's own .venv/bin first on PATH (an activated venv of the repository) is skipped.
+    for path, installed in ((SYSTEM_PATH, False), (f"{repo / '.venv' / 'bin'}{os.pathsep}{VENV_BIN}{os.pathsep}{SYSTEM_PATH}", True)):
+        env = _base_env(CLAUDE_PROJECT_DIR=str(repo), PATH=path, MDMARK_PORT=port, VIRTUAL_ENV=str(repo / ".venv"))
+        done = subprocess.run(
+            [SYSTEM_PYTHON, "-I", str(SESSION_START)], input=event, capture_output=True, text=True, env=env, timeout=60, cwd=repo
+        )
+        assert done.returncode == 0, done.stderr
+        context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        if installed:
+            assert context.splitlines()[1 : 1 + len(_guide_lines())] == _guide_lines()
+        elif shutil.which("mdmark", path=SYSTEM_PATH) is None:
+            assert context.splitlines()[0] == INSTALL_HINT
+        assert not marker.exists(), marker.read_text(encoding="utf-8")
+    # No mdmark on PATH, but the python3 running the hook imports it: that python, isolated, from /.
+    env = _base_env(CLAUDE_PROJECT_DIR=str(repo), PATH=SYSTEM_PATH, MDMARK_PORT=port)
+    done = subprocess.run(
+        [sys.executable, "-I", str(SESSION_START)], input=event, capture_output=True, text=True, env=env, timeout=60, cwd=repo
+    )
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.splitlines()[1 : 1 + len(_guide_lines())] == _guide_lines()
+    assert not marker.exists(), marker.read_text(encoding="utf-8")
+
+
+def test_launcher_runs_nothing_of_the_repository(trapped: tuple[Path, Path]) -> None:
+    repo, marker = trapped
+    env = _base_env(CLAUDE_PROJECT_DIR=str(repo), PATH=f"{repo / 'venv' / 'bin'}{os.pathsep}{SYSTEM_PATH}", VIRTUAL_ENV=str(repo / ".venv"))
+    done = subprocess.run([SYSTEM_PYTHON, "-I", str(LSP_LAUNCHER)], capture_output=True, text=True, env=env, cwd=repo, timeout=60)
+    if shutil.which("mdmark", path=SYSTEM_PATH) is None:
+        assert (done.returncode, done.stderr) == (1, INSTALL_HINT + "\n")
+    assert not marker.exists(), marker.read_text(encoding="utf-8")
+    # With mdmark installed the real server starts, from /, and nothing of the repository runs either.
+    _launch_lsp({**env, "PATH": f"{repo / '.venv' / 'bin'}{os.pathsep}{VENV_BIN}{os.pathsep}{SYSTEM_PATH}"}, repo)
+    assert not marker.exists(), marker.read_text(encoding="utf-8")
+
+
+@needs_claude
+def test_claude_session_in_a_hostile_repository_runs_nothing_of_it(
+    installed: dict[str, str], trapped: tuple[Path, Path]
+) -> None:
+    """The real claude opens the repository: its SessionStart hook answers, no trap runs."""
+    repo, marker = trapped
+    env = {**installed, "PATH": f"{VENV_BIN}{os.pathsep}{SYSTEM_PATH}", "MDMARK_PORT": str(_free_port())}
+    done = claude("-p", "hi", "--output-format", "stream-json", "--verbose", "--include-hook-events", env=env, cwd=repo)
+    context = _session_start_context(done.stdout)
+    assert context.splitlines()[1 : 1 + len(_guide_lines())] == _guide_lines()
+    assert not marker.exists(), marker.read_text(encoding="utf-8")
 
 
 # --- mdmark only in the venv: the guide and the prompts come from the running server ------------------
-
-#: A PATH with the system's programs (python3, claude) but not the venv's mdmark.
-SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 def _no_mdmark_on_system_path() -> None:

@@ -49,7 +49,8 @@ def _trusted(root: Path) -> Path:
 
 def test_conf_settings_take_effect_and_markdown_only_fills_in(tmp_path: Path) -> None:
     root = _trusted(_project(tmp_path))
-    marker = tmp_path / "marker"
+    # Inside the project: a trusted conf.py writes there as under sphinx-build, never outside (test_landlock.py).
+    marker = root / "marker"
     result = run_mdmark("check", "--format", "json", cwd=root, env={"MARKER": str(marker)})
     assert marker.read_text() == "ran"
     issues = json.loads(result.stdout)["issues"]
@@ -80,7 +81,7 @@ def test_an_extension_that_cannot_be_imported_is_one_drift(tmp_path: Path) -> No
         lines = result.stdout.splitlines()
         assert lines[0] == (
             "mdmark.config.yaml:sphinx.conf: config_value: conf.py の extensions の `no_such_extension_here` を読み込めない"
-            "（ModuleNotFoundError: No module named 'no_such_extension_here'）ので、その拡張を入れるか conf.py の extensions から外してください。"
+            "（Python の言葉で「ModuleNotFoundError: No module named 'no_such_extension_here'」）ので、その拡張を入れるか conf.py の extensions から外してください。"
         )
         # mdmark went on without it: the todo directive still reads.
         assert not any("todo" in line for line in lines[1:])
@@ -204,7 +205,7 @@ def test_an_rst_source_that_cannot_be_read_is_one_drift(tmp_path: Path) -> None:
     lines = run_mdmark("check", cwd=root).stdout.splitlines()
     assert any(line.startswith("docs/index.md:7: broken_anchor:") for line in lines), lines
     assert (
-        "docs/install.rst:: syntax: `install.rst` を読む途中で MyST・Sphinx が止まった"
+        "docs/install.rst: syntax: `install.rst` を読む途中で MyST・Sphinx が止まった"
         "（AttributeError: no package_selection_group）ので、この文書の記法を確かめてください。"
     ) in lines
 
@@ -280,7 +281,7 @@ def test_untrusted_conf_is_read_not_run_with_the_same_result(tmp_path: Path) -> 
     assert not marker.exists()
     issues = json.loads(result.stdout)["issues"]
     assert [(i["kind"], i["where"]) for i in issues] == [("config_value", "sphinx.conf"), ("broken_anchor", "15"), ("not_in_toctree", "")]
-    assert f"mdmark trust --config {root / 'mdmark.config.yaml'}" in issues[0]["message"]
+    assert "`mdmark trust` で信頼してください。" in issues[0]["message"] and str(root) not in issues[0]["message"]
     exported = run_mdmark("export", "docs/index.md", cwd=root, env={"MARKER": str(marker)})
     assert exported.returncode == 0, exported.stderr
     assert not marker.exists()

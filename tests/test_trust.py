@@ -97,6 +97,19 @@ def trust_drifts(stdout: str) -> list[str]:
     return [line for line in stdout.splitlines() if "をまだ信頼していない" in line]
 
 
+def lapsed_drifts(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if "信頼した後に" in line and "信頼が外れ" in line]
+
+
+def lapsed_sentence(config: Path, *changed: str, held: str = "`localext`・`sphinx.ext.ifconfig`") -> str:
+    """The one sentence every front-end says when the trust in the hostile project lapsed."""
+    return (
+        f"conf.py `docs/conf.py` は信頼した後に {'・'.join(f'`{c}`' for c in changed)} が変わったので信頼が外れ、"
+        f"conf.py と拡張 {held} を動かさずに書かれた設定だけを読んだため、変わったところを確かめて動かしてよければ "
+        f"`mdmark trust --config {config}` でもう一度信頼してください。"
+    )
+
+
 # -- 1. an untrusted conf.py is read, never run --------------------------------------------------
 
 
@@ -105,11 +118,11 @@ def test_untrusted_conf_never_runs_and_its_literal_settings_apply(tmp_path: Path
     check = run_mdmark("check", cwd=root)
     assert markers(root) == [], check.stdout + check.stderr
     drifts = trust_drifts(check.stdout)
-    config = root / "mdmark.config.yaml"
+    # the default config: plain `mdmark trust` from the project, no machine path
     assert drifts == [
         "mdmark.config.yaml:sphinx.conf: config_value: conf.py `docs/conf.py` をまだ信頼していないので、"
         "conf.py と拡張 `localext`・`sphinx.ext.ifconfig` を動かさずに書かれた設定だけを読んだため、"
-        f"中身を確かめて動かしてよければ `mdmark trust --config {config}` で信頼してください。"
+        "中身を確かめて動かしてよければ `mdmark trust` で信頼してください。"
     ]
     # suppress_warnings (myst.header) was read: the level-3 heading under a level-1 is no drift.
     assert check.stdout.splitlines() == drifts, check.stdout
@@ -173,11 +186,12 @@ def test_trust_runs_it_and_a_change_untrusts_it_again(tmp_path: Path) -> None:
     assert trust_drifts(check.stdout) == []
     clear_markers(root)
 
-    # The local extension changes: untrusted again, nothing runs, the same drift.
+    # The local extension changes: untrusted again, nothing runs, and the drift says the trust lapsed.
     ext = root / "docs" / "_ext" / "localext.py"
     ext.write_text(LOCAL_EXT + "# changed\n", encoding="utf-8")
     again = run_mdmark("check", cwd=root)
-    assert len(trust_drifts(again.stdout)) == 1 and markers(root) == []
+    assert lapsed_drifts(again.stdout) == ["mdmark.config.yaml:sphinx.conf: config_value: " + lapsed_sentence(config, "docs/_ext/localext.py")]
+    assert trust_drifts(again.stdout) == [] and markers(root) == []
 
     trust_project(config)
     run_mdmark("check", cwd=root)
@@ -188,9 +202,14 @@ def test_trust_runs_it_and_a_change_untrusts_it_again(tmp_path: Path) -> None:
     conf = root / "docs" / "conf.py"
     conf.write_text(CONF + "# changed\n", encoding="utf-8")
     third = run_mdmark("check", cwd=root)
-    assert len(trust_drifts(third.stdout)) == 1 and markers(root) == []
+    assert lapsed_drifts(third.stdout) == ["mdmark.config.yaml:sphinx.conf: config_value: " + lapsed_sentence(config, "docs/conf.py")]
     exported = run_mdmark("export", "docs/index.md", cwd=root)
     assert exported.returncode == 0 and markers(root) == []
+    # Build and export say the same sentence: a page never loses what conf.py would render silently.
+    assert "mdmark.config.yaml: " + lapsed_sentence(config, "docs/conf.py") in exported.stderr.splitlines()
+    built = run_mdmark("build", cwd=root)
+    assert "mdmark.config.yaml: " + lapsed_sentence(config, "docs/conf.py") in built.stderr.splitlines()
+    assert markers(root) == []
 
 
 def test_list_and_revoke(tmp_path: Path) -> None:
@@ -220,6 +239,7 @@ def test_a_record_others_can_write_is_not_believed(tmp_path: Path) -> None:
     env = {"XDG_CONFIG_HOME": str(home)}
     root = hostile(tmp_path)
     assert run_mdmark("trust", cwd=root, env=env).returncode == 0
+    clear_markers(root)  # trusting ran conf.py once, to record what it imports
     os.chmod(home / "mdmark" / "trusted.json", 0o666)
     check = run_mdmark("check", cwd=root, env=env)
     assert len(trust_drifts(check.stdout)) == 1 and markers(root) == []
@@ -401,6 +421,7 @@ def test_fifos_in_the_project_never_block_trust(tmp_path: Path) -> None:
     env = {"XDG_CONFIG_HOME": str(home)}
     assert run_mdmark("trust", cwd=root, env=env, timeout=60).returncode == 0
     assert run_mdmark("trust", "--list", cwd=root, env=env, timeout=60).stdout.startswith("信頼している: ")
+    clear_markers(root)  # trusting ran conf.py once, to record what it imports
     conf.unlink()
     os.mkfifo(conf)
     checked = run_mdmark("check", cwd=root, env=env, timeout=60)

@@ -12,7 +12,8 @@ import pytest
 from mdmark.config.main import MarkdownSettings
 from mdmark.index.model import load_index
 from mdmark.project.main import Project
-from mdmark.workspace.main import Memo, workspace_for
+from mdmark.util.memo import Memo
+from mdmark.workspace.main import workspace_for
 
 INDEX = "version: 1\ndocs:\n  - id: a\n    path: a.md\n    title: A\n"
 

@@ -224,6 +224,7 @@ class Recorder:
             # every document by name for it.
             self.model.numbers  # noqa: B018
             self.model.in_toctrees()
+            self.model.circular_entries()
             watched = copy.copy(self.model)
 
             def facts(docname: str) -> DocFacts | None:

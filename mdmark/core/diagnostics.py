@@ -165,6 +165,13 @@ class DriftKind(enum.StrEnum):
         "その文書に最初の見出しを書く",
         "where の行の toctree が挙げる文書に、最初の見出しを直接書き足します。",
     )
+    TOCTREE_CYCLE = (
+        "toctree_cycle",
+        "toctree の項目をたどるとその toctree の文書に戻る（循環する。Sphinx はその項目を無視する）",
+        "文書どうしを互いの toctree に挙げた、文書が自分を挙げた",
+        "循環のどこかの toctree から項目を外す（親の toctree にだけ挙げる）",
+        "where の行の toctree の項目を直接消すか、循環の相手の toctree から消します。",
+    )
     NOT_IN_TOCTREE = (
         "not_in_toctree",
         "sphinx.conf のとき、どの toctree にも入っていない文書がある（root_doc と orphan の文書を除く）",
@@ -212,8 +219,11 @@ class Diagnostic:
         object.__setattr__(self, "kind", DriftKind.of(self.kind))
 
     def text_line(self) -> str:
-        """The line ``mdmark check`` prints (and the preview's drift panel shows): ``{file}:{where}: {kind}: {message}``."""
-        return f"{self.file}:{self.where}: {self.kind}: {self.message}"
+        """The line ``mdmark check`` prints (and the preview's drift panel shows):
+        ``{file}:{where}: {kind}: {message}``, or ``{file}: {kind}: {message}`` for a drift of the
+        whole file (no empty place after the file)."""
+        place = f"{self.file}:{self.where}" if self.where else self.file
+        return f"{place}: {self.kind}: {self.message}"
 
     def as_dict(self) -> dict[str, str]:
         """The MCP/JSON shape: exactly ``file``, ``where``, ``kind``, ``message``."""

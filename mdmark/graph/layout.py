@@ -18,12 +18,11 @@ graph gives the same coordinates, and the SVG is byte-identical.
 
 from __future__ import annotations
 
-import functools
 import heapq
 import math
-import unicodedata
 from dataclasses import dataclass, field, replace
 
+from mdmark.graph.labels import distinct_labels, group_labels, text_width
 from mdmark.graph.model import DocGraph, GraphEdge, Node
 from mdmark.graph.style import FONT_SIZE
 
@@ -52,129 +51,10 @@ MARGIN = 8
 #: The group map of the compact overview spreads out: its lines carry numbers.
 MAP_GAP_X = 72
 MAP_GAP_Y = 64
-
-
-def _char_width(char: str, size: float) -> float:
-    if unicodedata.east_asian_width(char) in ("W", "F"):
-        return size
-    if char == " ":
-        return size * 0.33
-    return size * 0.62
-
-
-@functools.lru_cache(maxsize=16384)
-def text_width(text: str, size: float = FONT_SIZE) -> float:
-    """An estimate of the rendered width: wide (CJK) characters one em, others about 0.6 em."""
-    width = 0.0
-    for char in text:
-        width += _char_width(char, size)
-    return width
-
-
-@functools.lru_cache(maxsize=8192)
-def fit_label(text: str, limit: float, size: float = FONT_SIZE) -> str:
-    """``text`` cut to ``limit`` pixels with an ellipsis (the full title goes into the tooltip).
-
-    Memoised: a built page draws each title in the neighbourhood of every document it relates to.
-    """
-    if text_width(text, size) <= limit:
-        return text
-    ellipsis = _char_width("…", size)
-    width = 0.0
-    for i, char in enumerate(text):
-        # The same additions, in the same order, as text_width(text[:i + 1] + "…").
-        if width + _char_width(char, size) + ellipsis > limit:
-            return text[:i] + "…"
-        width += _char_width(char, size)
-    return text + "…"
-
-
-#: Characters kept before the first difference when two cut titles would look the same.
-CONTEXT = 3
-
-
-def _cut_head(text: str, limit: float, size: float) -> str:
-    """The longest start of ``text`` whose width is at most ``limit`` (no ellipsis)."""
-    width = 0.0
-    for i, char in enumerate(text):
-        width += _char_width(char, size)
-        if width > limit:
-            return text[:i]
-    return text
-
-
-def _middle_cut(text: str, differs: int, limit: float, size: float) -> str:
-    """``text`` cut so that what follows position ``differs`` (where it parts from the titles it
-    would be confused with) stays visible: ``head…tail``, ``…tail`` or ``…tail…``."""
-    if text_width(text, size) <= limit:
-        return text
-    ellipsis = _char_width("…", size)
-    start = max(0, differs - CONTEXT)
-    tail = text[start:]
-    if text_width(tail, size) + ellipsis > limit:
-        return "…" + fit_label(tail, limit - ellipsis, size)
-    head = _cut_head(text[:start], limit - ellipsis - text_width(tail, size), size)
-    return head + "…" + tail
-
-
-def _common_prefix(texts: list[str]) -> int:
-    first, last = min(texts), max(texts)
-    n = 0
-    while n < min(len(first), len(last)) and first[n] == last[n]:
-        n += 1
-    return n
-
-
-def _path_tails(paths: list[str]) -> list[str]:
-    """The shortest ends of ``paths`` (by folder) that tell them apart, without ``.md``."""
-    parts = [p.removesuffix(".md").split("/") for p in paths]
-    for k in range(1, max(len(x) for x in parts) + 1):
-        tails = ["/".join(x[-k:]) for x in parts]
-        if len(set(tails)) == len(tails):
-            return tails
-    return ["/".join(x) for x in parts]
-
-
-def distinct_labels(nodes: list[Node], limit: float, size: float = FONT_SIZE) -> dict[str, str]:
-    """Each node's label: its title, cut to ``limit`` pixels so that no two nodes look the same.
-
-    A title that does not fit ends in an ellipsis; when two cut titles would read alike, both keep
-    the part where they differ (``アーキテクチャ…更新設計`` / ``アーキテクチャ…更新手順``).
-    Documents with one title are told apart by the end of their path (``手順（auth/howto）``).
-    """
-    texts: dict[str, str] = {n.id: n.title for n in nodes}
-    same_title: dict[str, list[Node]] = {}
-    for node in nodes:
-        same_title.setdefault(node.title, []).append(node)
-    for title, group in same_title.items():
-        if len(group) > 1:
-            paths = [n.path if n.path else n.id for n in group]
-            if len(set(paths)) < len(paths):
-                paths = [n.id for n in group]
-            for node, tail in zip(group, _path_tails(paths), strict=True):
-                texts[node.id] = f"{title}（{tail}）"
-    labels = {n.id: fit_label(texts[n.id], limit, size) for n in nodes}
-    for _ in range(8):
-        clashes: dict[str, list[str]] = {}
-        for node_id, label in labels.items():
-            clashes.setdefault(label, []).append(node_id)
-        groups = [ids for ids in clashes.values() if len(ids) > 1]
-        if not groups:
-            return labels
-        for ids in groups:
-            differs = _common_prefix([texts[i] for i in ids])
-            for node_id in ids:
-                labels[node_id] = _middle_cut(texts[node_id], differs, limit, size)
-    # Still alike (titles that differ only far past the width): number them, in node order.
-    seen: dict[str, int] = {}
-    for node in nodes:
-        label = labels[node.id]
-        count = seen.get(label, 0)
-        seen[label] = count + 1
-        if count:
-            mark = f"（{count + 1}）"
-            labels[node.id] = fit_label(label.rstrip("…"), limit - text_width(mark, size), size) + mark
-    return labels
+#: The compact map draws each group's strongest relations only (all pairs at 9 groups pile up in
+#: the middle); every cluster's frame names its strongest partners with their counts.
+MAP_PARTNERS = 2
+SUMMARY_PARTNERS = 3
 
 
 @dataclass(frozen=True)
@@ -512,6 +392,7 @@ def overview(graph: DocGraph) -> Drawing:
             weight[(a, b)] = weight.get((a, b), 0) + 1
 
     names = chip_labels(graph) if compact else box_labels(graph)
+    partners = _partners(len(graph.groups), weight)
     inner: dict[int, tuple[list[Box], int, int]] = {}
     for g, nodes in enumerate(members):
         inner[g] = _chip_layout(nodes, names) if compact else _cluster_layout(nodes, graph.edges, names)
@@ -520,6 +401,8 @@ def overview(graph: DocGraph) -> Drawing:
     for g, (_, w, h) in inner.items():
         label = f"{graph.groups[g].name}（{len(members[g])}）"
         labels[g] = label
+        if compact:
+            label = cluster_summary(label, [(graph.groups[o].name, n) for o, n in partners[g]])
         cw = max(w, math.ceil(text_width(label, FONT_SIZE - 1))) + 2 * CLUSTER_PAD
         sizes[g] = (cw, h + 2 * CLUSTER_PAD + CLUSTER_HEAD)
 
@@ -527,14 +410,20 @@ def overview(graph: DocGraph) -> Drawing:
 
     def place(g: int, x: int, y: int) -> None:
         w, h = sizes[g]
-        drawing.clusters.append(Cluster(g, labels[g], x, y, w, h))
+        label = labels[g]
+        if compact:
+            label = cluster_summary(label, [(graph.groups[o].name, n) for o, n in partners[g]])
+        drawing.clusters.append(Cluster(g, label, x, y, w, h))
         left = x + (w - inner[g][1]) // 2
         top = y + CLUSTER_PAD + CLUSTER_HEAD
         for box in inner[g][0]:
             boxes[box.node.id] = Box(box.node, left + box.x, top + box.y, box.w, box.h, box.label)
 
     if compact:
-        order = _group_map(drawing, labels, weight)
+        strongest = {
+            (min(g, o), max(g, o)) for g, mine in partners.items() for o, _ in mine[:MAP_PARTNERS]
+        }
+        order = _group_map(drawing, labels, {pair: n for pair, n in weight.items() if pair in strongest})
         # The groups' documents below the map, in the map's order, packed in rows.
         x, y, row_h = MARGIN, max(c.y + c.h for c in drawing.groups_map) + GAP_Y, 0
         limit = max(MAX_WIDTH, *(w for w, _ in sizes.values()))
@@ -559,6 +448,26 @@ def overview(graph: DocGraph) -> Drawing:
         drawing.lines = _edge_lines(boxes, graph.edges)
     drawing.boxes = [boxes[n.id] for n in graph.nodes]
     return _fit(drawing)
+
+
+def _partners(groups: int, weight: dict[tuple[int, int], int]) -> dict[int, list[tuple[int, int]]]:
+    """Each group's related groups with their numbers of relations, the most first (then in group order)."""
+    out: dict[int, list[tuple[int, int]]] = {g: [] for g in range(groups)}
+    for (a, b), count in weight.items():
+        out[a].append((b, count))
+        out[b].append((a, count))
+    for mine in out.values():
+        mine.sort(key=lambda item: (-item[1], item[0]))
+    return out
+
+
+def cluster_summary(label: str, partners: list[tuple[str, int]]) -> str:
+    """A compact cluster's heading: its name and size, and the groups it has the most relations with."""
+    if not partners:
+        return label
+    named = "・".join(f"{name} {count}" for name, count in partners[:SUMMARY_PARTNERS])
+    more = f" ほか {len(partners) - SUMMARY_PARTNERS} つ" if len(partners) > SUMMARY_PARTNERS else ""
+    return f"{label}　関係: {named}{more}"
 
 
 def _group_map(drawing: Drawing, labels: dict[int, str], weight: dict[tuple[int, int], int]) -> list[int]:
@@ -653,8 +562,9 @@ def box_labels(graph: DocGraph) -> dict[str, str]:
 
 
 def chip_labels(graph: DocGraph) -> dict[str, str]:
-    """The labels of the compact overview's document chips: unique in ``graph``."""
-    return distinct_labels(graph.nodes, CHIP_W - 2 * PAD_X, FONT_SIZE - 1)
+    """The labels of the compact overview's document chips: unique in each cluster, whose frame
+    names the folder or tag (so the start its titles share is not repeated in every chip)."""
+    return group_labels(graph.nodes, CHIP_W - 2 * PAD_X, FONT_SIZE - 1)
 
 
 def neighbourhood(graph: DocGraph, labels: dict[str, str] | None = None) -> Drawing:

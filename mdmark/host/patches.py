@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 
@@ -84,6 +86,9 @@ def share_docutils_settings() -> None:
 
 #: Substitutions nested in substitutions deeper than this are refused (each level recurses).
 MAX_SUBSTITUTION_DEPTH = 32
+#: Set (true) on the build environment of an application whose conf.py the user trusted: its
+#: substitutions see Sphinx's environment as ``env``, as ``sphinx-build`` renders them.
+SPHINX_CONTEXT = "mdmark_sphinx_context"
 
 
 @functools.cache
@@ -99,6 +104,9 @@ def harden_parsing() -> None:
     - Substitutions render in :mod:`mdmark.host.sandbox` (MyST's Jinja2 environment runs anything).
     - Front matter is measured before MyST loads it (alias bombs, nesting), and its
       ``myst.enable_extensions`` cannot turn on what the configuration left off.
+    - Sphinx finds the project's documents without following folder links
+      (:func:`_matching_files`): its own walk follows them, so three links ``x -> .`` make it walk
+      3^40 folders, and a link out of the project lists files outside it.
     """
     from docutils.frontend import OptionParser
     from myst_parser.mdit_to_docutils import base as myst_base
@@ -121,6 +129,63 @@ def harden_parsing() -> None:
     renderer.render_front_matter = render_front_matter
     parser: Any = myst_sphinx.MystParser
     parser.parse = _myst_parse
+    import sphinx.project
+
+    project: Any = sphinx.project
+    project.get_matching_files = _matching_files
+
+
+def _matching_files(
+    dirname: str | os.PathLike[str], include_patterns: Iterable[str] = ("**",), exclude_patterns: Iterable[str] = ()
+) -> Iterator[str]:
+    """``sphinx.util.matching.get_matching_files`` (what ``Project.discover`` walks), the same
+    files in the same order, except that a link to a folder is not followed: one inside the project
+    shows a folder the walk lists anyway, one outside shows files that are not the project's, and
+    a link to a folder above makes the walk endless. mdmark's own finder
+    (:func:`mdmark.util.globs.match_files`) does not follow them either."""
+    from sphinx.util.matching import _unicode_nfc, compile_matchers
+
+    top = Path(dirname).resolve()
+    excluded = compile_matchers(exclude_patterns)
+    included = compile_matchers(include_patterns)
+    for root, dirs, files in os.walk(top, followlinks=False):
+        here = os.path.relpath(root, top)
+        prefix = "" if here == "." else Path(here).as_posix() + "/"
+        for name in sorted(files):
+            entry = _unicode_nfc(prefix + name)
+            if any(m(entry) for m in included) and not any(m(entry) for m in excluded):
+                yield entry
+        dirs[:] = [d for d in sorted(dirs) if not any(m(_unicode_nfc(prefix + d)) for m in excluded)]
+
+
+def dangling_footnotes() -> type:
+    """A read transform (after docutils' ``Footnotes``) that turns a footnote reference left
+    without its footnote into its text and a ``syntax`` drift at its line. Two ``[#]_`` for one
+    footnote inside ``{eval-rst}`` leave the second unnumbered (MyST parses the block apart from
+    the document docutils numbers), and Sphinx's HTML writer stops on it with a KeyError
+    (``sphinx-build`` too), while the reading says nothing."""
+    from docutils import nodes
+    from docutils.utils import get_source_line
+    from sphinx.transforms import SphinxTransform
+
+    class DanglingFootnotes(SphinxTransform):
+        default_priority = 700  # docutils numbers and links footnotes at 620
+
+        def apply(self, **kwargs: Any) -> None:
+            for ref in list(self.document.findall(nodes.footnote_reference)):
+                if "refid" in ref.attributes:
+                    continue
+                line = ref.line or get_source_line(ref)[1] or (ref.parent.line if ref.parent is not None else None)
+                shown = " ".join((ref.rawsource or ref.astext()).split())[:40]
+                _refuse_reading(
+                    self.env,
+                    line,
+                    f"脚注の参照 `{shown}` に当たる脚注が無く（docutils の自動番号の脚注が参照より少ない）、"
+                    "参照を文字のまま出したので、脚注を足すか参照を消してください。",
+                )
+                ref.replace_self(nodes.inline(ref.rawsource, ref.rawsource or ref.astext(), ids=list(ref["ids"])))
+
+    return DanglingFootnotes
 
 
 def _refuse_reading(env: Any, line: int | None, message: str) -> None:
@@ -265,7 +330,11 @@ def _render_substitution(self: Any, token: Any, inline: bool) -> None:
             self.create_warning(message, MystWarnings.SUBSTITUTION, line=position, append_to=self.current_node)
 
     context: dict[str, Any] = dict(self.md_config.substitutions)
-    if self.sphinx_env is not None:
+    if self.sphinx_env is not None and getattr(self.sphinx_env, SPHINX_CONTEXT, False):
+        # A trusted conf.py: the context is Sphinx's (``{{ env.config.version }}``), read in the
+        # sandbox all the same (attributes read, no method of it called).
+        context["env"] = self.sphinx_env
+    elif self.sphinx_env is not None:
         docname = str(self.sphinx_env.docname)
         metadata = self.sphinx_env.metadata.get(docname, {})
         context["env"] = {"docname": docname, "metadata": {docname: {str(k): v for k, v in dict(metadata).items()}}}
@@ -283,8 +352,11 @@ def _render_substitution(self: Any, token: Any, inline: bool) -> None:
             return
         references = {content}
     else:
+        budget = getattr(self.document, "mdmark_substitution_budget", None)
+        if budget is None:  # one budget for all the document's substitutions
+            budget = self.document.mdmark_substitution_budget = sandbox.Budget()
         try:
-            rendered = sandbox.render(token.content, context)
+            rendered = sandbox.render(token.content, context, budget)
         except sandbox.Refusal as refusal:
             refuse(str(refusal))
             return

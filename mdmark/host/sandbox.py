@@ -13,9 +13,10 @@ document's name and front matter (MyST hands in Sphinx's build environment, whos
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import jinja2
@@ -30,6 +31,30 @@ MAX_VALUE_CHARS = 100_000
 MAX_NUMBER = 100_000
 #: A width in a format string (``%99999999d``, ``{:>99999999}``) pads to that many characters.
 _WIDE = re.compile(r"\d{6,}")
+#: Operations one document's substitutions may do together: each item a filter reads or makes,
+#: each value an operator or a call makes, each attribute looked up. Sizes alone do not bound the
+#: work: ``range(99999)|groupby(…)`` is small and costs seconds, and a document may repeat it.
+MAX_OPERATIONS = 250_000
+#: Methods of a string a substitution may call (besides ``format``, which goes through Jinja's
+#: sandboxed formatter): none changes anything, each makes at most a bounded value.
+_STR_METHODS = frozenset(
+    {
+        "replace", "upper", "lower", "title", "capitalize", "strip", "lstrip", "rstrip", "startswith",
+        "endswith", "split", "rsplit", "count", "find", "rfind", "zfill", "removeprefix", "removesuffix",
+        "isdigit", "isalpha", "isalnum", "isspace", "swapcase", "casefold", "partition", "rpartition",
+    }
+)  # fmt: skip
+
+
+class Budget:
+    """The operations left to one document's substitutions (:data:`MAX_OPERATIONS`)."""
+
+    def __init__(self, operations: int = MAX_OPERATIONS) -> None:
+        self.left = operations
+
+
+#: The budget of the rendering at work in this thread (set by :func:`render` around it).
+_BUDGET: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("mdmark_substitution_budget", default=None)
 
 
 class Refusal(Exception):
@@ -38,6 +63,46 @@ class Refusal(Exception):
 
 class _TooLarge(SecurityError):
     pass
+
+
+class _TooMuchWork(SecurityError):
+    pass
+
+
+def _charge(units: int) -> None:
+    budget = _BUDGET.get()
+    if budget is not None:
+        budget.left -= units
+        if budget.left < 0:
+            raise _TooMuchWork("operations")
+
+
+def _counted(items: Iterator[Any]) -> Iterator[Any]:
+    """A lazy filter's result (``map``, ``select``…), charged item by item as it is read."""
+    for item in items:
+        _charge(1)
+        yield item
+
+
+class _Method:
+    """A string's method a substitution may call, checked before it makes its value."""
+
+    def __init__(self, owner: str, function: Callable[..., Any]) -> None:
+        self.owner = owner
+        self.function = function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _check_arguments(args, kwargs)
+        # What it makes grows with the string times an argument (``replace`` a text for every
+        # match, ``format`` a value for every field): refused before it is made.
+        times = self.owner.count("{") + 1 if getattr(self.function, "__name__", "") == "wrapper" else len(self.owner)
+        for arg in (*args, *kwargs.values()):
+            if times * max(_size(arg), len(str(arg)) if isinstance(arg, int | float) else 1) > MAX_VALUE_CHARS * 4:
+                raise _TooLarge("product")
+        _charge(len(self.owner) + 1)
+        result = _check_value(self.function(*args, **kwargs))
+        _charge(_size(result))
+        return result
 
 
 def _size(value: Any) -> int:
@@ -71,7 +136,12 @@ def _bounded(function: Callable[..., Any]) -> Callable[..., Any]:
         for arg in (*rest, *kwargs.values()):
             if count * max(_size(arg), 1) > MAX_VALUE_CHARS * 4:
                 raise _TooLarge("product")
-        return _check_value(function(*args, **kwargs))
+        _charge(count + 1)
+        result = _check_value(function(*args, **kwargs))
+        if isinstance(result, Iterator):
+            return _counted(result)
+        _charge(_size(result))
+        return result
 
     if hasattr(function, "jinja_pass_arg"):
         call.jinja_pass_arg = function.jinja_pass_arg  # type: ignore[attr-defined]
@@ -126,22 +196,42 @@ class _Sandbox(ImmutableSandboxedEnvironment):
             raise _TooLarge("width")
         if isinstance(left, int) and isinstance(right, int) and max(abs(left), abs(right)).bit_length() > 4096:
             raise _TooLarge("number")
-        return _check_value(super().call_binop(context, operator, left, right))
+        result = _check_value(super().call_binop(context, operator, left, right))
+        _charge(1 + _size(result))
+        return result
 
     def is_safe_callable(self, obj: Any) -> bool:
-        # Only the template functions (``range``, ``dict``, ``cycler``…): no method of a value
-        # (``str.join``, ``str.expandtabs``…), which could make any amount of text.
+        # The template functions (``range``, ``dict``, ``cycler``…) and the checked string
+        # methods (:class:`_Method`): no other method of a value (``str.join``,
+        # ``str.expandtabs``…), which could make any amount of text.
+        if isinstance(obj, _Method):
+            return True
         return any(obj is allowed for allowed in self.globals.values()) and super().is_safe_callable(obj)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's signature
         _check_arguments(args, kwargs)
-        return _check_value(super().call(__context, __obj, *args, **kwargs))
+        _charge(1)
+        result = _check_value(super().call(__context, __obj, *args, **kwargs))
+        _charge(_size(result))
+        return result
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        _charge(1)
+        if isinstance(obj, str) and attribute in _STR_METHODS:
+            return _Method(obj, getattr(obj, attribute))
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        _charge(1)
+        return super().getitem(obj, argument)
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         owner = getattr(value, "__self__", None)
         if isinstance(owner, str) and _WIDE.search(owner):
             raise _TooLarge("width")
-        return super().wrap_str_format(value)
+        wrapped = super().wrap_str_format(value)
+        # Jinja's sandboxed formatter (no ``_`` attribute through a field), checked as a method.
+        return _Method(owner, wrapped) if wrapped is not None and isinstance(owner, str) else wrapped
 
 
 @functools.cache
@@ -159,8 +249,9 @@ def names_in(expression: str) -> set[str]:
     return {n.name for n in tree.find_all(jnodes.Name) if n.name != "env"}
 
 
-def render(expression: str, context: Mapping[str, Any]) -> str:
-    """``{{ expression }}`` rendered with ``context`` in the sandbox.
+def render(expression: str, context: Mapping[str, Any], budget: Budget | None = None) -> str:
+    """``{{ expression }}`` rendered with ``context`` in the sandbox, its operations charged to
+    ``budget`` (one document's; a budget of its own when None).
 
     Raises :class:`Refusal` for what the sandbox refuses; other Jinja2 errors (an undefined name, a
     syntax error) pass through as MyST reports them.
@@ -180,14 +271,19 @@ def render(expression: str, context: Mapping[str, Any]) -> str:
         raise Refusal(f"式の要素が {MAX_EXPRESSION_NODES} を超えるので")
     # A value too big to render is left out (it is then undefined, which says so).
     usable = {name: value for name, value in context.items() if _fits(value)}
+    token = _BUDGET.set(budget if budget is not None else Budget())
     try:
         rendered = env.from_string(tree).render(usable)
+    except _TooMuchWork:
+        raise Refusal(f"計算の手間が 1 つの文書の置き換えの上限（{MAX_OPERATIONS:,} 回）を超えるので") from None
     except _TooLarge:
         raise Refusal(f"作る値が大きすぎる（{MAX_VALUE_CHARS:,} 文字・数 {MAX_NUMBER:,} まで）ので") from None
     except SecurityError:
         raise Refusal(" Python の内部（`_` で始まる属性や値を書き換えるメソッド）に触れるので") from None
     except RecursionError:
         raise Refusal("入れ子が深すぎて読めないので") from None
+    finally:
+        _BUDGET.reset(token)
     if len(rendered) > MAX_VALUE_CHARS:
         raise Refusal(f"作る値が大きすぎる（{MAX_VALUE_CHARS:,} 文字まで）ので")
     return rendered

@@ -11,7 +11,10 @@ loop) is skipped: the setting keeps Sphinx's default.
 The folders ``conf.py`` adds to ``sys.path`` are followed the same way (``os.path.abspath("..")``,
 ``Path(__file__).parent / "_ext"``…), so the trust digest can cover the local modules it imports.
 
-Every value is bounded in size: ``x = x + x`` repeated cannot build a huge list.
+Every value is bounded in size: ``x = x + x`` repeated cannot build a huge list. And the whole
+reading is bounded in work, linear in the file's size (:data:`WORK_PER_BYTE`): every copy, sum
+and measure of a value is charged, so 17 KB of ``a = a + a`` (each line copying and measuring a
+value at the size bound) ends in a sentence, not in minutes of CPU in every process that reads it.
 """
 
 from __future__ import annotations
@@ -27,6 +30,17 @@ from typing import Any
 MAX_VALUE_SIZE = 200_000
 #: conf.py files larger than this are not read at all.
 MAX_CONF_BYTES = 1024 * 1024
+#: The work (items and characters copied, summed or measured) the reading may do per byte of
+#: conf.py, on top of :data:`BASE_WORK`: real conf.py files use under one unit per byte (0.73 at
+#: most over forty of them), a unit is about 0.2 µs, so the largest file read costs ~2 s at worst.
+WORK_PER_BYTE = 8
+BASE_WORK = 2 * MAX_VALUE_SIZE
+#: Why the reading stopped when it ran out of work (``StaticConf.problem``).
+TOO_MUCH_WORK = "値を組み立てる手間が大きすぎる（値の複製・連結の繰り返し）"
+
+
+class _OutOfWork(Exception):
+    """The reading spent its work budget: conf.py is not read further."""
 
 
 class _Unknown(Exception):
@@ -96,21 +110,45 @@ def _size(value: Any, budget: int = MAX_VALUE_SIZE) -> int:
     return total
 
 
-def _bounded(value: Any) -> Any:
-    if _size(value) > MAX_VALUE_SIZE:
-        raise _Unknown
-    return value
-
-
 class _PathValue(str):
     """A string known to be a file system path (``__file__`` and what is derived from it)."""
 
 
 class _Reader:
-    def __init__(self, conf: Path) -> None:
+    def __init__(self, conf: Path, work: int) -> None:
         self.conf = conf
         self.env: dict[str, Any] = {}
         self.sys_path: list[Path] = []
+        #: Work left (:data:`WORK_PER_BYTE`).
+        self.work = work
+
+    def charge(self, units: int) -> None:
+        self.work -= units
+        if self.work < 0:
+            raise _OutOfWork
+
+    def size(self, value: Any) -> int:
+        """:func:`_size`, charged (measuring costs what it counts)."""
+        counted = _size(value)
+        self.charge(counted)
+        return counted
+
+    def bounded(self, value: Any) -> Any:
+        if self.size(value) > MAX_VALUE_SIZE:
+            raise _Unknown
+        return value
+
+    def own(self, name: str) -> Any:
+        """The value of ``name``, copied one level deep before the reading changes it in place
+        (``.append``, ``x[key] = …``): values are shared between names and inside each other
+        (reading a name copies nothing), and only a fresh top-level container is ever changed,
+        so no change shows through another name and no value can come to hold itself."""
+        current = self.env[name]
+        if isinstance(current, (list, dict)):
+            self.charge(len(current) + 1)
+            current = copy.copy(current)
+            self.env[name] = current
+        return current
 
     # -- expressions -------------------------------------------------------------------------
 
@@ -121,26 +159,33 @@ class _Reader:
             raise _Unknown
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             items: list[Any] = []
+            total = 1
             for elt in node.elts:
                 if isinstance(elt, ast.Starred):
                     inner = self.value(elt.value)
                     if not isinstance(inner, (list, tuple)):
                         raise _Unknown
                     items.extend(inner)
+                    total += self.size(inner)
                 else:
-                    items.append(self.value(elt))
-                _bounded(items)
+                    item = self.value(elt)
+                    items.append(item)
+                    total += self.size(item)
+                if total > MAX_VALUE_SIZE:  # measured item by item: a long literal is read once
+                    raise _Unknown
             if isinstance(node, ast.Tuple):
                 return tuple(items)
             return items if isinstance(node, ast.List) else list(dict.fromkeys(items))
         if isinstance(node, ast.Dict):
             out: dict[Any, Any] = {}
+            total = 1
             for key, val in zip(node.keys, node.values, strict=True):
                 if key is None:
                     spread = self.value(val)
                     if not isinstance(spread, dict):
                         raise _Unknown
                     out.update(spread)
+                    total += self.size(spread)
                 else:
                     k = self.value(key)
                     try:
@@ -151,13 +196,15 @@ class _Reader:
                         out[k] = self.value(val)
                     except _Unknown:
                         out[k] = UNREAD
-                _bounded(out)
+                    total += self.size(k) + self.size(out[k])
+                if total > MAX_VALUE_SIZE:
+                    raise _Unknown
             return out
         if isinstance(node, ast.Name):
             if node.id == "__file__":
                 return _PathValue(str(self.conf))
             if node.id in self.env:
-                return copy.deepcopy(self.env[node.id])
+                return self.env[node.id]
             raise _Unknown
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             operand = self.value(node.operand)
@@ -181,7 +228,7 @@ class _Reader:
             return _PathValue(os.path.join(left, right))
         if not isinstance(node.op, ast.Add):
             raise _Unknown
-        if _size(left) + _size(right) > MAX_VALUE_SIZE:
+        if self.size(left) + self.size(right) > MAX_VALUE_SIZE:
             raise _Unknown
         if isinstance(left, list) and isinstance(right, list):
             return left + right
@@ -196,11 +243,12 @@ class _Reader:
     def call(self, node: ast.Call) -> Any:
         name = _dotted(node.func)
         if name == "dict" and not node.args:
-            return _bounded({kw.arg: self.value(kw.value) for kw in node.keywords if kw.arg is not None})
+            return self.bounded({kw.arg: self.value(kw.value) for kw in node.keywords if kw.arg is not None})
         if name in ("list", "tuple") and len(node.args) == 1 and not node.keywords:
             inner = self.value(node.args[0])
             if not isinstance(inner, (list, tuple)):
                 raise _Unknown
+            self.size(inner)
             return list(inner) if name == "list" else tuple(inner)
         # Path expressions, for the folders added to sys.path.
         args = [self.value(a) for a in node.args] if not node.keywords else None
@@ -276,6 +324,8 @@ class _Reader:
                 return None if inner is None else not inner
             if isinstance(node, ast.Compare) and len(node.ops) == 1:
                 left, right = self.value(node.left), self.value(node.comparators[0])
+                self.size(left)
+                self.size(right)
                 op = node.ops[0]
                 if isinstance(op, (ast.Eq, ast.Is)):
                     return bool(left == right)
@@ -300,16 +350,16 @@ class _Reader:
                 if value is _Unknown:
                     self.env.pop(target.id, None)
                 else:
-                    self.env[target.id] = copy.deepcopy(value)
+                    self.env[target.id] = value
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                container = self.env.get(target.value.id)
                 try:
                     key = self.value(target.slice)
                     if value is _Unknown:
                         raise _Unknown
+                    container = self.own(target.value.id) if target.value.id in self.env else None
                     if isinstance(container, dict):
-                        container[key] = copy.deepcopy(value)
-                        _bounded(container)
+                        container[key] = value
+                        self.bounded(container)
                         continue
                 except (_Unknown, TypeError):
                     pass
@@ -334,7 +384,7 @@ class _Reader:
             if not isinstance(node.op, ast.Add):
                 raise _Unknown
             right = self.value(node.value)
-            if _size(current) + _size(right) > MAX_VALUE_SIZE:
+            if self.size(current) + self.size(right) > MAX_VALUE_SIZE:
                 raise _Unknown
             if isinstance(current, list) and isinstance(right, (list, tuple)):
                 self.env[target.id] = current + list(right)
@@ -365,9 +415,9 @@ class _Reader:
         if not isinstance(func.value, ast.Name) or func.value.id not in self.env:
             return
         name = func.value.id
-        current = self.env[name]
         try:
             args = [self.value(a) for a in call.args]
+            current = self.own(name)
             if call.keywords:
                 raise _Unknown
             if isinstance(current, list) and func.attr == "append" and len(args) == 1:
@@ -383,7 +433,7 @@ class _Reader:
                 current.update(args[0])
             else:
                 raise _Unknown
-            _bounded(current)
+            self.bounded(current)
         except (_Unknown, TypeError, ValueError):
             self.env.pop(name, None)
 
@@ -442,12 +492,15 @@ def read_conf(conf: Path) -> StaticConf:
         tree = ast.parse(data, filename=str(conf))
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return StaticConf(problem=f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}")
-    reader = _Reader(conf)
+    reader = _Reader(conf, BASE_WORK + WORK_PER_BYTE * len(data))
     for node in tree.body:
         try:
             reader.statement(node)
         except RecursionError:
             for name in _assigned_names(node):
                 reader.env.pop(name, None)
+        except _OutOfWork:
+            # Nothing of it is used: a half-read conf.py would be a build no one wrote.
+            return StaticConf(problem=TOO_MUCH_WORK)
     values = {k: v for k, v in reader.env.items() if not isinstance(v, _PathValue)}
     return StaticConf(values=values, sys_path=tuple(dict.fromkeys(reader.sys_path)))

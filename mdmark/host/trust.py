@@ -4,8 +4,13 @@ A repository's own ``mdmark.config.yaml`` may name a ``conf.py`` (``sphinx.conf`
 does not make it run. It runs only after the user said so with ``mdmark trust`` (CLI only), which
 records, in the user's config folder (``$XDG_CONFIG_HOME/mdmark/`` or ``~/.config/mdmark/``, folder
 0700, file 0600, written atomically), a digest of that ``conf.py`` and of every local module it
-imports: extensions under the project (through the folders ``conf.py`` adds to ``sys.path``) and
-autodoc targets under the project. A changed digest is untrusted again.
+imports: extensions under the project (through the folders ``conf.py`` adds to ``sys.path``),
+autodoc targets under the project, and — because a static guess misses ``import _lib.tools`` or an
+extension named by an expression — every module that actually loaded from inside the project while
+``mdmark trust`` ran conf.py once (in a child process, as a trusted check would: an import hook
+records each module file, :func:`imported_modules`). A changed digest is untrusted again, and every
+front-end says the trust *lapsed* (what changed, the command that trusts again) rather than "not
+trusted yet": :func:`untrusted_sentence` is the one sentence, :func:`trust_state` the one test.
 
 Until then ``conf.py`` is data: :mod:`mdmark.host.static_conf` reads its literal settings, of which
 only :data:`STATIC_SETTINGS` are used, and only the extensions of :data:`STATIC_EXTENSIONS` that are
@@ -30,7 +35,10 @@ import re
 import secrets
 import shlex
 import stat
-from collections.abc import Iterator
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,14 +222,59 @@ def static_plan(conf: Path, root: Path, static: StaticConf | None = None) -> Sta
     return StaticPlan(values, tuple(dict.fromkeys(loaded)), tuple(dict.fromkeys(held)), tuple(missing), static.problem)
 
 
-def untrusted_sentence(conf_shown: str, config_path: Path | None, held: tuple[str, ...]) -> str:
-    """The one sentence an untrusted conf.py gets (a ``config_value`` drift at ``sphinx.conf``)."""
+def trust_config_name(config_path: Path | None) -> str | None:
+    """The config's file name when ``mdmark trust`` would not find it by itself (not the default
+    name); None: plain ``mdmark trust`` from the project. Never a machine's absolute path: the
+    sentence is read in editors, CI logs and MCP answers."""
+    from mdmark.config.main import CONFIG_NAME
+
+    return config_path.name if config_path is not None and config_path.name != CONFIG_NAME else None
+
+
+def untrusted_sentence(
+    conf_shown: str,
+    config_name: str | None,
+    held: tuple[str, ...],
+    unchecked: Mapping[str, int] | None = None,
+    conf: Path | None = None,
+) -> str:
+    """The one sentence an untrusted conf.py gets (a ``config_value`` drift at ``sphinx.conf``, and
+    the same warning in build and export).
+
+    ``config_name``: see :func:`trust_config_name` (said as ``--config NAME`` from the config's
+    folder). ``unchecked``: the blocks and roles of each held extension left unchecked (extension →
+    count, :mod:`mdmark.host.held_markup`). With ``conf``: when the user trusted it and it changed
+    since, the sentence says the trust lapsed and what changed, not that it was never trusted."""
     what = f" と拡張 {'・'.join(f'`{h}`' for h in held)} " if held else " "
-    command = "mdmark trust" + (f" --config {shlex.quote(str(config_path))}" if config_path is not None else "")
+    command = "mdmark trust" + (f" --config {shlex.quote(config_name)}" if config_name is not None else "")
+    where = "設定のフォルダで" if config_name is not None else ""
+    left = ""
+    if unchecked:
+        counts = "・".join(f"`{name}` の {count} 箇所" for name, count in sorted(unchecked.items()))
+        left = f"（それらのディレクティブとロールの {sum(unchecked.values())} 箇所、{counts}は確かめずに残した）"
+    state = trust_state(conf) if conf is not None else None
+    if state is not None and state.state == "lapsed":
+        return (
+            f"conf.py `{conf_shown}` は信頼した後に{_changed_words(state.changed)} が変わったので信頼が外れ、"
+            f"conf.py{what}を動かさずに書かれた設定だけを読んだため{left}、変わったところを確かめて動かしてよければ"
+            f"{where} `{command}` でもう一度信頼してください。"
+        )
     return (
-        f"conf.py `{conf_shown}` をまだ信頼していないので、conf.py{what}を動かさずに書かれた設定だけを読んだため、"
-        f"中身を確かめて動かしてよければ `{command}` で信頼してください。"
+        f"conf.py `{conf_shown}` をまだ信頼していないので、conf.py{what}を動かさずに書かれた設定だけを読んだため{left}、"
+        f"中身を確かめて動かしてよければ{where} `{command}` で信頼してください。"
     )
+
+
+#: Changed files a lapsed-trust sentence names at most (the rest are counted).
+_NAMED_CHANGES = 5
+
+
+def _changed_words(changed: Sequence[str]) -> str:
+    if not changed:
+        return " conf.py かそれが読み込むモジュール"
+    named = "・".join(f"`{name}`" for name in changed[:_NAMED_CHANGES])
+    rest = len(changed) - _NAMED_CHANGES
+    return f" {named}" + (f" ほか {rest} 個" if rest > 0 else "")
 
 
 # -- fingerprints: conf.py and the local modules it imports -------------------------------------------
@@ -312,27 +365,103 @@ class Fingerprint:
     digest: str
     #: conf.py first, then the local modules.
     files: tuple[Path, ...]
+    #: Each file's own digest by its path relative to the project root ("unreadable" when it is not).
+    digests: dict[str, str]
 
 
-def fingerprint(conf: Path, root: Path) -> Fingerprint:
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def fingerprint(conf: Path, root: Path, imported: Sequence[str] = ()) -> Fingerprint:
     """The digest of ``conf`` and of every local module it imports from the project ``root`` (the
-    project root of the config folder); an unreadable file counts as such, so it cannot match a
-    digest made when it was readable."""
+    project root of the config folder): the ones found by reading (:func:`local_modules`) and
+    ``imported``, the paths (relative to ``root``) recorded when conf.py ran at trust time. An
+    unreadable or vanished file counts as such, so it cannot match a digest made when it was there."""
     conf = conf.resolve()
     root = root.resolve()
-    files = (conf, *local_modules(conf, root))
+    found = set(local_modules(conf, root))
+    found.update(root / rel for rel in imported)
+    found.discard(conf)
+    files = (conf, *sorted(found))
     digest = hashlib.sha256(b"mdmark-trust-1\0")
+    each: dict[str, str] = {}
     for path in files:
-        try:
-            rel = path.relative_to(root).as_posix()
-        except ValueError:
-            rel = str(path)
+        rel = _relative(path, root)
         digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
         try:
-            digest.update(_file_digest(path))
+            own = _file_digest(path)
         except OSError:
-            digest.update(b"unreadable")
-    return Fingerprint(digest.hexdigest(), files)
+            own = b"unreadable"
+        digest.update(own)
+        each[rel] = own.hex() if own != b"unreadable" else "unreadable"
+    return Fingerprint(digest.hexdigest(), files, each)
+
+
+# -- what conf.py really imports: run it once, at trust time --------------------------------------------
+
+#: Wall-clock bound of the trust-time run of conf.py (a conf.py that blocks is not recorded).
+_PROBE_SECONDS = 600
+
+
+def _outside_environment(path: Path) -> bool:
+    """Not part of the Python installation running mdmark (a venv inside the project holds Sphinx)."""
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        try:
+            path.relative_to(Path(prefix).resolve())
+            return False
+        except ValueError:
+            continue
+    return not any(part in ("site-packages", "dist-packages") for part in path.parts)
+
+
+def _module_files(origins: Sequence[str], root: Path, conf: Path) -> list[str]:
+    """The module files among ``origins`` that lie in the project ``root``, relative to it."""
+    found: set[str] = set()
+    for origin in origins:
+        try:
+            path = Path(origin).resolve()
+            rel = path.relative_to(root)
+        except (ValueError, OSError, RuntimeError):
+            continue
+        if path != conf and path.is_file() and _outside_environment(path):
+            found.add(rel.as_posix())
+    return sorted(found)[:_MAX_MODULE_FILES]
+
+
+def imported_modules(config_path: Path, conf: Path, root: Path) -> list[str]:
+    """Run conf.py once in a child process, as a trusted check runs it, and return every module file
+    (relative to ``root``) that loaded from inside the project; one sentence when it cannot run."""
+    code = "import sys; from mdmark.host.trust_probe import main; sys.exit(main(sys.argv[1:]))"
+    origins: object = None
+    reason = ""
+    with tempfile.TemporaryDirectory(prefix="mdmark-trust-cwd-") as cwd:
+        try:
+            # -P: the child's working folder is not on sys.path (conf.py adds what it wants itself).
+            done = subprocess.run(
+                [sys.executable, "-P", "-c", code, str(config_path)],
+                cwd=cwd, capture_output=True, stdin=subprocess.DEVNULL, timeout=_PROBE_SECONDS, check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            reason = f"{_PROBE_SECONDS} 秒で終わらない"
+        except (OSError, subprocess.SubprocessError) as exc:
+            reason = str(exc.strerror) if isinstance(exc, OSError) else exc.__class__.__name__
+        else:
+            lines = done.stdout.decode("utf-8", "surrogateescape").strip().splitlines()
+            try:
+                origins = json.loads(lines[-1]) if lines else None
+            except ValueError:
+                origins = None
+            reason = f"終了コード {done.returncode}"
+    if not isinstance(origins, list):
+        raise MdmarkError(
+            f"conf.py `{conf}` を一度動かして読み込むモジュールを調べられなかった（{reason}）ので信頼を記録せず、"
+            "conf.py が止まらずに終わるか確かめてから、もう一度 `mdmark trust` を実行してください。"
+        )
+    return _module_files([str(o) for o in origins], root.resolve(), conf.resolve())
 
 
 def _file_digest(path: Path) -> bytes:
@@ -366,6 +495,10 @@ class TrustRecord:
     digest: str
     files: tuple[str, ...]
     trusted_at: str
+    #: The module files conf.py loaded from the project when it ran at trust time (relative to root).
+    imported: tuple[str, ...] = ()
+    #: Each pinned file's own digest (relative path → hex), to say what changed when trust lapses.
+    digests: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -375,6 +508,8 @@ class TrustRecord:
             "digest": self.digest,
             "files": list(self.files),
             "trusted_at": self.trusted_at,
+            "imported": list(self.imported),
+            "digests": dict(self.digests),
         }
 
     @classmethod
@@ -389,9 +524,16 @@ class TrustRecord:
                 digest=str(data["digest"]),
                 files=tuple(str(f) for f in data.get("files", [])),
                 trusted_at=str(data.get("trusted_at", "")),
+                imported=tuple(str(f) for f in data.get("imported", []) if _plain_relative(str(f))),
+                digests=tuple((str(k), str(v)) for k, v in dict(data.get("digests", {})).items()),
             )
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, ValueError):
             return None
+
+
+def _plain_relative(rel: str) -> bool:
+    """A recorded module path stays inside the root it is relative to."""
+    return bool(rel) and not os.path.isabs(rel) and ".." not in Path(rel).parts
 
 
 def _private_folder(folder: Path) -> None:
@@ -466,14 +608,43 @@ def _locked() -> Iterator[None]:
         os.close(fd)
 
 
+def _now(record: TrustRecord) -> Fingerprint:
+    return fingerprint(Path(record.conf), Path(record.root), record.imported)
+
+
 def _current(record: TrustRecord) -> bool:
-    conf = Path(record.conf)
-    return secrets.compare_digest(fingerprint(conf, Path(record.root)).digest, record.digest)
+    return secrets.compare_digest(_now(record).digest, record.digest)
 
 
-def is_trusted(conf: Path) -> bool:
-    """Whether the user trusted ``conf`` as it is now (conf.py and its local modules unchanged)."""
-    return trusted_digest(conf) is not None
+@dataclass(frozen=True)
+class TrustState:
+    """Where the user's trust in a conf.py stands now."""
+
+    #: "trusted" (unchanged since ``mdmark trust``), "lapsed" (trusted, changed since) or "untrusted" (never).
+    state: str
+    #: For "lapsed": the pinned files that changed, appeared or vanished (relative to the project
+    #: root); empty when the record is too old to say.
+    changed: tuple[str, ...] = ()
+
+
+def trust_state(conf: Path) -> TrustState:
+    """Whether ``conf`` is trusted as it is now, was trusted and changed since, or never was."""
+    try:
+        real = conf.resolve()
+    except (OSError, RuntimeError):
+        return TrustState("untrusted")
+    record = _read_records().get(str(real))
+    if record is None:
+        return TrustState("untrusted")
+    now = _now(record)
+    if real.is_file() and secrets.compare_digest(now.digest, record.digest):
+        return TrustState("trusted")
+    if not record.digests:
+        return TrustState("lapsed")
+    then = dict(record.digests)
+    changed = [rel for rel in now.digests if then.get(rel) != now.digests[rel]]
+    changed += [rel for rel in then if rel not in now.digests]
+    return TrustState("lapsed", tuple(changed))
 
 
 def trusted_digest(conf: Path) -> str | None:
@@ -508,15 +679,13 @@ def _project_of(config_path: Path) -> tuple[Path, Path, Path]:
 def trust(config_path: Path) -> TrustRecord:
     """Record that the user trusts the conf.py the config at ``config_path`` names, as it is now."""
     config, conf, root = _project_of(config_path)
-    found = fingerprint(conf, root)
-    files = []
-    for path in found.files:
-        try:
-            files.append(path.relative_to(root).as_posix())
-        except ValueError:
-            files.append(str(path))
+    imported = imported_modules(config, conf, root)
+    found = fingerprint(conf, root, imported)
+    files = [_relative(path, root.resolve()) for path in found.files]
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    record = TrustRecord(str(conf), str(config), str(root), found.digest, tuple(files), now)
+    record = TrustRecord(
+        str(conf), str(config), str(root), found.digest, tuple(files), now, tuple(imported), tuple(sorted(found.digests.items()))
+    )
     with _locked():
         records = _read_records()
         records[record.conf] = record

@@ -107,8 +107,45 @@ CATALOG: tuple[Entry, ...] = (
         _too_many,
     ),
     _entry(
-        r"^(?:Directive )?[\"']?(?P<directive>[\w:.-]+)[\"']?: (?:[Nn]o content permitted|has content, but none permitted)",
+        r"^(?:Directive )?[\"']?(?P<directive>[\w:.-]+)[\"']?: (?:[Nn]o content permitted|[Hh]as content, but none permitted)",
         "ディレクティブ `{directive}` は本文を取らないので、本文を消すか別の段落にしてください。",
+    ),
+    _entry(
+        r"^[\"']?(?P<directive>[\w:.-]+)[\"']?: Splitting content across first line and body, when an options block is present",
+        "ディレクティブ `{directive}` の本文を 1 行目とオプションの後に分けて書いているので、本文はオプションの後の行にまとめてください。",
+    ),
+    _entry(
+        r"^The [\"'](?P<directive>[^\"']+)[\"'] directive may not be used within (?:topics|sidebars|body elements)",
+        "ディレクティブ `{directive}` は箇条書き・表・ほかのディレクティブの中には置けないので、節の直下に移してください。",
+    ),
+    _entry(
+        r"^All children of an? [\"'](?P<parent>[^\"']+)[\"'] should be [\"'](?P<child>[^\"']+)[\"']",
+        "ディレクティブ `{parent}` の中身はすべて `{child}` でなければならないので、ほかの本文を `{child}` の中に移してください。",
+    ),
+    _entry(
+        r"^The parent of an? [\"'](?P<child>[^\"']+)[\"'] should be an? [\"'](?P<parent>[^\"']+)[\"']",
+        "ディレクティブ `{child}` は `{parent}` の中にしか置けないので、`{parent}` の中に移してください。",
+    ),
+    _entry(
+        r"^Invalid directive argument: (?P<detail>.+)",
+        "ディレクティブの引数がそのディレクティブの求める形でない（sphinx-design の言葉で「{detail}」）ので、引数を直してください。",
+    ),
+    _entry(
+        r"^Insufficient data supplied \((?P<rows>\d+) row\(s\)\); no data remaining for table body, "
+        r"required by [\"'](?P<directive>[^\"']+)[\"'] directive",
+        "ディレクティブ `{directive}` の表に見出しの行（`:header-rows:`）のほかの行が無いので、本文の行を足すか `:header-rows:` を減らしてください。",
+    ),
+    _entry(
+        r"^glossary terms? must not be separated by empty lines",
+        "用語集（`glossary`）の用語の行の間に空行があるので、1 つの項目の用語の行は続けて書いてください。",
+    ),
+    _entry(
+        r"^glossary term must be preceded by empty line",
+        "用語集（`glossary`）の用語の前に空行が無いので、項目と項目の間に空行を入れてください。",
+    ),
+    _entry(
+        r"^duplicate term description of (?P<term>.+), other instance in (?P<other>\S+)",
+        "用語 `{term}` の説明が `{other}` にもあるので、片方を消すか用語の名前を変えてください。",
     ),
     _entry(
         r"^Content block expected for the [\"'](?P<directive>[^\"']+)[\"'] directive; none found",
@@ -201,7 +238,7 @@ CATALOG: tuple[Entry, ...] = (
         ),
     ),
     _entry(
-        r"^Undefined substitution referenced: [\"'](?P<name>[^\"']+)[\"']",
+        r"^Undefined substitution referenced: [\"'](?P<name>.*)[\"']\.?$",
         "置き換え `{name}` が設定に無いので、設定の markdown.substitutions に足すか名前を直してください。",
     ),
     _entry(
@@ -273,7 +310,7 @@ def warning_sentence(message: str, type_: str) -> str:
     if known is not None:
         return known
     fix = SYNTAX_FIXES.get(type_, "その行の MyST の書き方を直してください")
-    return f"記法の誤り（{_first_line(message).rstrip('。')}）があるので、{fix}。"
+    return f"記法の誤りがある（ライブラリの言葉で「{_first_line(message).rstrip('。')}」）ので、{fix}。"
 
 
 def _first_line(text: str) -> str:

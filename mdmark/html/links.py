@@ -34,6 +34,11 @@ _ID_ATTR = re.compile(r'(\s(?:id|for|aria-controls|aria-labelledby|aria-describe
 _LOCAL_HREF = re.compile(r'(\shref="#)([^"]+)(")')
 
 
+#: Entries one toctree shows at most: past them, entries show without what is under them (a
+#: project whose toctrees list each other everywhere would otherwise fill the page with copies).
+TOCTREE_ROWS = 5000
+
+
 class _Links:
     """Where resolved references point in one page; the kinds of page differ in :meth:`doc_href`."""
 
@@ -48,6 +53,10 @@ class _Links:
         #: Told ``(what, of what, the answer)`` for each question about another document this page
         #: asks outside the reference model (the build keeps finished sections by them).
         self.noted: Callable[[str, str, Any], object] | None = None
+        #: While a toctree renders: the documents already shown with what is under them (each
+        #: once, so a toctree grows with the entries, not with the paths), and the entries left.
+        self._expanded: set[str] = set()
+        self._rows_left = TOCTREE_ROWS
 
     def title_html(self, docname: str, heading: Heading | None, text: str) -> str:
         """A heading's title in a toctree: its markup when the page shows inline HTML there."""
@@ -90,6 +99,10 @@ class _Links:
         The reference's own problems are :func:`mdmark.references.main.document_problems`' (check's sentences).
         """
         resolved = self.model.resolve(link, self.docname)
+        if resolved.problem is not None and link.role == "local":
+            # An in-page name that is not there (rST's `` `text <#name>`__ ``): text, as any
+            # reference that lands nowhere, not a link to the top of the document.
+            return None, resolved.text, None
         href, extra = self.href(resolved, link.target)
         if href is None and extra is None and resolved.problem is None and not resolved.silent:
             # Lands nowhere, and check has nothing to say (Sphinx is silent there too): the page
@@ -106,7 +119,9 @@ class _Links:
         parts = ['<nav class="mdmark-toctree toctree-wrapper compound">']
         if tree.caption:
             parts.append(f'<p class="caption"><span class="caption-text">{htmllib.escape(tree.caption)}</span></p>')
-        items = self._toc_items(tree, self.docname, tree.maxdepth, set(), tree.numbered > 0, ())
+        self._expanded = set()
+        self._rows_left = TOCTREE_ROWS
+        items = self._toc_items(tree, self.docname, tree.maxdepth, {self.docname}, tree.numbered > 0, ())
         parts.append(items or "<ul></ul>")
         parts.append("</nav>\n")
         return "".join(parts)
@@ -123,14 +138,17 @@ class _Links:
                 rows.append(f'<li class="{level}"><a class="reference external" href="{htmllib.escape(entry.target)}">{title}</a></li>')
                 continue
             if entry.kind == "self":
-                own_title = htmllib.escape(entry.title or self.model.title(docname) or docname)
+                own_title = htmllib.escape(entry.title or self.model.title(docname) or untitled_name(docname))
                 own_href = htmllib.escape(self.doc_href(docname, None) or "#")
                 rows.append(f'<li class="{level}"><a class="reference internal" href="{own_href}">{own_title}</a></li>')
                 continue
             child = entry.target
+            if child in seen:
+                continue  # a cycle back to a document above: Sphinx leaves the entry out (check: toc.circular)
             facts = self.model.facts(child)
             number += 1
-            label = entry.title or (facts.title if facts is not None else None) or child
+            self._rows_left -= 1
+            label = entry.title or (facts.title if facts is not None else None) or untitled_name(child)
             numbers = (*prefix, number)
             first = facts.headings[0] if facts is not None and facts.headings and not entry.title else None
             shown = self.title_html(child, first, label)
@@ -143,7 +161,8 @@ class _Links:
                 else shown
             )
             inner = ""
-            if (depth < 0 or depth > 1) and child not in seen:
+            if (depth < 0 or depth > 1) and child not in self._expanded and self._rows_left > 0:
+                self._expanded.add(child)
                 inner = self._toc_children(child, depth - 1 if depth > 0 else -1, {*seen, child}, numbered, numbers, tree.titlesonly)
             rows.append(f'<li class="{level}">{link}{inner}</li>')
         return f"<ul>{''.join(rows)}</ul>" if rows else ""
@@ -170,6 +189,12 @@ class _Links:
         )
         inner = f"<ul>{''.join(rows)}</ul>" if rows else ""
         return inner + nested
+
+
+def untitled_name(docname: str) -> str:
+    """What the navigation and toctrees show for a document without a title: its file's name
+    (``guide/setup`` → ``setup``), where Sphinx shows ``<no title>``."""
+    return posixpath.basename(docname) or docname
 
 
 def unlinked_message(link: Link, resolved: Resolved) -> str:

@@ -5,6 +5,10 @@ the navigation is the tree Sphinx's global toc resolves from them: each listed d
 sections, a toctree's documents nested under the section that holds it, cut at the root
 toctree's ``:maxdepth:`` (nested toctrees' own depth does not count, as in Sphinx), sections left
 out under ``:titlesonly:``, and ``:hidden:`` toctrees included (Sphinx's sidebar includes them).
+Each document's sections and toctrees appear once, under its first entry (a document listed again
+is a plain entry), and an entry back to a document above it (a toctree cycle) is left out, as
+Sphinx leaves it out: the navigation grows with the toctrees' entries, never with the paths
+through them.
 The documents of the page that no toctree reaches follow, each with its sections. Without a root
 toctree every document is an entry with its ``##`` and ``###`` sections.
 
@@ -18,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mdmark.html.links import doc_id
+from mdmark.html.links import doc_id, untitled_name
 from mdmark.html.page import NavEntry
 from mdmark.html.render import TEXT_MARK_OPEN
 from mdmark.html.rawhtml import sanitize
@@ -100,6 +104,10 @@ class _Builder:
         self.model = model
         self.docs = {d.docname: d for d in docs}
         self.placed: set[str] = set()
+        #: Documents whose sections and toctrees are already under an entry: a document listed again
+        #: (a second toctree, a diamond) is a plain entry, so the navigation grows with the toctrees'
+        #: entries, not with the paths through them.
+        self.expanded: set[str] = set()
         #: False for the documents no toctree reaches: their own toctrees are not followed there.
         self.follow = True
 
@@ -122,13 +130,15 @@ class _Builder:
         markup = None
         if title is None and doc is not None and facts is not None and facts.headings and own == facts.title:
             markup = _markup(doc, facts.headings[0])
-        entry = NavEntry(title or own or docname, self.href(docname), html=markup)
+        entry = NavEntry(title or own or untitled_name(docname), self.href(docname), html=markup)
         if doc is not None:
             entry.doc = doc_id(docname)
             self.placed.add(docname)
-        if facts is None or docname in ancestors:
+        if facts is None or docname in ancestors or docname in self.expanded:
             return entry
         entry.children = self.section_items(docname, doc, _outline(facts), depth + 1, maxdepth, titlesonly, ancestors | {docname})
+        if entry.children:
+            self.expanded.add(docname)
         return entry
 
     def section_items(
@@ -167,8 +177,10 @@ class _Builder:
             if item.kind == "url":
                 out.append(NavEntry(item.title or item.target, item.target))
             elif item.kind == "self":
-                out.append(NavEntry(item.title or self.model.title(docname) or docname, self.href(docname)))
-            elif item.kind == "doc":
+                out.append(NavEntry(item.title or self.model.title(docname) or untitled_name(docname), self.href(docname)))
+            elif item.kind == "doc" and item.target not in ancestors:
+                # An entry back to a document above it is a cycle: Sphinx ignores it (and warns,
+                # as check does: ``toc.circular``).
                 out.append(self.doc_entry(item.target, depth, maxdepth, titlesonly, ancestors, item.title))
         return out
 
@@ -181,6 +193,7 @@ def navigation(model: Model, docs: list[NavDoc]) -> list[NavEntry]:
     entries: list[NavEntry] = []
     if root_doc is not None and root_doc.facts.toctrees:
         builder.placed.add(root)
+        builder.expanded.add(root)
         for tree in root_doc.facts.toctrees:
             maxdepth = tree.maxdepth if tree.maxdepth > 0 else -1
             entries += builder.toctree_entries(tree, root, 1, maxdepth, tree.titlesonly, frozenset({root}))

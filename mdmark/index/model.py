@@ -9,10 +9,10 @@ out, the rest is usable.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from mdmark.declare.fields import Builder, declared, key, record_of, text_or_record
 from mdmark.declare.schema import Bool, Choice, ListOf, Problem, Record, Str, validate
@@ -22,8 +22,15 @@ from mdmark.core.errors import MdmarkError
 from mdmark.util.files import display, resolved, resolved_many
 from mdmark.util.text import normalize
 
-if TYPE_CHECKING:
-    from mdmark.workspace.main import Workspace
+
+class IndexStore(Protocol):
+    """Where a project keeps its index models between calls (the workspace, a layer above, is one):
+    the model kept while its file's stat is unchanged, parsed YAML by its content."""
+
+    def index(self, path: Path, shown: str, load: Callable[[], Index]) -> Index: ...
+
+    def parsed_yaml(self, text: str, parse: Callable[[], YamlDoc]) -> YamlDoc: ...
+
 
 RELATION_TYPES: tuple[str, ...] = ("requires", "references", "replaces", "part_of", "change_together")
 
@@ -445,7 +452,7 @@ def build_index(doc: YamlDoc, path: Path, shown: str) -> Index:
     return index
 
 
-def load_index(path: Path, config_root: Path, workspace: Workspace | None = None) -> Index:
+def load_index(path: Path, config_root: Path, workspace: IndexStore | None = None) -> Index:
     """Read and model the index; a missing or unreadable file raises (exit 2) with one sentence.
 
     With the project's :class:`~mdmark.workspace.main.Workspace` the model is kept and reused while the
@@ -458,7 +465,7 @@ def load_index(path: Path, config_root: Path, workspace: Workspace | None = None
     return workspace.index(path, shown, lambda: build_index(load_yaml(path, shown, workspace.parsed_yaml), path, shown))
 
 
-def index_from_text(path: Path, config_root: Path, text: str, workspace: Workspace | None = None) -> Index:
+def index_from_text(path: Path, config_root: Path, text: str, workspace: IndexStore | None = None) -> Index:
     """The index model of ``text`` as if it were the content of ``path`` (an editor's unsaved
     buffer); a text that is no YAML raises like :func:`load_index` (exit 2, line and column)."""
     shown = display(path, config_root)

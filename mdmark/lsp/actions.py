@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from mdmark.queries.navigation import fixes as query
+
 if TYPE_CHECKING:
     from mdmark.lsp.server import MdmarkServer
-    from mdmark.queries.navigate import Fix, Navigator
+    from mdmark.queries.navigation.navigator import Fix, Navigator
 
 
 def register(server: MdmarkServer) -> None:
@@ -34,7 +36,7 @@ def register(server: MdmarkServer) -> None:
             for shown in wanted:
                 for drift, span in stored:
                     if drift.message == shown.message and str(drift.kind) == shown.code:
-                        out.extend((shown, fix) for fix in nav.fixes(drift, span))
+                        out.extend((shown, fix) for fix in query.fixes(nav, drift, span))
                         break
             return nav, out
 

@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from mdmark.queries.navigation import completion as query
+
 if TYPE_CHECKING:
     from mdmark.lsp.server import MdmarkServer
-    from mdmark.queries.navigate import Completion, Navigator
+    from mdmark.queries.navigation.navigator import Completion, Navigator
 
 _KINDS = {
     "doc": types.CompletionItemKind.File,
@@ -37,7 +39,7 @@ def register(server: MdmarkServer) -> None:
                 state.directives = nav.project.pipeline.directives()
             # The buffer as typed now, not as the last check saw it.
             text = ls.workspace.get_text_document(params.text_document.uri).source
-            return nav.complete(path, line, column, state.directives if state is not None else None, text)
+            return query.complete(nav, path, line, column, state.directives if state is not None else None, text)
 
         found = await ls.ask(params.text_document.uri, params.position, question)
         if found is None:

@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from mdmark.queries.navigation import definition as query
+
 if TYPE_CHECKING:
     from mdmark.lsp.server import MdmarkServer
-    from mdmark.queries.navigate import Navigator, Span
+    from mdmark.queries.navigation.navigator import Navigator, Span
 
 
 def register(server: MdmarkServer) -> None:
@@ -18,7 +20,7 @@ def register(server: MdmarkServer) -> None:
     async def definition(ls: MdmarkServer, params: types.DefinitionParams) -> list[types.Location] | None:
         def question(nav: Navigator, path: Path, line: int, column: int) -> tuple[Navigator, list[Span]]:
             found = nav.at(path, line, column)
-            return nav, (nav.definition(found) if found is not None else [])
+            return nav, (query.definition(nav, found) if found is not None else [])
 
         answer = await ls.ask(params.text_document.uri, params.position, question)
         if answer is None or not answer[1]:

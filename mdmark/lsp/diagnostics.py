@@ -21,68 +21,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from mdmark.core.errors import MdmarkError
+from mdmark.lsp.state import Checked, Drifts, ProjectState, Quick
 
 if TYPE_CHECKING:
     from mdmark.core.diagnostics import Diagnostic
     from mdmark.core.facts import DocFacts
     from mdmark.lsp.server import MdmarkServer
-    from mdmark.queries.navigate import Navigator, Span
+    from mdmark.queries.navigation.navigator import Navigator, Span
 
 log = logging.getLogger(__name__)
 SOURCE = "mdmark"
-
-Drifts = list[tuple["Diagnostic", "Span | None"]]
-
-
-@dataclass
-class Checked:
-    """One check run's result: the navigator and each file's drifts with the span shown."""
-
-    navigator: Navigator | None
-    drifts: dict[Path, Drifts]
-    #: A config or index that cannot be read as YAML: the file and the error (no drifts then).
-    error: MdmarkError | None = None
-
-
-@dataclass
-class Quick:
-    """One document's check: its drifts, the project's navigator with its new facts, and whether
-    the project lane must run too (what other files can refer to changed, or drifts landed in
-    another file: an ``{include}``d one)."""
-
-    drifts: Drifts
-    navigator: Navigator
-    others: bool
-
-
-@dataclass
-class ProjectState:
-    root: Path
-    #: Bumped by every change the project lane would see: a running project check is stale when it moved.
-    generation: int = 0
-    #: What questions are answered from: the last check's project (None until the first).
-    navigator: Navigator | None = None
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-    drifts: dict[Path, Drifts] = field(default_factory=dict)
-    #: Files published with a non-empty list (to be cleared when their drifts go).
-    shown: set[Path] = field(default_factory=set)
-    directives: dict[str, tuple[str, ...]] | None = None
-    #: Documents changed since their own last check, oldest first (the document lane's work).
-    edited: dict[Path, None] = field(default_factory=dict)
-    quick_running: bool = False
-    #: Other files' drifts may be out of date: a project check is owed until one is published.
-    whole_wanted: bool = False
-    #: The owed project check is for a change only it sees (the index, a new file): run it after
-    #: the debounce, not once the writer pauses.
-    whole_urgent: bool = False
-    whole_running: bool = False
 
 
 def exports(facts: DocFacts | None) -> tuple[object, ...] | None:
@@ -116,7 +70,8 @@ def run_check(root: Path, texts: dict[Path, str], previous: Navigator | None = N
     with the span the editor shows it at (the reference it is about, the index key's value).
     ``previous``: the last navigator, whose reading of unchanged documents is kept."""
     from mdmark.check.collect import check_texts
-    from mdmark.queries.navigate import Navigator
+    from mdmark.queries.navigation.navigator import Navigator
+    from mdmark.queries.navigation.places import drift_span
 
     try:
         ctx, found = check_texts(root, texts)
@@ -128,7 +83,7 @@ def run_check(root: Path, texts: dict[Path, str], previous: Navigator | None = N
     drifts: dict[Path, Drifts] = {}
     for drift in found:
         path = (root / drift.file).resolve()
-        drifts.setdefault(path, []).append((drift, _span_of(navigator, path, drift)))
+        drifts.setdefault(path, []).append((drift, drift_span(navigator, path, drift)))
     return Checked(navigator, drifts)
 
 
@@ -137,7 +92,8 @@ def run_document(navigator: Navigator, path: Path, texts: dict[Path, str]) -> Qu
     :func:`mdmark.check.collect.check_document`), each drift with its span; None when that check
     did not cover the document or it is gone (the project lane must run)."""
     from mdmark.check.collect import check_document
-    from mdmark.queries.navigate import Navigator
+    from mdmark.queries.navigation.navigator import Navigator
+    from mdmark.queries.navigation.places import drift_span
 
     if path not in texts and not path.is_file():
         return None  # closed and gone from disk: the project check clears what it showed
@@ -151,30 +107,11 @@ def run_document(navigator: Navigator, path: Path, texts: dict[Path, str]) -> Qu
     updated = Navigator(ctx, texts).keep_from(navigator, path, landings=same)
     file = next(d.file for d in ctx.documents if d.path == path)
     own = [d for d in drifts if d.file == file]
-    return Quick([(drift, _span_of(updated, path, drift)) for drift in own], updated, not same or len(own) != len(drifts))
-
-
-def _span_of(navigator: Navigator, path: Path, drift: Diagnostic) -> Span | None:
-    import re
-
-    from mdmark.queries.navigate import Span
-
-    if drift.line is None:
-        return None
-    if navigator.is_index(path):
-        return navigator.index_span(drift.where) if drift.where else Span(path, drift.line)
-    quoted = re.findall(r"`([^`]+)`", drift.message)
-    for hint in quoted[:2]:
-        span = navigator.reference_span(path, drift.line, hint)
-        if span is not None:
-            return span
-    lines = navigator.lines(path)
-    text = lines[drift.line - 1] if 0 < drift.line <= len(lines) else ""
-    return Span(path, drift.line, len(text) - len(text.lstrip()), len(text))
+    return Quick([(drift, drift_span(updated, path, drift)) for drift in own], updated, not same or len(own) != len(drifts))
 
 
 def to_lsp(server: MdmarkServer, drift: Diagnostic, span: Span | None, navigator: Navigator | None) -> types.Diagnostic:
-    from mdmark.queries.navigate import Span
+    from mdmark.queries.navigation.navigator import Span
 
     where = span if span is not None else Span(Path("/"), 1)
     return types.Diagnostic(
@@ -363,6 +300,8 @@ def warm_up(server: MdmarkServer) -> None:
 
 def register(server: MdmarkServer) -> None:
     from mdmark.lsp import watch
+
+    server.project_lane = project_lane
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MdmarkServer, params: types.InitializedParams) -> None:

@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from mdmark.queries.navigation import hover as query
+
 if TYPE_CHECKING:
     from mdmark.lsp.server import MdmarkServer
-    from mdmark.queries.navigate import Navigator, Span
+    from mdmark.queries.navigation.navigator import Navigator, Span
 
 
 def register(server: MdmarkServer) -> None:
@@ -18,7 +20,7 @@ def register(server: MdmarkServer) -> None:
     async def hover(ls: MdmarkServer, params: types.HoverParams) -> types.Hover | None:
         def question(nav: Navigator, path: Path, line: int, column: int) -> tuple[Navigator, str, Span] | None:
             found = nav.at(path, line, column)
-            text = nav.hover(found) if found is not None else None
+            text = query.hover(nav, found) if found is not None else None
             return (nav, text, found.span) if text and found is not None else None
 
         answer = await ls.ask(params.text_document.uri, params.position, question)

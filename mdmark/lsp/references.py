@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from mdmark.queries.navigation import references as query
+
 if TYPE_CHECKING:
     from mdmark.lsp.server import MdmarkServer
-    from mdmark.queries.navigate import Navigator, Span
+    from mdmark.queries.navigation.navigator import Navigator, Span
 
 
 def register(server: MdmarkServer) -> None:
@@ -20,7 +22,7 @@ def register(server: MdmarkServer) -> None:
 
         def question(nav: Navigator, path: Path, line: int, column: int) -> tuple[Navigator, list[Span]]:
             found = nav.at(path, line, column)
-            return nav, (nav.references(found, with_definition) if found is not None else [])
+            return nav, (query.references(nav, found, with_definition) if found is not None else [])
 
         answer = await ls.ask(params.text_document.uri, params.position, question)
         if answer is None:

@@ -7,16 +7,18 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from mdmark.queries.navigation import rename as query
+
 if TYPE_CHECKING:
     from mdmark.lsp.server import MdmarkServer
-    from mdmark.queries.navigate import Edit, Found, Navigator
+    from mdmark.queries.navigation.navigator import Edit, Found, Navigator
 
 
 def register(server: MdmarkServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     async def prepare(ls: MdmarkServer, params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
         def question(nav: Navigator, path: Path, line: int, column: int) -> tuple[Navigator, Found] | None:
-            found = nav.rename_target(path, line, column)
+            found = query.rename_target(nav, path, line, column)
             return (nav, found) if found is not None else None
 
         answer = await ls.ask(params.text_document.uri, params.position, question)
@@ -29,10 +31,10 @@ def register(server: MdmarkServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     async def rename(ls: MdmarkServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
         def question(nav: Navigator, path: Path, line: int, column: int) -> tuple[Navigator, list[Edit]] | None:
-            found = nav.rename_target(path, line, column)
+            found = query.rename_target(nav, path, line, column)
             if found is None:
                 return None
-            return nav, nav.rename(found, params.new_name)
+            return nav, query.rename(nav, found, params.new_name)
 
         answer = await ls.ask(params.text_document.uri, params.position, question)
         if answer is None:
@@ -42,7 +44,7 @@ def register(server: MdmarkServer) -> None:
 
 def workspace_edit(server: MdmarkServer, nav: Navigator, edits: list[Edit]) -> types.WorkspaceEdit:
     """The edits as one LSP workspace edit (a whole-file replacement spans the file's text)."""
-    from mdmark.queries.navigate import Span, whole_file_text
+    from mdmark.queries.navigation.navigator import Span, whole_file_text
 
     changes: dict[str, list[types.TextEdit]] = {}
     for edit in edits:

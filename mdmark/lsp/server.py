@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -18,10 +18,10 @@ from pygls.uris import from_fs_path
 
 from mdmark import __version__
 from mdmark.core.errors import MdmarkError
+from mdmark.lsp.state import ProjectState
 
 if TYPE_CHECKING:
-    from mdmark.lsp.diagnostics import ProjectState
-    from mdmark.queries.navigate import Navigator, Span
+    from mdmark.queries.navigation.navigator import Navigator, Span
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -54,6 +54,9 @@ class MdmarkServer(LanguageServer):
         self.watched: set[str] = set()
         #: Sentences already shown with window/showMessage (each once).
         self.told: set[str] = set()
+        #: What checks a project the first time a question needs it: the diagnostics feature's
+        #: project lane, registered with it (a question never imports a feature).
+        self.project_lane: Callable[[MdmarkServer, ProjectState], Coroutine[Any, Any, None]] | None = None
         #: Seconds a change waits for the next one before it is checked.
         self.debounce = float(os.environ.get("MDMARK_LSP_DEBOUNCE", DEBOUNCE))
         #: Seconds without a change before the rest of the project is checked after such an edit.
@@ -98,7 +101,6 @@ class MdmarkServer(LanguageServer):
         """The project of a document: its config found upward from its folder, as the CLI finds it.
         None (and one sentence, unless ``quiet``) for a file outside the workspace or without a config."""
         from mdmark.config.main import find_config
-        from mdmark.lsp.diagnostics import ProjectState
 
         path = self.path_of(uri)
         if path is None:
@@ -171,10 +173,8 @@ class MdmarkServer(LanguageServer):
         state = self.state_for(uri, quiet=True)
         if state is None:
             return None
-        if state.navigator is None:
-            from mdmark.lsp.diagnostics import project_lane
-
-            asyncio.ensure_future(project_lane(self, state))
+        if state.navigator is None and self.project_lane is not None:
+            asyncio.ensure_future(self.project_lane(self, state))
             await state.ready.wait()
         return (state, state.navigator) if state.navigator is not None else None
 
@@ -196,20 +196,3 @@ class MdmarkServer(LanguageServer):
         except Exception:  # a bug must not stop the server: logged, the request answers nothing
             log.exception("mdmark lsp: a request failed")
         return None
-
-
-def build() -> MdmarkServer:
-    """The server with every feature registered."""
-    from mdmark.lsp import actions, completion, definition, diagnostics, hover, references, rename, symbols
-
-    server = MdmarkServer()
-    for module in (diagnostics, definition, references, hover, completion, symbols, rename, actions):
-        module.register(server)
-    return server
-
-
-def main() -> int:
-    """``mdmark lsp``: serve the client on stdin/stdout until it exits."""
-    logging.basicConfig(level=logging.WARNING, format="mdmark lsp: %(message)s")
-    build().start_io()
-    return 0

@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from mdmark.queries.navigation import symbols as query
+
 if TYPE_CHECKING:
     from mdmark.lsp.server import MdmarkServer
-    from mdmark.queries.navigate import Navigator, Symbol
+    from mdmark.queries.navigation.navigator import Navigator, Symbol
 
 _KINDS = {
     "heading": types.SymbolKind.String,
@@ -22,7 +24,7 @@ _KINDS = {
 
 def register(server: MdmarkServer) -> None:
     def to_document_symbol(symbol: Symbol, nav: Navigator) -> types.DocumentSymbol:
-        from mdmark.queries.navigate import Span
+        from mdmark.queries.navigation.navigator import Span
 
         lines = ls_lines = server.lines_of(symbol.span.path, nav)
         last = min(symbol.end_line, len(ls_lines)) or symbol.span.line
@@ -41,7 +43,7 @@ def register(server: MdmarkServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def document_symbols(ls: MdmarkServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
         def question(nav: Navigator, path: Path, line: int, column: int) -> tuple[Navigator, list[Symbol]]:
-            return nav, nav.document_symbols(path)
+            return nav, query.document_symbols(nav, path)
 
         answer = await ls.ask(params.text_document.uri, None, question)
         if answer is None:
@@ -58,7 +60,7 @@ def register(server: MdmarkServer) -> None:
             uri = ls.uri_of(nav.project.root)
 
             def question(nav: Navigator, path: Path, line: int, column: int) -> tuple[Navigator, list[Symbol]]:
-                return nav, nav.workspace_symbols(params.query)
+                return nav, query.workspace_symbols(nav, params.query)
 
             import asyncio
 

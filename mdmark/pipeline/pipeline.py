@@ -36,6 +36,7 @@ from mdmark.pipeline.contentcache import ContentCache, raw
 from mdmark.config.main import MarkdownSettings
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import FACTS_VERSION, DocFacts, Warning
+from mdmark.util import landlock
 from mdmark.util.files import file_stamp, resolve_many
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
 from mdmark.host.session import SPHINX_LOCK as SPHINX_LOCK
@@ -47,6 +48,8 @@ from mdmark.pipeline.workers import in_worker
 if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
+
+    from mdmark.util.landlock import Confinement
 
 C = TypeVar("C", bound=ContentCache[Any])
 
@@ -166,8 +169,34 @@ def _parse_guarded(
             forget_document(app.sphinx.env, docname_of(relpath))
         except Exception:  # noqa: S110 - best effort: the next read of the document purges it again
             pass
-        message = f"`{relpath}` を読む途中で MyST・Sphinx が止まった（{type(exc).__name__}: {exc}）ので、この文書の記法を確かめてください。"
-        return DocFacts(path=relpath, sha=key, chars=len(text), error=message), b"", None
+        message, line = _stopped(relpath, text, exc)
+        return DocFacts(path=relpath, sha=key, chars=len(text), error=message, error_line=line), b"", None
+
+
+def _stopped(relpath: str, text: str, exc: Exception) -> tuple[str, int | None]:
+    """The sentence (and line) for a document whose reading raised ``exc``: a write or read the
+    kernel refused a confined worker, front matter YAML that cannot be read (a control character, a
+    broken mapping) in Japanese with its line, anything else with the library's own words quoted."""
+    import yaml
+
+    if isinstance(exc, PermissionError) and landlock.refused(exc):
+        return f"`{relpath}` を読む途中で{landlock.denied_sentence(exc)}", None
+
+    if isinstance(exc, yaml.reader.ReaderError):
+        # Its position counts characters of the front matter, which starts after the ``---`` line.
+        start = text.find("\n") + 1
+        line = text.count("\n", 0, start + exc.position) + 1
+        return f"`{relpath}` の front matter に YAML が許さない文字 U+{exc.character:04X} があるので、その文字を消してください。", line
+    if isinstance(exc, yaml.YAMLError):
+        mark = getattr(exc, "problem_mark", None)
+        return f"`{relpath}` の front matter を YAML として読めないので、その行の書き方を直してください。", (
+            mark.line + 2 if mark is not None else None
+        )
+    words = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    return (
+        f"`{relpath}` を読む途中で MyST・Sphinx が止まった（ライブラリの言葉で「{words}」）ので、この文書の記法を確かめてください。",
+        None,
+    )
 
 
 def _parse_with(
@@ -175,16 +204,18 @@ def _parse_with(
 ) -> tuple[DocFacts, bytes, nodes.document]:
     """The document's facts, its doctree pickled for the cache (``b""`` unless ``pickled``) and the
     doctree itself."""
-    from mdmark.pipeline.extract import elements_of, extract, highlight_warnings
+    from mdmark.pipeline.extract import elements_of, embed_build_products, extract, highlight_warnings, math_warnings
 
     docname = docname_of(relpath)
     doctree, warnings = app.read(docname, text)
     env = app.sphinx.env
     metadata = dict(env.metadata.get(docname, {}))
     elements = elements_of(doctree)
+    # The folder Sphinx builds in (``out``, ``doctrees``) and extensions write beside (``jupyter_execute``).
+    embed_build_products(doctree, Path(app.srcdir), Path(env.doctreedir).parent, elements)
     parts = extract(doctree, docname, metadata, text, env, app.info.source_suffixes, elements)
     # What Sphinx would say only while writing (an unknown code language), said at reading.
-    warnings = [*warnings, *highlight_warnings(doctree, text, elements)]
+    warnings = [*warnings, *highlight_warnings(doctree, text, elements), *math_warnings(doctree, text, elements)]
     # What the document pulled in ({include}, {literalinclude}, images): a change re-parses it.
     # Relative to the source folder, as the documents are: Sphinx records an {include}d file by its
     # absolute path, and "is this file included somewhere" (toc.not_included) asks by relative path.
@@ -198,6 +229,17 @@ def _parse_with(
     doctree.reporter = None
     doctree.transformer = None
     return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL) if pickled else b"", doctree
+
+
+def _too_deep(key: str, rel: str, text: str) -> DocFacts | None:
+    """Facts saying why a document nested too deep is not parsed (before any parser sees it), or
+    None to parse it."""
+    from mdmark.pipeline.nesting import nesting_sentence, too_deep
+
+    line = too_deep(text)
+    if line is None:
+        return None
+    return DocFacts(path=rel, sha=key, chars=len(text), error=nesting_sentence(rel, line), error_line=line)
 
 
 def _relative(path: str, srcdir: str) -> str:
@@ -448,6 +490,10 @@ class Pipeline:
                 except MdmarkError as exc:
                     results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
                     continue
+            refused = _too_deep(key, rel, known_text)
+            if refused is not None:
+                results[i] = refused
+                continue
             todo.append((i, key, rel, known_text))
         done = len(paths) - len(todo) - len(repeats)
         if progress:
@@ -486,6 +532,9 @@ class Pipeline:
         return [r for r in results if r is not None]
 
     def _parse_full(self, key: str, rel: str, text: str, keep_tree: bool = True) -> tuple[DocFacts, bytes]:
+        refused = _too_deep(key, rel, text)
+        if refused is not None:
+            return refused, b""
         if not in_worker():
             facts, tree = self._parse_in_worker(key, rel, text, keep_tree)
             return facts, tree
@@ -523,6 +572,27 @@ class Pipeline:
         # key is in it because workers and their zygote outlive an edit of an untrusted conf.py
         # (read statically, so ``trusted`` stays None): the edit must reach new workers.
         return _worker_pipeline, (self.config_root, self.settings, self.cache_dir, self.conf, self.trusted, self.conf_key)
+
+    def worker_confinement(self) -> Confinement:
+        """What this project's worker processes may touch (:mod:`mdmark.util.landlock`): read the
+        project, write its cache folder, read the cache key — and write inside the project when the
+        user trusts conf.py, as ``sphinx-build`` lets it."""
+        from mdmark.pipeline.cachestore import secret_key, user_cache_root
+        from mdmark.util.landlock import Confinement
+
+        read = tuple(dict.fromkeys(str(p) for p in (self.project_root, self.config_root, self.srcdir)))
+        write: tuple[str, ...] = read if self.trusted is not None else ()
+        files: tuple[str, ...] = ()
+        self._prepare_cache()
+        if self._cache_ready and self.cache_dir is not None:
+            try:
+                secret_key()  # made here: a worker may read the key, not create it
+            except OSError:
+                pass
+            else:
+                write += (str(self.cache_dir),)
+                files = (str(user_cache_root() / "key"),)
+        return Confinement(read=read, write=write, files=files, trusted=self.trusted is not None)
 
     def _prepare_cache(self) -> None:
         """Make the cache folder (with its .gitignore) here, once, before workers write into it."""

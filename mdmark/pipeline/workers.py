@@ -29,6 +29,18 @@ with this process, and their Sphinx scratch folders live under one temporary fol
 
 A worker is handed its next document while it reads the current one (when the message is small),
 so it never waits for this process between two documents.
+
+Where the kernel has Landlock, the operating system confines them too (:mod:`mdmark.util.landlock`,
+the guide page ``untrusted``): an owner that names its ``worker_confinement()`` (the pipeline: the
+project's folders, its cache folder, whether conf.py is trusted) gets zygotes and workers confined
+before they start any thread or make anything — a zygote's forked workers inherit its domain. A
+confined worker serves only its own project (:class:`Plan`), writes only a scratch folder of its
+own, and a refusal by the kernel is said as a sentence. Where the kernel has none, the pool says
+once which protections are missing and runs as before; a pool's ``probe`` can be replaced (tests)
+but only takes protection away from that pool.
+
+Memory: every worker and zygote that may run at once, together, maps at most half of the
+machine's memory (:func:`worker_memory`, :func:`max_workers`), each on top of what it starts with.
 """
 
 from __future__ import annotations
@@ -42,6 +54,7 @@ import os
 import resource
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -50,6 +63,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from mdmark.util import landlock
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -71,10 +86,15 @@ class Spawnable(Protocol):
 #: worker forked from a zygote costs a fork, not a Sphinx application).
 PARALLEL_THRESHOLD = 8
 
-#: Address space one worker may map: several times what a real document's parse needs, and
-#: far below what stalls a machine.
+#: Address space one worker may map at most: several times what a real document's parse needs.
+#: On a smaller machine each gets less (:func:`worker_memory`).
 MEMORY_BYTES = 1536 * 1024 * 1024
 MEMORY_ENV = "MDMARK_WORKER_MEMORY_MB"
+#: The share of the machine's memory all pool processes of one mdmark process may map together.
+MEMORY_SHARE = 0.5
+#: Address space below which a worker cannot read an ordinary document: on a machine whose share
+#: gives less, fewer workers run (:func:`max_workers`) rather than smaller ones.
+MEMORY_FLOOR = 384 * 1024 * 1024
 #: CPU seconds one task (one document) may use: the bound of a document's work, which a busy
 #: machine does not change (the kernel counts the worker's own CPU time, ``RLIMIT_CPU``).
 CPU_SECONDS = 120
@@ -137,6 +157,61 @@ def _positive(name: str, default: float) -> float:
     return value if value > 0 else default
 
 
+# -- memory from the machine's ------------------------------------------------------------------------
+
+
+def machine_memory() -> int | None:
+    """Bytes of memory this process may use on its machine: the physical memory, or its control
+    group's limit when lower (a container); None where neither can be read (not on Linux)."""
+    found: list[int] = []
+    try:
+        found.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        pass
+    found.extend(_cgroup_limits())
+    found = [n for n in found if n > 0]
+    return min(found) if found else None
+
+
+def _cgroup_limits() -> list[int]:
+    """The ``memory.max`` of this process's control group (v2) and of each group above it."""
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8") as lines:
+            group = next((line.split("::", 1)[1].strip() for line in lines if line.startswith("0::")), None)
+    except OSError:
+        return []
+    if group is None:
+        return []
+    limits: list[int] = []
+    folder = Path("/sys/fs/cgroup") / group.lstrip("/")
+    for place in (folder, *folder.parents):
+        if not str(place).startswith("/sys/fs/cgroup"):
+            break
+        try:
+            text = (place / "memory.max").read_text(encoding="ascii").strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            limits.append(int(text))
+    return limits
+
+
+def memory_share() -> int | None:
+    """Address space all pool processes of this process may map together (:data:`MEMORY_SHARE` of
+    :func:`machine_memory`); None where the machine's memory is not known."""
+    total = machine_memory()
+    return int(total * MEMORY_SHARE) if total else None
+
+
+def worker_memory() -> int:
+    """Address space one worker (or zygote) may map beyond what it starts with: the memory share
+    split over every worker and zygote that may run at once, at most :data:`MEMORY_BYTES`."""
+    share = memory_share()
+    if share is None:
+        return MEMORY_BYTES
+    return min(MEMORY_BYTES, share // (max_workers() + ZYGOTES))
+
+
 @dataclass(frozen=True)
 class Limits:
     """The bounds of one task: address space (bytes), CPU seconds, and wall-clock seconds without
@@ -155,7 +230,7 @@ class Limits:
     def current(cls) -> Limits:
         """The defaults, or what the environment asks for (tests and small machines lower them)."""
         return cls(
-            memory=int(_positive(MEMORY_ENV, MEMORY_BYTES / 2**20) * 2**20),
+            memory=int(_positive(MEMORY_ENV, worker_memory() / 2**20) * 2**20),
             cpu=max(1, int(_positive(CPU_ENV, CPU_SECONDS))),
             wall=_positive(WALL_ENV, WALL_SECONDS),
         )
@@ -211,9 +286,10 @@ def limit_message(shown: str, failure: Failed, limits: Limits | None = None) -> 
 # -- the worker process ----------------------------------------------------------------------------
 
 
-def _bound_process(memory: int) -> None:
-    """What every pool process does first: end with this process's parent (the pool's process),
-    leave Ctrl+C to it, write no core file, and map at most ``memory`` more bytes."""
+def _bound_process(memory: int, mapped: int | None = None) -> None:
+    """What every pool process does first (once confined, :func:`_confine`): end with this
+    process's parent (the pool's process), leave Ctrl+C to it, write no core file, and map at most
+    ``memory`` more bytes than ``mapped`` (default: what it maps now)."""
     from mdmark.util.lifeline import die_with_parent
 
     global _IN_WORKER
@@ -225,7 +301,7 @@ def _bound_process(memory: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     # On top of what the process has mapped already: a worker forked from a large parent (the CLI)
     # or from a zygote starts with its mappings, which are not the document's doing.
-    _lower(resource.RLIMIT_AS, _mapped() + memory)
+    _lower(resource.RLIMIT_AS, (_mapped() if mapped is None else mapped) + memory)
 
 
 def _cpu_from_now(cpu: int) -> None:
@@ -235,12 +311,25 @@ def _cpu_from_now(cpu: int) -> None:
 
 
 def _worker_main(
-    conn: Connection, scratch: str, memory: int, made: collections.OrderedDict[tuple[Any, ...], Any] | None = None
+    conn: Connection,
+    scratch: str,
+    memory: int,
+    made: collections.OrderedDict[tuple[Any, ...], Any] | None = None,
+    plan: Plan | None = None,
+    mapped: int | None = None,
 ) -> None:
-    """Serve tasks until the parent closes the pipe. ``made``: objects the zygote made already."""
+    """Serve tasks until the parent closes the pipe. ``made``: objects the zygote made already;
+    ``plan``: how to confine this process first (a zygote's worker is confined already);
+    ``mapped``: what the zygote mapped when it forked this worker (its /proc is out of reach)."""
     from mdmark.core.errors import MdmarkError
 
-    _bound_process(memory)
+    refusal: str | None = None
+    if plan is not None:
+        try:
+            scratch = _confine(plan, scratch)
+        except OSError as exc:  # never serve unconfined what should be confined: say why instead
+            refusal = landlock.failed_sentence(exc)
+    _bound_process(memory, mapped)
     if made is None:
         made = collections.OrderedDict()
     while True:
@@ -250,6 +339,8 @@ def _worker_main(
             return  # the parent is gone or closed the pool
         _cpu_from_now(cpu)
         try:
+            if refusal is not None:
+                raise MdmarkError(refusal)
             owner = made.get(spec)
             if owner is None:
                 factory, args = spec
@@ -265,7 +356,7 @@ def _worker_main(
         except RecursionError:
             answer = ("crash", "入れ子が深すぎる")
         except Exception as exc:  # noqa: BLE001 - reported for this document only; the worker goes on
-            answer = ("error", f"{type(exc).__name__}: {exc}")
+            answer = _error_answer(exc)
         try:
             conn.send(answer)
         except MemoryError:
@@ -276,12 +367,20 @@ def _worker_main(
             os._exit(3)  # a worker that ran out of memory may be left in any state
 
 
-def _zygote_main(conn: Connection, spec: tuple[Any, ...], scratch: str, memory: int, cpu: int) -> None:
+def _zygote_main(
+    conn: Connection, spec: tuple[Any, ...], scratch: str, memory: int, cpu: int, plan: Plan | None = None
+) -> None:
     """Make the object of ``spec`` once (conf.py, the extensions' ``setup()``), under the bounds of
-    a task, then fork a worker for each request of the parent and reap the ones it asks about."""
+    a task and confined by ``plan``, then fork a worker for each request of the parent (confined as
+    it is) and reap the ones it asks about."""
     import gc
     from multiprocessing.reduction import recv_handle
 
+    if plan is not None:
+        try:
+            scratch = _confine(plan, scratch)
+        except OSError:
+            os._exit(4)  # no zygote: each worker confines itself, and says why when it cannot
     _bound_process(memory)
     _cpu_from_now(cpu)
     made: collections.OrderedDict[tuple[Any, ...], Any] = collections.OrderedDict()
@@ -312,12 +411,13 @@ def _zygote_main(conn: Connection, spec: tuple[Any, ...], scratch: str, memory: 
                 os._exit(0)
             # Forking costs a little CPU each time: the bound is on one request, not on the zygote's life.
             _cpu_from_now(cpu)
+            mapped = _mapped()
             pid = os.fork()
             if pid == 0:
                 code = 0
                 try:
                     conn.close()  # the parent must see the zygote's end close when the zygote ends
-                    _worker_main(Connection(fd), scratch, memory, made)
+                    _worker_main(Connection(fd), scratch, memory, made, None, mapped)
                 except BaseException:  # noqa: BLE001 - the worker's end, whatever ended it
                     code = 1
                 os._exit(code)
@@ -325,6 +425,39 @@ def _zygote_main(conn: Connection, spec: tuple[Any, ...], scratch: str, memory: 
             conn.send(pid)
         elif request[0] == "reap":
             conn.send(_reap(int(request[1])))
+
+
+# -- confinement by the operating system --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How the workers of one project are confined: its paths, and the Landlock ABI to use."""
+
+    confinement: landlock.Confinement
+    abi: int
+
+
+def _confine(plan: Plan, scratch: str) -> str:
+    """Confine this process with Landlock (:mod:`mdmark.util.landlock`) before it starts any thread
+    (a thread started earlier would stay outside); its scratch folder becomes one of its own inside
+    the pool's, so one project's workers reach no other project's. Raises :class:`OSError` when the
+    kernel refuses."""
+    own = tempfile.mkdtemp(prefix="confined-", dir=scratch)
+    sys.dont_write_bytecode = True  # the installation is read-only now: no attempt to write there
+    landlock.restrict(plan.confinement, own, plan.abi)
+    # What a library writes to a temporary file goes to the one folder it may write.
+    os.environ["TMPDIR"] = own
+    tempfile.tempdir = own
+    return own
+
+
+def _error_answer(exc: Exception) -> tuple[str, str]:
+    """The answer for a task that raised ``exc``: the kernel's refusal of a confined process is
+    said as mdmark's own sentence (what was touched, why it is refused), anything else as it is."""
+    if isinstance(exc, PermissionError) and landlock.refused(exc):
+        return ("refused", landlock.denied_sentence(exc))
+    return ("error", f"{type(exc).__name__}: {exc}")
 
 
 def _reap(pid: int) -> int | None:
@@ -393,7 +526,15 @@ def _failure(code: int | None) -> Failed:
 class _Worker:
     """A worker process: started here (``zygote`` None), or forked by a zygote for its spec."""
 
-    def __init__(self, conn: Connection, memory: int, process: Any = None, pid: int = 0, zygote: _Zygote | None = None) -> None:
+    def __init__(
+        self,
+        conn: Connection,
+        memory: int,
+        process: Any = None,
+        pid: int = 0,
+        zygote: _Zygote | None = None,
+        plan: Plan | None = None,
+    ) -> None:
         self.conn = conn
         self.memory = memory
         self.process = process
@@ -401,6 +542,8 @@ class _Worker:
         self.zygote = zygote
         #: The spec whose object the worker holds from its start (its zygote's).
         self.spec = zygote.spec if zygote is not None else None
+        #: How it is confined (None: not at all); a confined worker serves only its own project.
+        self.plan = zygote.plan if zygote is not None else plan
         #: Jobs handed to it so far.
         self.served = 0
 
@@ -410,14 +553,14 @@ class _Worker:
         return self.zygote is not None and self.served >= RECYCLE_TASKS
 
     @classmethod
-    def start(cls, context: BaseContext, scratch: str, memory: int) -> _Worker:
+    def start(cls, context: BaseContext, scratch: str, memory: int, plan: Plan | None = None) -> _Worker:
         mine, theirs = context.Pipe()
         process: Any = context.Process(  # type: ignore[attr-defined]
-            target=_worker_main, args=(theirs, scratch, memory), name="mdmark-worker", daemon=True
+            target=_worker_main, args=(theirs, scratch, memory, None, plan), name="mdmark-worker", daemon=True
         )
         process.start()
         theirs.close()
-        return cls(mine, memory, process=process, pid=process.pid)
+        return cls(mine, memory, process=process, pid=process.pid, plan=plan)
 
     def alive(self) -> bool:
         if self.process is not None:
@@ -457,13 +600,16 @@ class _Worker:
 class _Zygote:
     """The process that made the object of one spec and forks workers that start with it."""
 
-    def __init__(self, context: BaseContext, spec: tuple[Any, ...], scratch: str, limits: Limits) -> None:
+    def __init__(
+        self, context: BaseContext, spec: tuple[Any, ...], scratch: str, limits: Limits, plan: Plan | None = None
+    ) -> None:
         self.spec = spec
+        self.plan = plan
         self.memory = limits.memory
         self.limits = limits
         mine, theirs = context.Pipe()
         self.process: Any = context.Process(  # type: ignore[attr-defined]
-            target=_zygote_main, args=(theirs, spec, scratch, limits.memory, limits.cpu), name="mdmark-zygote", daemon=True
+            target=_zygote_main, args=(theirs, spec, scratch, limits.memory, limits.cpu, plan), name="mdmark-zygote", daemon=True
         )
         self.process.start()
         theirs.close()
@@ -621,7 +767,13 @@ class Pool:
     parsing again, as the callers did when they took turns on one lock.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, probe: Callable[[], int] = landlock.abi) -> None:
+        """``probe``: the Landlock ABI of the kernel (0: none). Tests hand one that answers 0 to
+        see the fallback; the probe can only take protection away from this pool, never from another."""
+        self._probe = probe
+        #: The probe's answer, asked once; whether the missing protections were said.
+        self._abi: int | None = None
+        self._noticed = False
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         self._scratch: str | None = None
@@ -639,11 +791,37 @@ class Pool:
                 atexit.register(shutil.rmtree, self._scratch, True)
             return self._scratch
 
-    def _make(self, memory: int) -> _Worker:
+    def _make(self, memory: int, plan: Plan | None = None) -> _Worker:
         # Chosen at each start: fork only while this process runs one thread.
-        return _Worker.start(_context(), self._scratch_dir(), memory)
+        return _Worker.start(_context(), self._scratch_dir(), memory, plan)
 
-    def _start_zygote(self, spec: Any, limits: Limits) -> _Zygote | None:
+    def abi(self) -> int:
+        """The Landlock ABI this pool confines with (0: none), asked of the probe once."""
+        with self._lock:
+            if self._abi is None:
+                self._abi = max(0, self._probe())
+            return self._abi
+
+    def plan(self, owner: Spawnable) -> Plan | None:
+        """How ``owner``'s workers are confined: None for an owner that names no confinement, or
+        where the kernel has no Landlock (said once, with what is missing: today's door stays)."""
+        confinement = getattr(owner, "worker_confinement", None)
+        if confinement is None:
+            return None
+        version = self.abi()
+        missing = landlock.missing_protections(version)
+        if missing:
+            with self._lock:
+                say, self._noticed = not self._noticed, True
+            if say:
+                print(landlock.missing_sentence(missing), file=sys.stderr, flush=True)
+        if version < 1:
+            return None
+        made = confinement()
+        assert isinstance(made, landlock.Confinement)
+        return Plan(made, version)
+
+    def _start_zygote(self, spec: Any, limits: Limits, plan: Plan | None = None) -> _Zygote | None:
         """The zygote of ``spec``, started now (not waited for) if there is none or it broke; None
         where workers make their own."""
         if not _can_fork():
@@ -654,7 +832,7 @@ class Pool:
             zygote = self._zygotes.get(spec)
             if zygote is not None and not zygote.broken:
                 return zygote
-        zygote = _Zygote(_context(), spec, self._scratch_dir(), limits)
+        zygote = _Zygote(_context(), spec, self._scratch_dir(), limits, plan)
         old: list[_Zygote] = []
         with self._lock:
             self._zygotes[spec] = zygote
@@ -664,9 +842,9 @@ class Pool:
             gone.kill()
         return zygote
 
-    def _zygote(self, spec: Any, limits: Limits) -> _Zygote | None:
+    def _zygote(self, spec: Any, limits: Limits, plan: Plan | None = None) -> _Zygote | None:
         """The ready zygote of ``spec``, started now if there is none; None where workers make their own."""
-        zygote = self._start_zygote(spec, limits)
+        zygote = self._start_zygote(spec, limits, plan)
         if zygote is None:
             return None
         ready, failed = zygote.settle()
@@ -681,15 +859,16 @@ class Pool:
 
     def prepare(self, owner: Spawnable) -> None:
         """Start the zygote of ``owner`` now without waiting for it (see :func:`prepare`)."""
-        self._start_zygote(owner.worker_spec(), Limits.current())
+        self._start_zygote(owner.worker_spec(), Limits.current(), self.plan(owner))
 
-    def _take(self, limits: Limits, spec: Any) -> _Worker | None:
-        """An idle worker holding ``spec``'s object, a new one, or None when :func:`max_workers` are at work."""
+    def _take(self, limits: Limits, spec: Any, plan: Plan | None = None) -> _Worker | None:
+        """An idle worker holding ``spec``'s object, a new one, or None when :func:`max_workers` are
+        at work. A confined worker (``plan``) serves only the project it is confined to."""
         memory = limits.memory
         spare: _Worker | None = None
         with self._lock:
             for worker in list(self._idle):
-                if worker.spec == spec and worker.memory == memory:
+                if worker.spec == spec and worker.memory == memory and worker.plan == plan:
                     self._idle.remove(worker)
                     if worker.alive():
                         self._live += 1
@@ -699,18 +878,23 @@ class Pool:
                 return None
             self._live += 1
         try:
-            zygote = self._zygote(spec, limits)
+            zygote = self._zygote(spec, limits, plan)
             forked = zygote.fork() if zygote is not None else None
             if forked is not None:
                 return forked
-            with self._lock:  # no zygote: an idle worker of another spec makes this one's object itself
-                while self._idle and spare is None:
+            with self._lock:  # no zygote: an unconfined idle worker of another spec makes this one's object itself
+                while self._idle and spare is None and plan is None:
                     candidate = self._idle.pop()
-                    if candidate.memory == memory and candidate.alive():
+                    if candidate.memory == memory and candidate.plan is None and candidate.alive():
                         spare = candidate
                     else:
                         candidate.kill()
-            return spare if spare is not None else self._make(memory)
+            if spare is not None:
+                return spare
+            made = self._make(memory, plan)
+            if plan is not None:
+                made.spec = spec  # confined to this project: it serves this spec only
+            return made
         except BaseException:
             self._release()
             raise
@@ -757,6 +941,7 @@ class Pool:
 
         limits = Limits.current()
         spec = owner.worker_spec()
+        plan = self.plan(owner)
         place = (spec, task)
         results: list[R | Failed | None] = [None] * len(jobs)
         pending = collections.deque(range(len(jobs)))
@@ -821,7 +1006,7 @@ class Pool:
                 # message is small: it never waits for this process between two documents, and a
                 # small message never fills the pipe of a worker that is stuck on its first.
                 while len(busy) < width and next_job() is not None:
-                    worker = self._take(limits, spec)
+                    worker = self._take(limits, spec, plan)
                     if worker is None:
                         break  # every worker is at work: wait for one to come back
                     busy[worker.conn] = _Busy(worker, limits, time.monotonic())
@@ -919,8 +1104,13 @@ def _key(place: tuple[Any, ...], job: Any) -> Any:
 
 
 def max_workers() -> int:
-    """Workers one process runs at once: two per core, at least four."""
-    return max(4, 2 * worker_count())
+    """Workers one process runs at once: two per core, at least four — fewer when the machine's
+    memory share (:data:`MEMORY_SHARE`) cannot give each of them and each zygote :data:`MEMORY_FLOOR`."""
+    wanted = max(4, 2 * worker_count())
+    share = memory_share()
+    if share is None:
+        return wanted
+    return max(1, min(wanted, share // MEMORY_FLOOR - ZYGOTES))
 
 
 def _can_fork() -> bool:
@@ -953,6 +1143,37 @@ def run_bounded(
     """``task`` for every job in this process's bounded workers (one per core for many jobs)."""
     width = worker_count() if parallel(len(jobs)) else 1
     return _POOL.run(owner, task, jobs, width, meanwhile, done)
+
+
+def protections(probe: Callable[[], int] | None = None) -> list[str]:
+    """What protects the processes that read documents on this machine, one line each (``mdmark
+    trust --status``): the confinement by the kernel, the network, signals, memory and CPU bounds."""
+    version = max(0, (probe or landlock.abi)())
+    lines: list[str] = []
+    if version >= 1:
+        lines.append(
+            f"ファイル: 有効（Landlock ABI {version}）。文書を読む作業プロセスが読めるのはプロジェクト・Python・システムのライブラリだけ、"
+            "書けるのは自分の作業フォルダとプロジェクトのキャッシュだけ（信頼した conf.py はプロジェクトの中にも書ける）。"
+        )
+    for missing in landlock.missing_protections(version):
+        lines.append(f"無効: {missing}。")
+    if version >= 4:
+        lines.append("ネットワーク: 有効。信頼していない conf.py のプロジェクトの作業プロセスは TCP でつなぐことも待ち受けることもできない。")
+    if version >= 6:
+        lines.append("シグナル・抽象 UNIX ソケット: 有効。信頼していないプロジェクトの作業プロセスは自分たちの外のプロセスに届かない。")
+    limits = Limits.current()
+    machine = machine_memory()
+    workers, zygotes = max_workers(), ZYGOTES
+    memory = f"メモリ: 作業プロセス 1 つに {limits.memory // 2**20:,} MB まで、同時に作業プロセス {workers} 個と zygote {zygotes} 個"
+    if os.environ.get(MEMORY_ENV):
+        memory += f"（1 つあたりの上限は環境変数 {MEMORY_ENV} の値）。"
+    elif machine:
+        memory += f"で合計 {limits.memory * (workers + zygotes) // 2**20:,} MB まで（マシンのメモリ {machine // 2**20:,} MB の半分以下）。"
+    else:
+        memory += "（マシンのメモリが分からないので 1 つあたりの既定の上限）。"
+    lines.append(memory)
+    lines.append(f"CPU: 文書 1 つに CPU {limits.cpu} 秒・時間 {limits.wall:g} 秒まで。")
+    return lines
 
 
 def prepare(owner: Spawnable) -> None:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import queue
-import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mdmark.core.errors import MdmarkError
 from mdmark.preview.inject import page_policy
@@ -72,7 +71,7 @@ def create_app(preview: Preview, hub: Hub, port: int) -> ASGIApp:
     from starlette.responses import HTMLResponse, PlainTextResponse, StreamingResponse
     from starlette.routing import Route
 
-    from mdmark.server.app import LOOPBACK_HOSTS, Guard
+    from mdmark.serving.http import LOOPBACK_HOSTS, Guard
 
     def headers(extra: dict[str, str] | None = None) -> dict[str, str]:
         return {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", **(extra or {})}
@@ -189,10 +188,8 @@ def serve(
     after_cold: Callable[[], None] | None = None,
 ) -> int:
     """Bind, build cold (with progress), then serve and watch until SIGINT/SIGTERM; returns 0."""
-    import uvicorn
-
     from mdmark.preview import PORT_ENV
-    from mdmark.server.app import bind, exit_soon
+    from mdmark.serving.http import bind, exit_soon, run_until_signal
 
     sock = bind(
         HOST,
@@ -223,42 +220,23 @@ def serve(
     # reloads nothing when nothing changed).
     builder.changed()
 
-    class Server(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            hub.stopping.set()
-            super().handle_exit(sig, frame)
-
-    config = uvicorn.Config(
-        create_app(preview, hub, actual),
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        timeout_graceful_shutdown=1,
-    )
-    server = Server(config)
-
-    def note(_signum: int, _frame: object) -> None:
-        # uvicorn re-raises the signal it caught once it has stopped; noted here, the exit is 0.
-        hub.stopping.set()
-        server.should_exit = True
-
-    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
     url = f"http://{HOST}:{actual}/"
-    print(f"mdmark preview: {url} で見せています（止めるには Ctrl+C）。", file=sys.stderr, flush=True)
-    if open_browser:
-        import webbrowser
 
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    def announce() -> None:
+        print(f"mdmark preview: {url} で見せています（止めるには Ctrl+C）。", file=sys.stderr, flush=True)
+        if open_browser:
+            import webbrowser
+
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
+    app = create_app(preview, hub, actual)
     try:
-        server.run(sockets=[sock])
+        started = run_until_signal(app, sock, lifespan="off", grace=1, on_stop=hub.stopping.set, announce=announce)
     finally:
         hub.stopping.set()
         watcher.stop()
         builder.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        sock.close()
-    if not server.started:
+    if not started:
         raise MdmarkError("プレビューのサーバーを起動できなかったので、標準エラーに出た内容を確かめてください。")
     print("mdmark preview: 止めました。", file=sys.stderr, flush=True)
     # A refresh in the middle of a large rebuild is not waited for.

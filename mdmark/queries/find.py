@@ -204,39 +204,59 @@ def find_docs(
         index, project.root, project.workspace.stamped_facts(project.pipeline).facts_many, project.pipeline.parse_key, project.workspace
     ) if needs_graph else None
 
-    relations = graph.relations_of(related_arg) if graph is not None and related_arg is not None else {}
-    matched: list[Doc] = []
-    for doc in index.docs_with_tags(tag_args, any_args):
-        if filt.text is not None and not text_matches(doc, filt.text):
-            continue
-        if related_arg is not None and doc.id not in relations:
-            continue
-        matched.append(doc)
-
-    wanted = set(filt.tags) | set(filt.any_tags)
-    if wanted:
-        # Stable sort: documents whose subject tag (main) is one of the asked tags first, index order within.
-        matched.sort(key=lambda d: 0 if any(t.main and t.key in wanted for t in index.tags_of(d)) else 1)
-
+    relations = graph.relations_of(related_arg) if graph is not None and related_arg is not None else None
+    matched = _matched(index, filt, tag_args, any_args, relations)
     root = project_root(project.root)
     chars = {id(doc): file_chars(project.workspace, index.doc_path(doc), root) for doc in matched}
-    total_chars = sum(c for c in chars.values() if c is not None)
-    result: dict[str, Any] = {"total": len(matched)}
-    page = matched[offset : offset + page_size]
-    more = offset + page_size < len(matched)
+    result = _page(index, matched, chars, offset, page_size, filt, counting, warnings)
     if not counting:
-        result["returned"] = len(page)
-    result["total_chars"] = total_chars
+        result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in FIELDS if f not in fields]
+        page = matched[offset : offset + page_size]
+        result["docs"] = [_row(doc, chars[id(doc)], fields, graph, relations) for doc in page]
+    return answer(result, fmt, lambda data: render_find_markdown(data, fields, related_arg, for_cli=for_cli))
+
+
+
+def _matched(
+    index: Index, filt: _Filter, tag_args: list[str], any_args: list[str], relations: dict[str, Any] | None
+) -> list[Doc]:
+    """The documents that meet every condition: index order, those whose subject tag (main) is
+    one of the asked tags first."""
+    matched = [
+        doc
+        for doc in index.docs_with_tags(tag_args, any_args)
+        if (filt.text is None or text_matches(doc, filt.text)) and (relations is None or doc.id in relations)
+    ]
+    wanted = set(filt.tags) | set(filt.any_tags)
+    if wanted:
+        # Stable sort: index order within each part.
+        matched.sort(key=lambda d: 0 if any(t.main and t.key in wanted for t in index.tags_of(d)) else 1)
+    return matched
+
+
+def _page(
+    index: Index,
+    matched: list[Doc],
+    chars: dict[int, int | None],
+    offset: int,
+    page_size: int,
+    filt: _Filter,
+    counting: bool,
+    warnings: list[str],
+) -> dict[str, Any]:
+    """The answer's counts, cursor and tag counts (its rows are added by the caller), in the
+    contract's key order."""
+    more = offset + page_size < len(matched)
+    result: dict[str, Any] = {"total": len(matched)}
+    if not counting:
+        result["returned"] = len(matched[offset : offset + page_size])
+    result["total_chars"] = sum(c for c in chars.values() if c is not None)
     if not counting:
         result["next_cursor"] = encode_cursor(offset + page_size, filt) if more else None
         result["hint"] = HINT if more else None
     result["tag_counts"] = [{"name": name, "count": count} for name, count in index.tag_counts(matched).items()]
     result["warnings"] = warnings
-    if not counting:
-        result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in FIELDS if f not in fields]
-        result["docs"] = [_row(doc, chars[id(doc)], fields, graph, relations if related_arg is not None else None) for doc in page]
-    return answer(result, fmt, lambda data: render_find_markdown(data, fields, related_arg, for_cli=for_cli))
-
+    return result
 
 def text_matches(doc: Doc, needle: str) -> bool:
     """``find_docs``' ``text`` condition: ``needle`` (normalised) is in the document's title, an

@@ -14,16 +14,15 @@ parse; the parse results stay in the process-wide registry, so every call after 
 
 from __future__ import annotations
 
-import errno
 import io
 import logging
 import os
 import signal
-import socket
 import sys
 import threading
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mdmark import __version__
 from mdmark.core.errors import MdmarkError
@@ -31,34 +30,49 @@ from mdmark.util.bounds import value_problem
 from mdmark.util.text import terminal_safe
 from mdmark.server.limits import Job, call_seconds, stop_all, stopping_message, timeout_message
 from mdmark.server.prompts import register_prompts
-from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, unknown_tool_message
+from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, internal_error_message, unknown_tool_message
+from mdmark.tools.session_project import PROJECT_HEADER, request_project, with_project
 from mdmark.declare.tool import ToolOutcome, error
 from mdmark.pipeline.workers import prestart
+from mdmark.serving.http import LOOPBACK_HOSTS, Guard, bind, exit_soon, host_name, run_until_signal
 
 if TYPE_CHECKING:
     import mcp_types
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
-    from starlette.types import ASGIApp, Receive, Scope, Send
-
-#: Host header values (without the port) that reach the server; anything else is a DNS-rebinding attempt.
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+    from starlette.types import ASGIApp
 
 #: Opens the line of the instructions that lists the guide's pages (the plugin's SessionStart hook
 #: copies the ``- name: title — description`` lines under it).
 GUIDE_HEADING = "使い方集のページ（read_guide の names に渡す名前）:"
 
 
-def instructions() -> str:
+T = TypeVar("T")
+
+
+def instructions(project: Path | None = None) -> str:
     """The server's ``instructions``: what mdmark is, the ``project_dir`` rule every client needs
     (the plugin's hook fills it in for Claude Code; other clients must pass it themselves, and the
-    input schemas do not show it), and the guide's pages."""
+    input schemas do not show it) or the server's own project when it has one (``--project``, the
+    working folder of ``serve --stdio``), the resources, and the guide's pages."""
     from mdmark.guide.reader import guide_entries
+    from mdmark.tools.resources import CHECK_URI, DOC_TEMPLATE, GUIDE_PREFIX, SECTION_TEMPLATE
 
+    if project is None:
+        rule = (
+            "read_guide 以外のツールは、作業のフォルダ（設定ファイルや文書の相対パスの起点）の絶対パスを引数 project_dir に入れて呼ぶ"
+            "（入力スキーマには出ないが受け付ける。Claude Code のプラグインはフックで自動で入れる。"
+            f"HTTP の URL の ?project= か {PROJECT_HEADER} ヘッダーがフォルダを示していれば、省いた project_dir はそのフォルダになる）。read_guide は project_dir を取らない。"
+        )
+    else:
+        rule = (
+            f"このサーバーの作業のフォルダは `{project}` で、read_guide 以外のツールは project_dir を省くとそこで動く"
+            "（ほかのフォルダを扱うときだけ、その絶対パスを引数 project_dir に入れる。入力スキーマには出ないが受け付ける）。"
+        )
     lines = [
         "mdmark: Markdown の設計文書と YAML の索引を扱うツール。",
-        "read_guide 以外のツールは、作業のフォルダ（設定ファイルや文書の相対パスの起点）の絶対パスを引数 project_dir に入れて呼ぶ"
-        "（入力スキーマには出ないが受け付ける。Claude Code のプラグインはフックで自動で入れる）。read_guide は project_dir を取らない。",
+        rule,
+        f"資源（resources）: 文書 {DOC_TEMPLATE}・節 {SECTION_TEMPLATE}・使い方集 {GUIDE_PREFIX}<名前>・ずれの一覧 {CHECK_URI}。",
         "使い方は read_guide で使い方集を読む。",
         GUIDE_HEADING,
     ]
@@ -87,8 +101,22 @@ def tool_list() -> list[mcp_types.Tool]:
     ]
 
 
-def create_server() -> Server[Any]:
-    """The low-level MCP server with the tools of :data:`~mdmark.tools.registry.TOOLS` and the prompts."""
+def connection_project(ctx: ServerRequestContext[Any], default: Path | None) -> Path | None:
+    """The project of the request: the one its URL or header names over HTTP, else the server's
+    own. Raises :class:`MdmarkError` for a value that names no folder."""
+    request = ctx.request
+    url = getattr(request, "url", None)
+    headers = getattr(request, "headers", None)
+    if url is None or headers is None:
+        return default
+    named = request_project(str(getattr(url, "query", "")), headers.get(PROJECT_HEADER))
+    return named if named is not None else default
+
+
+def create_server(project: Path | None = None) -> Server[Any]:
+    """The low-level MCP server with the tools of :data:`~mdmark.tools.registry.TOOLS`, the
+    prompts and the resources; ``project`` is the folder calls default to (see
+    :mod:`mdmark.tools.session_project`)."""
     import mcp_types
     from mcp.server.lowlevel import Server
 
@@ -106,7 +134,14 @@ def create_server() -> Server[Any]:
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(mcp_types.INVALID_PARAMS, unknown_tool_message(params.name))
-        outcome = await run_bounded(params.name, params.arguments, seconds)
+        try:
+            arguments = with_project(
+                TOOLS_BY_NAME[params.name].takes_project_dir, params.arguments, lambda: connection_project(ctx, project)
+            )
+        except MdmarkError as exc:
+            outcome = error(exc.message)
+        else:
+            outcome = await run_bounded(params.name, arguments, seconds)
         return mcp_types.CallToolResult(
             content=[
                 # Text from a repository (titles, a document's lines) reaches a client's screen too.
@@ -127,13 +162,158 @@ def create_server() -> Server[Any]:
         "mdmark",
         version=__version__,
         title="mdmark",
-        instructions=instructions(),
+        instructions=instructions(project),
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call,
     )
     register_prompts(server)
+    register_resources(server, project, seconds)
+    server.middleware.append(_arguments_are_an_object)
     return server
+
+
+def register_resources(server: Server[Any], project: Path | None, seconds: float) -> None:
+    """``resources/list``, ``resources/templates/list``, ``resources/read`` and
+    ``completion/complete`` from :mod:`mdmark.tools.resources`: a :class:`ResourceError` is an MCP
+    error with its one sentence (-32002 for a resource that is not there), every read runs bounded
+    like a tool call."""
+    import mcp_types
+    from mcp.shared.exceptions import MCPError
+
+    from mdmark.tools import resources
+
+    def failure(exc: BaseException, what: str) -> MCPError:
+        if isinstance(exc, resources.ResourceError):
+            return MCPError(-32002 if exc.not_found else mcp_types.INVALID_PARAMS, exc.message)
+        if isinstance(exc, MdmarkError):
+            return MCPError(mcp_types.INVALID_PARAMS, exc.message)
+        logging.getLogger("mdmark.server").error("%s failed", what, exc_info=exc)
+        return MCPError(mcp_types.INTERNAL_ERROR, internal_error_message(exc if isinstance(exc, Exception) else RuntimeError(exc)))
+
+    async def bounded(what: str, fn: Callable[[], T]) -> T:
+        try:
+            return await in_thread(what, fn, seconds)
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise failure(exc, what) from None
+
+    def here(ctx: ServerRequestContext[Any]) -> Path | None:
+        try:
+            return connection_project(ctx, project)
+        except MdmarkError as exc:
+            raise MCPError(mcp_types.INVALID_PARAMS, exc.message) from None
+
+    def resource(entry: resources.Entry) -> mcp_types.Resource:
+        return mcp_types.Resource(uri=entry.uri, name=entry.name, title=entry.title, description=entry.description, mime_type=entry.mime)
+
+    templates = [
+        mcp_types.ResourceTemplate(uri_template=t.uri, name=t.name, title=t.title, description=t.description, mime_type=t.mime)
+        for t in resources.TEMPLATES
+    ]
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListResourcesResult:
+        folder = here(ctx)
+        cursor = params.cursor if params is not None else None
+        page, nxt = await bounded("resources/list", lambda: resources.listed(folder, cursor))
+        return mcp_types.ListResourcesResult(resources=[resource(e) for e in page], next_cursor=nxt)
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListResourceTemplatesResult:
+        return mcp_types.ListResourceTemplatesResult(resource_templates=templates)
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: mcp_types.ReadResourceRequestParams
+    ) -> mcp_types.ReadResourceResult:
+        folder = here(ctx)
+        uri = str(params.uri)
+        mime, text = await bounded("resources/read", lambda: resources.read(uri, folder))
+        return mcp_types.ReadResourceResult(
+            contents=[mcp_types.TextResourceContents(uri=uri, mime_type=mime, text=terminal_safe(text, keep_newlines=True))]
+        )
+
+    async def complete(ctx: ServerRequestContext[Any], params: mcp_types.CompleteRequestParams) -> mcp_types.CompleteResult:
+        if not isinstance(params.ref, mcp_types.ResourceTemplateReference):
+            return mcp_types.CompleteResult(completion=mcp_types.Completion(values=[], total=0, has_more=False))
+        folder = here(ctx)
+        ref, arg = params.ref.uri, params.argument
+        context = params.context.arguments if params.context is not None else None
+        values, total = await bounded(
+            "completion/complete", lambda: resources.complete(ref, arg.name, arg.value, context, folder)
+        )
+        return mcp_types.CompleteResult(
+            completion=mcp_types.Completion(values=values, total=total, has_more=total > len(values))
+        )
+
+    server.add_request_handler("resources/list", mcp_types.PaginatedRequestParams, list_resources)
+    server.add_request_handler("resources/templates/list", mcp_types.PaginatedRequestParams, list_templates)
+    server.add_request_handler("resources/read", mcp_types.ReadResourceRequestParams, read_resource)
+    server.add_request_handler("completion/complete", mcp_types.CompleteRequestParams, complete)
+    server.middleware.append(_resource_params_are_strings)
+
+
+async def _resource_params_are_strings(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+    """Refuse a ``resources/read`` or ``completion/complete`` whose strings are not strings with a
+    Japanese sentence, before the SDK validates (it would answer in pydantic's English)."""
+    from mdmark.tools.resources import malformed_request
+
+    params = ctx.params if isinstance(ctx.params, Mapping) else {}
+    problem = malformed_request(ctx.method, params)
+    if problem is not None:
+        import mcp_types
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(mcp_types.INVALID_PARAMS, problem)
+    return await call_next(ctx)
+
+
+async def in_thread(what: str, fn: Callable[[], T], seconds: float) -> T:
+    """``fn()`` in a thread of its own (:class:`Job`), stopped after ``seconds`` or when the
+    request is cancelled; a timeout or a stop is an MCP error with one sentence, and an exception
+    of ``fn`` is raised here."""
+    import anyio
+    import mcp_types
+    from mcp.shared.exceptions import MCPError
+
+    job = Job(fn)
+    job.start()
+    deadline = anyio.current_time() + seconds
+    try:
+        while not job.done.is_set():
+            if anyio.current_time() >= deadline:
+                job.stop()
+                raise MCPError(mcp_types.INTERNAL_ERROR, timeout_message(what, seconds))
+            await anyio.sleep(0.02)
+    except BaseException:
+        job.stop()
+        raise
+    if job.error is not None:
+        raise job.error
+    if job.stopped:
+        raise MCPError(mcp_types.INTERNAL_ERROR, stopping_message(what))
+    return job.result  # type: ignore[return-value]
+
+
+#: The one sentence for a ``tools/call`` whose ``arguments`` is no object (the SDK would answer with
+#: pydantic's English before mdmark sees the call; ``prompts/get`` has its own, in prompts.py).
+ARGUMENTS_NOT_OBJECT = "`arguments` が JSON のオブジェクトではないので、引数の名前と値を `{\"名前\": 値}` の形で渡してください。"
+
+
+async def _arguments_are_an_object(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+    """Refuse ``arguments`` that is no object with a Japanese sentence, before the SDK validates."""
+    params = ctx.params
+    if ctx.method == "tools/call" and isinstance(params, Mapping):
+        arguments = params.get("arguments")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            import mcp_types
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(mcp_types.INVALID_PARAMS, ARGUMENTS_NOT_OBJECT)
+    return await call_next(ctx)
 
 
 async def run_bounded(name: str, arguments: dict[str, Any] | None, seconds: float) -> ToolOutcome:
@@ -167,111 +347,20 @@ async def run_bounded(name: str, arguments: dict[str, Any] | None, seconds: floa
 
 # -- HTTP -------------------------------------------------------------------------------------
 
-
-def host_name(header: str) -> str:
-    """The host of a ``Host`` header without its port (``[::1]:8782`` -> ``::1``), lower-cased."""
-    value = header.strip().lower()
-    if value.startswith("["):
-        end = value.find("]")
-        return value[1:end] if end > 0 else value
-    if value.count(":") == 1:
-        return value.split(":", 1)[0]
-    return value
+#: The answers of the HTTP guard, naming this server.
+HOST_MESSAGE = "Host がループバック（127.0.0.1・localhost・[::1]）ではないので、mdmark serve には 127.0.0.1 でつないでください。"
+ORIGIN_MESSAGE = "Origin ヘッダーの付いた要求は受け付けないので、ブラウザから使うときは mdmark serve --allow-origin でそのオリジンを許してください。"
+GET_MESSAGE = "mdmark serve はセッションを持たずサーバーから送るイベントも無いので、GET ではなく POST で JSON-RPC の要求を送ってください。"
 
 
-def host_allowed(header: str, hosts: frozenset[str], port: int | None) -> bool:
-    """Whether a ``Host`` header is exactly one of ``hosts``, with no port or with ``port``.
-
-    Exact: ``localhost:evil``, ``localhost.evil.example`` or an empty Host are a rebinding attempt
-    or a broken client, not this server's name. ``port`` None accepts any numeric port.
-    """
-    value = header.strip().lower()
-    if value.startswith("["):
-        end = value.find("]")
-        if end < 0:
-            return False
-        name, rest = value[1:end], value[end + 1 :]
-    else:
-        name, colon, port_text = value.partition(":")
-        rest = f":{port_text}" if colon else ""
-    if not name or name not in hosts:
-        return False
-    if not rest:
-        return True
-    digits = rest[1:]
-    if not rest.startswith(":") or not digits.isascii() or not digits.isdigit():
-        return False
-    return port is None or int(digits) == port
-
-
-def _origin_key(origin: str) -> str:
-    return origin.strip().rstrip("/").lower()
-
-
-class Guard:
-    """ASGI middleware in front of the SDK app: 421 for a non-loopback Host, 403 for any Origin,
-    405 for ``GET /mcp`` (the server is stateless: there is no event stream to open).
-
-    Claude Code sends no ``Origin``; every web page does. Refusing every Origin (not only foreign
-    ones, as the SDK's own check does) means no page, local or remote, can drive the tools.
-    """
-
-    #: The answers' sentences; ``mdmark preview`` names itself and its own page instead.
-    host_message = "Host がループバック（127.0.0.1・localhost・[::1]）ではないので、mdmark serve には 127.0.0.1 でつないでください。"
-    origin_message = "Origin ヘッダーの付いた要求は受け付けないので、ブラウザから使うときは mdmark serve --allow-origin でそのオリジンを許してください。"
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        hosts: Iterable[str],
-        origins: Iterable[str],
-        port: int | None = None,
-        *,
-        host_message: str | None = None,
-        origin_message: str | None = None,
-    ) -> None:
-        self.app = app
-        self.hosts = frozenset(h.lower() for h in hosts)
-        self.port = port
-        self.origins = frozenset(_origin_key(o) for o in origins)
-        if host_message is not None:
-            self.host_message = host_message
-        if origin_message is not None:
-            self.origin_message = origin_message
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket"):
-            from starlette.datastructures import Headers
-            from starlette.responses import PlainTextResponse
-
-            headers = Headers(scope=scope)
-            if not host_allowed(headers.get("host", ""), self.hosts, self.port):
-                response = PlainTextResponse(self.host_message + "\n", status_code=421)
-                await response(scope, receive, send)
-                return
-            origin = headers.get("origin")
-            if origin is not None and _origin_key(origin) not in self.origins:
-                response = PlainTextResponse(self.origin_message + "\n", status_code=403)
-                await response(scope, receive, send)
-                return
-            if scope["type"] == "http" and scope.get("method") == "GET" and scope.get("path", "").rstrip("/") == "/mcp":
-                # A stateless server has no stream to open: the SDK would hold an empty one open.
-                response = PlainTextResponse(
-                    "mdmark serve はセッションを持たずサーバーから送るイベントも無いので、GET ではなく POST で JSON-RPC の要求を送ってください。\n",
-                    status_code=405,
-                    headers={"Allow": "POST"},
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = (), port: int | None = None) -> ASGIApp:
+def build_http_app(
+    host: str = "127.0.0.1", allow_origins: Iterable[str] = (), port: int | None = None, project: Path | None = None
+) -> ASGIApp:
     """The ASGI app: the SDK's stateless Streamable HTTP endpoint at ``/mcp`` behind :class:`Guard`."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     origins = list(allow_origins)
-    server = create_server()
+    server = create_server(project)
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=True,
@@ -295,39 +384,7 @@ def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = (), p
     if host not in ("0.0.0.0", "::", ""):
         # Bound to a specific address on purpose: requests naming that address are the user's own.
         hosts.add(host_name(host if ":" not in host or host.startswith("[") else f"[{host}]"))
-    return Guard(app, hosts, origins, port)
-
-
-def bind(host: str, port: int, busy: str | None = None) -> socket.socket:
-    """A listening socket, or one sentence: binding first makes "port in use" a clean exit 1.
-
-    ``busy``: the sentence for a port in use (``mdmark preview`` names its own option and variable)."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        raise MdmarkError(f"待ち受けるアドレス `{host}` を引けない（{exc.strerror}）ので、--host を確かめてください。") from None
-    family, kind, proto, _name, address = infos[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if family == socket.AF_INET6:
-            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        sock.bind(address)
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            if busy is not None:
-                raise MdmarkError(busy) from None
-            raise MdmarkError(
-                f"ポート {port} はほかのプログラムが使っているので、動いている mdmark serve を止めるか、"
-                "--port か環境変数 MDMARK_PORT で別のポートを指定してください。"
-            ) from None
-        raise MdmarkError(
-            f"{host} のポート {port} で待ち受けられない（{exc.strerror}）ので、--host と --port を確かめてください。"
-        ) from None
-    sock.set_inheritable(True)
-    return sock
+    return Guard(app, hosts, origins, port, host_message=HOST_MESSAGE, origin_message=ORIGIN_MESSAGE, refused_get=GET_MESSAGE)
 
 
 class _ShutdownNoise(logging.Filter):
@@ -347,65 +404,26 @@ def _setup_logging() -> None:
     log.propagate = False
 
 
-def _server_class() -> type[Any]:
-    import uvicorn
-
-    class StoppingServer(uvicorn.Server):
-        """Stops the running tool calls as soon as a stop is asked, so the graceful shutdown has
-        nothing left to wait for (a call could otherwise run on for minutes)."""
-
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            stop_all()
-            super().handle_exit(sig, frame)
-
-    return StoppingServer
-
-
-def _stopping_server(config: Any) -> Any:
-    return _server_class()(config)
-
-
-def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
+def serve_http(host: str, port: int, allow_origins: Iterable[str] = (), project: Path | None = None) -> int:
     """Run the HTTP server until SIGINT/SIGTERM; returns the exit code (0 after a signal)."""
-    import uvicorn
-
-    sock = bind(host, port)
+    sock = bind(
+        host,
+        port,
+        busy=f"ポート {port} はほかのプログラムが使っているので、動いている mdmark serve を止めるか、"
+        "--port か環境変数 MDMARK_PORT で別のポートを指定してください。",
+    )
     actual_port = sock.getsockname()[1]
     _setup_logging()
     prestart()
-    config = uvicorn.Config(
-        build_http_app(host, allow_origins, actual_port),
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        # Calls still running when a stop comes are stopped, not waited for (limits.stop_all).
-        timeout_graceful_shutdown=2,
-    )
-    server = _stopping_server(config)
-    stopped: list[int] = []
-
-    def note(signum: int, _frame: object) -> None:
-        # uvicorn restores these handlers after its graceful shutdown and re-raises the signal
-        # it caught; noting it here (instead of the default action) is what makes the exit 0.
-        stopped.append(signum)
-        stop_all()
-        # A signal before uvicorn has put in its own handlers would otherwise be lost.
-        server.should_exit = True
-
-    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
     shown = f"[{host}]" if ":" in host else host
-    print(
-        f"mdmark serve: http://{shown}:{actual_port}/mcp で待ち受けています（止めるには Ctrl+C）。",
-        file=sys.stderr,
-        flush=True,
-    )
-    try:
-        server.run(sockets=[sock])
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        sock.close()
-    if not server.started:
+
+    def announce() -> None:
+        print(f"mdmark serve: http://{shown}:{actual_port}/mcp で待ち受けています（止めるには Ctrl+C）。", file=sys.stderr, flush=True)
+
+    app = build_http_app(host, allow_origins, actual_port, project)
+    # Calls still running when a stop comes are stopped, not waited for (limits.stop_all).
+    started = run_until_signal(app, sock, lifespan="on", grace=2, on_stop=stop_all, announce=announce)
+    if not started:
         raise MdmarkError("MCP サーバーを起動できなかったので、標準エラーに出た内容を確かめてください。")
     stop_all()
     print("mdmark serve: 止めました。", file=sys.stderr, flush=True)
@@ -413,17 +431,9 @@ def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
     return 0
 
 
-def exit_soon(seconds: float = 3.0) -> None:
-    """Leave within ``seconds`` even if the interpreter's exit would wait: a call stuck in C code
-    (where a stop cannot reach), or a worker pool being joined, must not keep a stopped server alive."""
-    sys.stdout.flush()
-    timer = threading.Timer(seconds, os._exit, (0,))
-    timer.daemon = True
-    timer.start()
-
-
-def serve_stdio() -> int:
-    """Serve the same tools over stdin/stdout until stdin closes or a signal arrives."""
+def serve_stdio(project: Path | None = None) -> int:
+    """Serve the same tools over stdin/stdout until stdin closes or a signal arrives; ``project``
+    is the folder calls without ``project_dir`` and resource reads use."""
     import anyio
     from mcp.server.stdio import stdio_server
 
@@ -434,7 +444,7 @@ def serve_stdio() -> int:
     channel = set_aside_stdout()
     _setup_logging()
     prestart()
-    server = create_server()
+    server = create_server(project)
 
     async def main() -> None:
         async with anyio.create_task_group() as group:

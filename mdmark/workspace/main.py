@@ -23,11 +23,12 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.util.files import NO_STAMP, SETTLED_NS, Stamp, file_stamp, settled, stat_stamp
+from mdmark.util.files import SETTLED_NS, Stamp, file_stamp, settled, stat_stamp
 from mdmark.util.globs import SKIP_DIRS
+from mdmark.util.memo import Memo, StatMemo
 
 if TYPE_CHECKING:
     from mdmark.config.main import MarkdownSettings
@@ -38,64 +39,8 @@ if TYPE_CHECKING:
     from mdmark.workspace.relations import RelationGraph
     from mdmark.config.yamlio import YamlDoc
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
 #: Projects one process keeps (the server usually serves one; tests open hundreds).
 MAX_WORKSPACES = 16
-
-
-class Memo(Generic[K, V]):
-    """A thread-safe map of at most ``limit`` entries; past the limit the oldest entry goes."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._items: dict[K, V] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            return self._items.get(key)
-
-    def put(self, key: K, value: V) -> V:
-        with self._lock:
-            self._items.pop(key, None)
-            while len(self._items) >= self.limit:
-                self._items.pop(next(iter(self._items)))
-            self._items[key] = value
-        return value
-
-    def get_or_make(self, key: K, make: Callable[[], V]) -> V:
-        """The value of ``key``, made (outside the lock: making may be slow) when missing."""
-        hit = self.get(key)
-        return hit if hit is not None else self.put(key, make())
-
-    def values(self) -> list[V]:
-        with self._lock:
-            return list(self._items.values())
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-class StatMemo(Generic[K, V]):
-    """Values made from one file, each kept while that file's stamp (:func:`~mdmark.util.files.file_stamp`)
-    is unchanged: the one stat-keyed memo. A file that cannot be stat'ed is made again every time
-    (``make`` says what is wrong with it)."""
-
-    def __init__(self, limit: int) -> None:
-        self._memo: Memo[K, tuple[Stamp, V]] = Memo(limit)
-
-    def get_or_make(self, key: K, path: str | os.PathLike[str], make: Callable[[], V]) -> V:
-        stamp = file_stamp(path)
-        if stamp != NO_STAMP:
-            hit = self._memo.get(key)
-            if hit is not None and hit[0] == stamp:
-                return hit[1]
-        value = make()
-        if stamp != NO_STAMP:
-            self._memo.put(key, (stamp, value))
-        return value
 
 
 class Workspace:

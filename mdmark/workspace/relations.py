@@ -22,18 +22,26 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import Any, Protocol, cast
 
 from mdmark.core.facts import DocFacts
 from mdmark.index.model import Index
 from mdmark.index.occurrences import NameMatcher
 from mdmark.util.files import file_stamps
+from mdmark.util.memo import Memo
 
-if TYPE_CHECKING:
-    from mdmark.workspace.main import Workspace
+
+class GraphMemos(Protocol):
+    """The memos a relation graph is kept in between calls (the project's workspace has them)."""
+
+    matchers: Memo[str, NameMatcher]
+    occurrences: Memo[tuple[str, str], frozenset[str]]
+    stamped: Memo[str, tuple[Any, ...]]
+    graphs: Memo[str, RelationGraph]
+
 
 @dataclass(frozen=True)
 class RelationView:
@@ -58,18 +66,69 @@ class Edge:
     written: bool
 
 
-def _matcher(workspace: Workspace, index: Index) -> tuple[str, NameMatcher]:
+def _matcher(workspace: GraphMemos, index: Index) -> tuple[str, NameMatcher]:
     pairs = [(name, doc.id) for doc in index.docs for name in doc.names]
     digest = hashlib.sha256("\0".join(f"{n}\x01{o}" for n, o in pairs).encode()).hexdigest()
     return digest, workspace.matchers.get_or_make(digest, lambda: NameMatcher(pairs))
 
 
-def _occurring(workspace: Workspace, signature: str, matcher: NameMatcher, facts: DocFacts) -> frozenset[str]:
+def _occurring(workspace: GraphMemos, signature: str, matcher: NameMatcher, facts: DocFacts) -> frozenset[str]:
     """Ids of the documents whose title or alias occurs in the plain text of ``facts``."""
     return workspace.occurrences.get_or_make(
         (signature, facts.content_key), lambda: frozenset(occ.owner for occ in matcher.find(facts.text))
     )
 
+
+
+def _files_by_path(index: Index) -> dict[str, str]:
+    """Each document file's path -> the id of the first entry naming it."""
+    by_file: dict[str, str] = {}
+    for doc, path in zip(index.docs, index.doc_paths(), strict=True):
+        by_file.setdefault(path, doc.id)
+    return by_file
+
+
+def _first_readable(index: Index, facts: list[DocFacts]) -> Iterator[tuple[str, DocFacts]]:
+    """(id, facts) of each id's first entry, for the documents that could be read."""
+    seen: set[str] = set()
+    for doc, doc_facts in zip(index.docs, facts, strict=True):
+        if doc.id in seen:
+            continue
+        seen.add(doc.id)
+        if doc_facts.error is None:
+            yield doc.id, doc_facts
+
+
+def _body_targets(doc_id: str, facts: DocFacts, by_file: dict[str, str], src: str, occurring: frozenset[str]) -> set[str]:
+    """The ids a document's body links reach, and those whose names occur in it, less itself."""
+    targets: set[str] = set()
+    for link in facts.links:
+        if link.external or link.path is None:
+            continue
+        target = by_file.get(os.path.normpath(os.path.join(src, link.path)))
+        if target is not None:
+            targets.add(target)
+    targets |= occurring
+    targets.discard(doc_id)
+    return targets
+
+
+def _written_incoming(index: Index) -> dict[str, frozenset[str]]:
+    """target id -> ids of the documents whose index relations point at it."""
+    written: dict[str, set[str]] = {}
+    for doc in index.first_docs():
+        for seen in index.relations_of(doc.id):
+            if seen.direction == "outgoing":
+                written.setdefault(seen.other.id, set()).add(doc.id)
+    return {target: frozenset(ids) for target, ids in written.items()}
+
+
+def _all_incoming(written: dict[str, frozenset[str]], body: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    incoming = {target: set(ids) for target, ids in written.items()}
+    for source_id, targets in body.items():
+        for target in targets:
+            incoming.setdefault(target, set()).add(source_id)
+    return {target: frozenset(ids) for target, ids in incoming.items()}
 
 def _same_content(a: DocFacts, b: DocFacts) -> bool:
     """The same document content (parse key and included files), so the same links and text."""
@@ -113,7 +172,6 @@ class RelationGraph:
     _by_file: dict[str, str]
     _signature: str
     _src: str
-    _sources: dict[str, DocFacts]
     _written_incoming: dict[str, frozenset[str]]
 
     def __init__(
@@ -121,7 +179,7 @@ class RelationGraph:
         index: Index,
         facts: list[DocFacts],
         srcdir: Path,
-        workspace: Workspace,
+        workspace: GraphMemos,
         previous: RelationGraph | None = None,
     ) -> None:
         """``facts``: one per ``index.docs`` entry, in the same order (errors allowed: they add nothing).
@@ -130,26 +188,19 @@ class RelationGraph:
         whose link targets and names to look for, are as they were keeps its body relations from it
         (after one edit, one document's links and occurrences are worked out again, not all)."""
         self.index = index
+        same_index = previous if previous is not None and previous.index is index else None
         # Lexical paths (both roots are already resolved): resolving every link target costs
         # system calls per link, seconds for thousands of documents.
-        by_file: dict[str, str]
-        if previous is not None and previous.index is index:
-            by_file = previous._by_file
-        else:
-            by_file = {}
-            for doc, path in zip(index.docs, index.doc_paths(), strict=True):
-                by_file.setdefault(path, doc.id)
+        by_file = same_index._by_file if same_index is not None else _files_by_path(index)
         src = str(srcdir.resolve())
-        kept_matcher = workspace.matchers.get(previous._signature) if previous is not None and previous.index is index else None
-        if previous is not None and kept_matcher is not None:
-            signature, matcher = previous._signature, kept_matcher  # the same index model: the same names
+        kept_matcher = workspace.matchers.get(same_index._signature) if same_index is not None else None
+        if same_index is not None and kept_matcher is not None:
+            signature, matcher = same_index._signature, kept_matcher  # the same index model: the same names
         else:
             signature, matcher = _matcher(workspace, index)
         self._by_file = by_file
         self._signature = signature
         self._src = src
-        #: The facts each source's body relations came from.
-        self._sources = {}
         earlier = (
             previous
             if previous is not None
@@ -158,55 +209,29 @@ class RelationGraph:
             and previous._by_file == by_file
             else None
         )
+        #: The facts each source's body relations came from.
+        self._sources: dict[str, DocFacts] = {}
         #: source id -> target ids reached by a body link or an occurrence (no self-relations).
         self.body: dict[str, set[str]] = {}
-        seen_sources: set[str] = set()
-        for doc, doc_facts in zip(index.docs, facts, strict=True):
-            if doc.id in seen_sources:
-                continue
-            seen_sources.add(doc.id)
-            if doc_facts.error is not None:
-                continue
-            self._sources[doc.id] = doc_facts
-            before = earlier._sources.get(doc.id) if earlier is not None else None
+        for doc_id, doc_facts in _first_readable(index, facts):
+            self._sources[doc_id] = doc_facts
+            before = earlier._sources.get(doc_id) if earlier is not None else None
             if earlier is not None and before is not None and _same_content(before, doc_facts):
-                kept = earlier.body.get(doc.id)
-                if kept:
-                    self.body[doc.id] = kept
-                continue
-            targets: set[str] = set()
-            for link in doc_facts.links:
-                if link.external or link.path is None:
-                    continue
-                target = by_file.get(os.path.normpath(os.path.join(src, link.path)))
-                if target is not None:
-                    targets.add(target)
-            targets |= _occurring(workspace, signature, matcher, doc_facts)
-            targets.discard(doc.id)
+                targets = earlier.body.get(doc_id, set())
+            else:
+                targets = _body_targets(doc_id, doc_facts, by_file, src, _occurring(workspace, signature, matcher, doc_facts))
             if targets:
-                self.body[doc.id] = targets
+                self.body[doc_id] = targets
         #: target id -> ids of every document whose index relations refer to it (the index's part of
         #: :attr:`_incoming`, kept while the index model is the same object).
-        if previous is not None and previous.index is index:
-            self._written_incoming = previous._written_incoming
-        else:
-            written: dict[str, set[str]] = {}
-            for doc in index.first_docs():
-                for seen in index.relations_of(doc.id):
-                    if seen.direction == "outgoing":
-                        written.setdefault(seen.other.id, set()).add(doc.id)
-            self._written_incoming = {target: frozenset(ids) for target, ids in written.items()}
+        self._written_incoming = same_index._written_incoming if same_index is not None else _written_incoming(index)
         #: target id -> ids of every document that refers to it (index relation, link or occurrence).
         #: Never changed once made: a later graph shares the sets it does not change.
         self._incoming: dict[str, frozenset[str]]
         if earlier is not None and earlier.index is index:
             self._incoming = _patched(earlier._incoming, self._written_incoming, earlier.body, self.body)
         else:
-            incoming = {target: set(ids) for target, ids in self._written_incoming.items()}
-            for source_id, targets in self.body.items():
-                for target in targets:
-                    incoming.setdefault(target, set()).add(source_id)
-            self._incoming = {target: frozenset(ids) for target, ids in incoming.items()}
+            self._incoming = _all_incoming(self._written_incoming, self.body)
 
     def referenced_by(self, doc_id: str) -> int:
         """How many other documents refer to ``doc_id``."""
@@ -268,7 +293,7 @@ def build_graph(
     srcdir: Path,
     facts_for: Callable[[list[Path]], list[DocFacts]],
     parsed_as: str,
-    workspace: Workspace,
+    workspace: GraphMemos,
 ) -> RelationGraph:
     """The relation graph of ``index``; ``facts_for`` is :meth:`mdmark.project.main.Project.facts_for`,
     ``parsed_as`` says how it parses (:meth:`mdmark.pipeline.pipeline.Pipeline.parse_key`).

@@ -5,8 +5,9 @@ The guide index and the prompt list come first from the running ``mdmark serve``
 plugin's ``.mcp.json`` connects to): its MCP ``initialize`` answer carries the guide's pages in
 its ``instructions`` and ``prompts/list`` the prompts, so a user who installed mdmark in a venv
 only (not on PATH) still gets both. When no server answers, the hook asks the installed mdmark
-(``mdmark guide`` prints one page per line, ``name<TAB>title<TAB>description``): the ``mdmark``
-command on PATH, then ``python3 -m mdmark``; when neither works it says how to install mdmark.
+(``mdmark guide`` prints one page per line, ``name<TAB>title<TAB>description``), found as
+``plugin/lib/find_mdmark.py`` says: by absolute interpreter path with ``-I``, from the working
+folder ``/``, never from the opened repository; when there is none it says how to install mdmark.
 
 Standard library only: the hook runs with whatever ``python3`` is on PATH, not mdmark's venv.
 It always exits 0 — a failed hook must not keep a session from starting.
@@ -16,13 +17,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
+from pathlib import Path
+
+# The plugin's own folder, never the working folder (the repository): see find_mdmark.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
+from find_mdmark import INSTALL_HINT, NEUTRAL_DIR, mdmark_command  # noqa: E402
 
 DEFAULT_PORT = 8782
 HOST = "127.0.0.1"
@@ -46,11 +51,6 @@ PROMPTS: tuple[tuple[str, str, str], ...] = (
     ("explain_doc", "id", "文書を説明する"),
 )
 SLASH_PREFIX = "/mcp__plugin_mdmark_mdmark__"
-
-INSTALL_HINT = (
-    "mdmark が見つからないので（PATH に mdmark のコマンドが無く、python3 から import もできません）、"
-    "mdmark のリポジトリのフォルダで `pipx install .`（または `python3 -m pip install .`）を実行して入れてください。"
-)
 
 #: How to read a design document with the tools (instead of reading whole files).
 READING_HINT = (
@@ -88,6 +88,7 @@ def _run_guide(command: Sequence[str]) -> list[tuple[str, str, str]] | None:
             timeout=GUIDE_TIMEOUT,
             env=env,
             stdin=subprocess.DEVNULL,
+            cwd=NEUTRAL_DIR,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -105,17 +106,8 @@ def _run_guide(command: Sequence[str]) -> list[tuple[str, str, str]] | None:
 
 def guide_entries() -> list[tuple[str, str, str]] | None:
     """(name, title, description) of each guide page, from the installed mdmark; None if there is none."""
-    commands: list[list[str]] = []
-    found = shutil.which("mdmark")
-    if found:
-        commands.append([found, "guide"])
-    if sys.executable:
-        commands.append([sys.executable, "-m", "mdmark", "guide"])
-    for command in commands:
-        entries = _run_guide(command)
-        if entries is not None:
-            return entries
-    return None
+    command = mdmark_command(dict(os.environ))
+    return None if command is None else _run_guide([*command, "guide"])
 
 
 def _mcp(port: int, method: str, params: dict[str, object], request_id: int) -> dict[str, object] | None:

@@ -60,7 +60,7 @@ RULES: tuple[Rule, ...] = (
     Rule((K.UNKNOWN_TAG,), Scope.INDEX, tags.unknown_replacements, index_only=True),
     Rule((K.ALIAS_CONFLICT,), Scope.INDEX, aliases.alias_conflicts, index_only=True),
     Rule(
-        (K.BROKEN_LINK, K.BROKEN_ANCHOR, K.SYNTAX, K.TOCTREE_NO_TITLE, K.NOT_IN_TOCTREE, K.CODE_LANGUAGE),
+        (K.BROKEN_LINK, K.BROKEN_ANCHOR, K.SYNTAX, K.TOCTREE_NO_TITLE, K.TOCTREE_CYCLE, K.NOT_IN_TOCTREE, K.CODE_LANGUAGE),
         Scope.DOCUMENT,
         links.reference_problems,
     ),

@@ -44,15 +44,23 @@ def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
     if config.sphinx_conf is None:
         return
     info = ctx.project.conf_info()
-    if info.static:
-        from mdmark.host.trust import untrusted_sentence
+    from mdmark.references.main import trust_notice
 
-        yield _value_drift(ctx, "sphinx.conf", untrusted_sentence(display(config.sphinx_conf, config.root), config.path, info.held))
+    notice = trust_notice(config, info, (document.facts for document in ctx.documents))
+    if notice is not None:
+        yield _value_drift(ctx, "sphinx.conf", notice)
+    if info.static_problem:
+        yield _value_drift(
+            ctx,
+            "sphinx.conf",
+            f"conf.py `{display(config.sphinx_conf, config.root)}` の設定を動かさずに読めなかった（{info.static_problem}）ので"
+            "設定を一つも使わずに Sphinx の既定で読んだため、値を組み立てる書き方を簡単にしてください。",
+        )
     for name, reason in info.dropped:
         yield _value_drift(
             ctx,
             "sphinx.conf",
-            f"conf.py の extensions の `{name}` を読み込めない（{reason}）ので、その拡張を入れるか conf.py の extensions から外してください。",
+            f"conf.py の extensions の `{name}` を読み込めない（Python の言葉で「{reason}」）ので、その拡張を入れるか conf.py の extensions から外してください。",
         )
 
 

@@ -93,7 +93,8 @@ def unreadable_documents(ctx: CheckContext) -> Iterator[Diagnostic]:
     for document in ctx.documents:
         checked.add(document.path)
         if document.facts.error is not None:
-            yield Diagnostic(document.file, "", DriftKind.SYNTAX, document.facts.error)
+            line = document.facts.error_line
+            yield Diagnostic(document.file, str(line or ""), DriftKind.SYNTAX, document.facts.error, line)
     for path, facts in sorted(ctx.facts.items()):
         if facts.error is not None and path not in checked and path.suffix != ".md":
             yield Diagnostic(shown_under(path, ctx.root), "", DriftKind.SYNTAX, facts.error)

@@ -25,18 +25,30 @@ import os
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from mdmark.core.diagnostics import Diagnostic
 from mdmark.core.facts import DocFacts
 from mdmark.references.main import Consulted, global_part, local_part
 
 if TYPE_CHECKING:
-    from mdmark.check.rules.context import CheckContext
     from mdmark.index.model import Index
     from mdmark.project.main import ModelLayout, Project
     from mdmark.references.main import Model
     from mdmark.workspace.main import FileTree
+
+
+class IndexRuleContext(Protocol):
+    """What reusing an index rule's drifts looks at (a check context has it)."""
+
+    @property
+    def index(self) -> Index | None: ...
+
+    @property
+    def root(self) -> Path: ...
+
+
+C = TypeVar("C", bound=IndexRuleContext)
 
 
 def same_facts(a: DocFacts | None, b: DocFacts | None) -> bool:
@@ -203,7 +215,7 @@ class Reuse:
             self.missing_docs = (index, self.version, result)
         return result
 
-    def index_rule(self, rule: Callable[[CheckContext], Iterator[Diagnostic]], ctx: CheckContext) -> tuple[Diagnostic, ...]:
+    def index_rule(self, rule: Callable[[C], Iterator[Diagnostic]], ctx: C) -> tuple[Diagnostic, ...]:
         """The drifts of a rule that reads the index model only: the last run's while the index
         model (the same object: its file kept its stat) and the config folder are the same."""
         last = self.last.index_rules if self.last is not None else None

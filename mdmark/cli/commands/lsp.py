@@ -4,6 +4,6 @@ import argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    from mdmark.lsp.server import main
+    from mdmark.lsp.main import main
 
     return main()

@@ -31,6 +31,12 @@ def _config_path(config: str | None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.status:
+        from mdmark.pipeline.workers import protections
+
+        for line in protections():
+            print(line)
+        return 0
     if args.list:
         projects = trusted_projects()
         if not projects:

@@ -1,0 +1,1 @@
+"""The HTTP serving both front-end servers share (:mod:`~mdmark.serving.http`): below them, above the library."""

@@ -1,0 +1,2 @@
+extensions = ["myst_parser"]
+language = "xx"
