@@ -248,7 +248,7 @@ def test_a_document_that_breaks_the_parser_does_not_stop_the_others(tmp_path: Pa
     pipe = Pipeline(tmp_path, MarkdownSettings())
     facts = pipe.facts_many(docs)
     assert [f.title for f in facts] == ["題 0", None, "題 2"]
-    assert facts[1].error == "`d1.md` を読む途中で MyST・Sphinx が止まった（RuntimeError: extension bug）ので、この文書の記法を確かめてください。"
+    assert facts[1].error == "`d1.md` を読む途中で MyST・Sphinx が止まった（ライブラリの言葉で「RuntimeError: extension bug」）ので、この文書の記法を確かめてください。"
     with pytest.raises(MdmarkError):
         pipe.doctree(docs[1])
     monkeypatch.setattr(extract_module, "extract", real)

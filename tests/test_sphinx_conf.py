@@ -206,7 +206,7 @@ def test_an_rst_source_that_cannot_be_read_is_one_drift(tmp_path: Path) -> None:
     assert any(line.startswith("docs/index.md:7: broken_anchor:") for line in lines), lines
     assert (
         "docs/install.rst: syntax: `install.rst` を読む途中で MyST・Sphinx が止まった"
-        "（AttributeError: no package_selection_group）ので、この文書の記法を確かめてください。"
+        "（ライブラリの言葉で「AttributeError: no package_selection_group」）ので、この文書の記法を確かめてください。"
     ) in lines
 
 

@@ -121,7 +121,7 @@ class _Links:
             parts.append(f'<p class="caption"><span class="caption-text">{htmllib.escape(tree.caption)}</span></p>')
         self._expanded = set()
         self._rows_left = TOCTREE_ROWS
-        items = self._toc_items(tree, self.docname, tree.maxdepth, {self.docname}, tree.numbered > 0, ())
+        items = self._toc_items(tree, self.docname, tree.maxdepth, set(), tree.numbered > 0, ())
         parts.append(items or "<ul></ul>")
         parts.append("</nav>\n")
         return "".join(parts)
