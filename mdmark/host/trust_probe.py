@@ -34,6 +34,29 @@ class _ImportRecorder:
         return None
 
 
+def _confined(config_path: Path, conf: Path, work: str) -> bool:
+    """Confine this process as a trusted project's workers are (:meth:`Pipeline.worker_confinement
+    <mdmark.pipeline.pipeline.Pipeline.worker_confinement>`): conf.py may read the project, Python
+    and the system, and write the project and ``work`` — not ``~/.ssh``, not outside. True when
+    confined or where the kernel has no Landlock (today's door); False when the kernel refused."""
+    from mdmark.host.confine import project_root
+    from mdmark.util import landlock
+    from mdmark.util.conflock import ensure_lock
+
+    version = landlock.abi()
+    if version < 1:
+        return True
+    config_root = config_path.parent.resolve()
+    project = tuple(dict.fromkeys(str(p) for p in (project_root(config_root), config_root, conf.resolve().parent)))
+    lock = ensure_lock(conf)
+    write = (*project, *((str(lock),) if lock is not None else ()))
+    try:
+        landlock.enter(landlock.Confinement(read=project, write=write, trusted=True), work, version)
+    except OSError:
+        return False
+    return True
+
+
 def main(argv: Sequence[str]) -> int:
     """The child of :func:`mdmark.host.trust.imported_modules`: create the trusted application (conf.py and the
     extensions' ``setup()`` run, as in a trusted check) and print the module files it loaded."""
@@ -48,6 +71,8 @@ def main(argv: Sequence[str]) -> int:
         conf = config.sphinx_conf
         if conf is not None:
             with tempfile.TemporaryDirectory(prefix="mdmark-trust-") as work:
+                if not _confined(config_path, conf, work):
+                    return 3  # never run conf.py unconfined where it should be confined: nothing printed
                 create_app(conf.parent, config.markdown, conf, Path(work), trusted=True)
     except BaseException:  # noqa: BLE001 — conf.py failing is the check's to say; what loaded still counts
         pass
