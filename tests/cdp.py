@@ -126,6 +126,15 @@ class Browser:
             time.sleep(0.05)
         raise TimeoutError(method)
 
+    def wait_until(self, expression: str, timeout: float = 60) -> bool:
+        """Whether ``expression`` became true in the page before ``timeout`` (a script still working)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.evaluate(expression):
+                return True
+            time.sleep(0.1)
+        return False
+
     def open(self, url: str) -> None:
         mark = len(self.events)
         self.call("Page.navigate", {"url": url})

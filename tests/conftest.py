@@ -259,3 +259,11 @@ def built_300(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = build_site(root)
     assert result["docs"] == 300
     return Path(result["out"])
+
+
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user cache folder of the test's own (``XDG_CACHE_HOME``), for the commands it runs."""
+    folder = tmp_path / "user-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    return folder

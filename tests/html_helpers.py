@@ -147,3 +147,108 @@ def script_problems(page: str) -> list[str]:
     if page.count("<script") != len(re.findall(r"<script\b[^>]*>.*?</script>", page, re.DOTALL)):
         problems.append("a script element that does not close")
     return problems
+
+
+class PageSummary(HTMLParser):
+    """What a reader finds in a page's documents, for comparing a built page with Sphinx's
+    ``singlehtml`` page: headings, links (href and text), images, components and formulas.
+
+    ``body`` names the element the documents are in (mdmark's ``<main>``, Sphinx's ``div.body``);
+    the permalinks, the navigation and the scripts are left out. Quotes are compared straight
+    (Sphinx's smartquotes; mdmark writes them as written, the guide says so)."""
+
+    def __init__(self, body: tuple[str, str]) -> None:
+        super().__init__(convert_charrefs=True)
+        self._body_tag, self._body_class = body
+        self._depth = 0  # > 0 inside the documents' element
+        self._skip = 0  # inside a permalink or a script
+        self._heading: list[str] | None = None
+        self._link: list[str] | None = None
+        self.documents: list[str] = []
+        self.headings: list[str] = []
+        self.links: list[tuple[str, str]] = []
+        self.unlinked = 0
+        self.images: list[str] = []
+        self.components: list[str] = []
+        self.formulas = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {k: v or "" for k, v in attrs}
+        classes = found.get("class", "").split()
+        if self._depth:
+            self._depth += tag not in _VOID
+        elif tag == self._body_tag and self._body_class in classes:
+            self._depth = 1
+            return
+        if not self._depth:
+            return
+        # mdmark writes a toctree as the list of its documents' links; singlehtml puts the
+        # documents there instead (they follow in the page either way).
+        if self._skip or tag == "script" or "headerlink" in classes or "mdmark-toctree" in classes:
+            self._skip += tag not in _VOID
+            return
+        ident = found.get("id", "")
+        if ident.startswith("document-"):
+            self.documents.append(ident.removeprefix("document-"))
+        if tag == "section" and "mdmark-doc" in classes:
+            self.documents.append(ident)
+        if re.fullmatch(r"h[1-6]", tag):
+            self._heading = []
+        elif tag == "a":
+            if "href" in found:
+                self._link = [found["href"], ""]
+            else:
+                self.unlinked += 1
+        elif tag == "img":
+            self.images.append(found.get("alt", ""))
+        elif tag == "math":
+            self.formulas += 1
+        if "admonition" in classes:
+            self.components.append(" ".join(["admonition", *sorted(c for c in classes if c in _KINDS)]))
+        elif "highlight" in classes:
+            self.components.append("code")
+        elif tag in ("table", "figure"):
+            self.components.append(tag)
+        elif tag == "div" and _CHANGES & set(classes):
+            self.components.append(sorted(_CHANGES & set(classes))[0])
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self._depth:
+            return
+        if tag not in _VOID:
+            self._depth -= 1
+        if self._skip:
+            self._skip -= tag not in _VOID
+            return
+        if re.fullmatch(r"h[1-6]", tag) and self._heading is not None:
+            self.headings.append(_plain("".join(self._heading)))
+            self._heading = None
+        elif tag == "a" and self._link is not None:
+            self.links.append((self._link[0], _plain(self._link[1])))
+            self._link = None
+
+    def handle_data(self, data: str) -> None:
+        if not self._depth or self._skip:
+            return
+        if self._heading is not None:
+            self._heading.append(data)
+        if self._link is not None:
+            self._link[1] += data
+
+
+#: Elements without an end tag.
+_VOID = {"img", "br", "hr", "input", "meta", "link", "col", "area", "base", "source", "wbr"}
+#: The version-change notes, and the kinds of admonition.
+_CHANGES = {"versionadded", "versionchanged", "deprecated", "versionremoved"}
+_KINDS = {"note", "warning", "tip", "hint", "important", "caution", "attention", "danger", "error", "seealso", "table"}
+
+
+def _plain(text: str) -> str:
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return " ".join(text.replace("¶", "").split())
+
+
+def summary(page: str, body: tuple[str, str]) -> PageSummary:
+    parsed = PageSummary(body)
+    parsed.feed(page)
+    return parsed

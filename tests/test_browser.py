@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cdp import Browser, chromium
-from conftest import needs_program
+from conftest import needs_program, trust_project
 from html_helpers import png
 from mdmark.builders.build import build_site
 from mdmark.builders.export import export_html
@@ -483,3 +483,49 @@ def test_graphs_at_300_in_the_browser(browser: Browser, built_300: Path, tmp_pat
         browser.screenshot(tmp_path / "overview-phone.png")
     finally:
         browser.call("Emulation.clearDeviceMetricsOverride")
+
+
+MERMAID_DOC = """\
+# Diagrams
+
+```mermaid
+graph TD
+  A[Start] --> B{Is it?}
+  B -->|Yes| C[Done]
+```
+"""
+
+
+@pytest.fixture(scope="module")
+def mermaid_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Sphinx project drawing a diagram with sphinxcontrib-mermaid (its ``mermaid`` fences)."""
+    pytest.importorskip("sphinxcontrib.mermaid")
+    root = tmp_path_factory.mktemp("mermaid")
+    (root / "docs").mkdir()
+    (root / "docs" / "conf.py").write_text(
+        'extensions = ["myst_parser", "sphinxcontrib.mermaid"]\nmyst_fence_as_directive = ["mermaid"]\nlanguage = "en"\n',
+        encoding="utf-8",
+    )
+    (root / "docs" / "index.md").write_text(MERMAID_DOC, encoding="utf-8")
+    (root / "docs" / "plain.md").write_text("# Plain\n\nNo diagram.\n", encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text(
+        'build:\n  title: diagrams\n  include: ["docs/index.md"]\n  out: dist/site.html\nsphinx:\n  conf: docs/conf.py\n',
+        encoding="utf-8",
+    )
+    trust_project(root / "mdmark.config.yaml")
+    return root
+
+
+def test_mermaid_draws_in_the_page_with_no_request(browser: Browser, mermaid_project: Path) -> None:
+    """The bundled mermaid draws the diagram in the built and the exported page, loading nothing;
+    a page without a diagram carries no mermaid at all."""
+    for out in (Path(build_site(mermaid_project)["out"]), Path(export_html(mermaid_project, "docs/index.md")["out"])):
+        mark = len(browser.requests())
+        browser.open(out.as_uri())
+        drawn = browser.wait_until("document.querySelector('pre.mermaid svg') !== null")
+        assert drawn, browser.evaluate("document.querySelector('pre.mermaid').outerHTML")
+        labels = browser.evaluate("Array.from(document.querySelectorAll('pre.mermaid svg .nodeLabel')).map(e => e.textContent)")
+        assert {"Start", "Is it?", "Done"} <= set(labels)
+        _only_own_file(browser, mark, out)
+    plain = Path(export_html(mermaid_project, "docs/plain.md")["out"]).read_text(encoding="utf-8")
+    assert "__esbuild_esm_mermaid_nm" not in plain and "mermaid.run(" not in plain  # neither mermaid nor its start

@@ -180,7 +180,7 @@ def test_find_limit_text_gets_the_tool_sentence() -> None:
         (["serve", "--port", "abc"], "mdmark serve: `--port` の値 `abc` が整数ではないので、`mdmark serve --help` で使い方を確かめてください。"),
         (["export"], "mdmark export: 必須の引数 `FILE` が無いので、`mdmark export --help` で使い方を確かめてください。"),
         (["index", "set", "doc", "a"], "mdmark index set: 必須の引数 `--item` が無いので、`mdmark index set --help` で使い方を確かめてください。"),
-        (["index", "nope"], "mdmark index: `nope` というコマンドは無い（`set`・`remove` のどれか）ので、`mdmark index --help` で使い方を確かめてください。"),
+        (["index", "nope"], "mdmark index: `nope` というコマンドは無い（`set`・`remove`・`add-unindexed` のどれか）ので、`mdmark index --help` で使い方を確かめてください。"),
         (["check", "--config"], "mdmark check: `--config` に値が無いので、`mdmark check --help` で使い方を確かめてください。"),
         (["init", "a", "b"], "mdmark: 知らない引数 `b` があるので、`mdmark --help` で使い方を確かめてください。"),
     ],

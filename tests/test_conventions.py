@@ -62,18 +62,40 @@ def test_sarif_is_valid_and_holds_every_drift(tmp_path: Path) -> None:
     assert len(run["results"]) == len(expected)
     assert done.stderr == f"ずれが {len(expected)} 件見つかりました。\n"
     for result, line in zip(run["results"], expected, strict=True):
-        file, where, kind, message = line.split(": ", 2)[0].split(":")[0], line.split(":")[1], *line.split(": ", 2)[1:]
+        place, kind, message = line.split(": ", 2)
+        file, _, where = place.partition(":")
         assert result["ruleId"] == kind
         assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == kind
         assert result["message"]["text"] == message
         (location,) = result["locations"]
         physical = location["physicalLocation"]
-        assert physical["artifactLocation"] == {"uri": file, "uriBaseId": "SRCROOT"}
+        assert physical["artifactLocation"] == {"uri": file, "uriBaseId": "%SRCROOT%"}
         if where.isdigit():
-            assert physical["region"]["startLine"] == int(where)
+            # a reference's own line (at or after its paragraph's, which the text line keeps)
+            assert physical["region"]["startLine"] >= int(where)
         elif where:
             assert location["logicalLocations"][0]["fullyQualifiedName"] == where
-    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == project.resolve().as_uri() + "/"
+    # no path of the machine that ran the check: the base is named, not located
+    assert "uri" not in run["originalUriBaseIds"]["%SRCROOT%"]
+    assert str(tmp_path) not in done.stdout and str(tmp_path.resolve()) not in done.stdout
+
+
+def test_github_and_sarif_point_at_the_reference_itself(tmp_path: Path) -> None:
+    """A broken link on the third line of a paragraph: the text line keeps the paragraph's first
+    line (as Sphinx reports it); github and SARIF give the target's own line and columns."""
+    project = copy_fixture("missing_image", tmp_path)
+    (project / "docs" / "a.md").write_text(
+        "# 文書 A\n\n一行目の文。\n二行目の文。\n三行目の文で [壊れた](nowhere.md) を指す。\n", encoding="utf-8"
+    )
+    text = run_mdmark("check", cwd=project)
+    assert text.stdout.startswith("docs/a.md:3: broken_link: リンク先のファイル `nowhere.md` が無いので")
+    github = run_mdmark("check", "--format", "github", cwd=project)
+    assert github.stdout.startswith("::warning file=docs/a.md,line=5,col=14,endColumn=24,title=mdmark broken_link::")
+    sarif = run_mdmark("check", "--format", "sarif", cwd=project)
+    log = json.loads(sarif.stdout)
+    validate(log)
+    (result,) = log["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 14, "endColumn": 24}
 
 
 def test_sarif_paths_follow_github_workspace_and_quote_non_ascii(tmp_path: Path) -> None:
@@ -143,6 +165,35 @@ def mdmark_clone(dest: Path) -> tuple[Path, str]:
     git("add", "-A", cwd=source)
     git("commit", "-q", "-m", "mdmark", cwd=source)
     return source, git("rev-parse", "HEAD", cwd=source)
+
+
+def guide_pre_commit_config() -> str:
+    """The ``.pre-commit-config.yaml`` block of the guide page ci, exactly as printed."""
+    text = (REPO / "mdmark" / "guide" / "ci.md").read_text(encoding="utf-8")
+    block = next(b for b in text.split("```yaml\n")[1:] if b.startswith("# .pre-commit-config.yaml"))
+    return block.split("```", 1)[0]
+
+
+def test_the_guides_pre_commit_config_works_as_printed(tmp_path: Path) -> None:
+    """The real pre-commit with the guide's configuration, copied as it stands, in a new git
+    repository: mdmark on PATH (as after ``pipx install``), no rev to invent."""
+    project = copy_fixture("missing_image", tmp_path)
+    (project / ".pre-commit-config.yaml").write_text(guide_pre_commit_config(), encoding="utf-8")
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    pre_commit = [sys.executable, "-m", "pre_commit"]
+    done = subprocess.run([*pre_commit, "run", "--all-files"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "mdmark check" in done.stdout and "Failed" in done.stdout
+    for line in (CHECK / "missing_image" / "expected.txt").read_text(encoding="utf-8").splitlines():
+        assert line in done.stdout
+    (project / "docs" / "a.md").write_text("# 文書 A\n\n本文。\n", encoding="utf-8")
+    git("add", "-A", cwd=project)
+    done = subprocess.run([*pre_commit, "run", "--all-files"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "Passed" in done.stdout, done.stdout + done.stderr
 
 
 def test_pre_commit_runs_the_hook_in_a_git_repository(tmp_path: Path) -> None:

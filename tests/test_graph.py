@@ -126,10 +126,21 @@ def test_out_file_and_format_from_its_suffix(project: Path) -> None:
     assert run_mdmark("graph", "--doc", "api", "-o", str(svg), cwd=project).returncode == 0
     # links are relative to the file's own folder
     assert 'href="../docs/arch.md"' in svg.read_text(encoding="utf-8")
-    outside = run_mdmark("graph", "-o", str(project.parent / "elsewhere.svg"), cwd=project)
-    assert outside.returncode == 1 and "の外なので" in outside.stderr
-    assert not (project.parent / "elsewhere.svg").exists()
     shutil.rmtree(project / "graphs")
+
+
+def test_cli_writes_where_the_user_says_and_the_library_stays_confined(project: Path, tmp_path: Path) -> None:
+    """``-o`` on the command line is the user's own choice, even outside the project; a caller of
+    the library (a tool) stays inside the starting and config folders."""
+    elsewhere = tmp_path / "elsewhere" / "graph.svg"
+    elsewhere.parent.mkdir()
+    done = run_mdmark("graph", "-o", str(elsewhere), cwd=project)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{elsewhere}\n", "")
+    assert 'href="' in elsewhere.read_text(encoding="utf-8")
+    confined = tmp_path / "confined.svg"
+    with pytest.raises(MdmarkError, match="の外なので"):
+        graph_text(project, out=str(confined))
+    assert not confined.exists()
 
 
 @pytest.mark.parametrize(
@@ -175,11 +186,30 @@ def test_library_checks_its_arguments(project: Path) -> None:
         graph_text(project, doc=3)
 
 
-def test_config_without_index(tmp_path: Path) -> None:
-    (tmp_path / "mdmark.config.yaml").write_text("docs:\n  include: ['*.md']\n", encoding="utf-8")
-    done = run_mdmark("graph", cwd=tmp_path)
-    assert done.returncode != 0 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "index" in done.stderr
+def test_a_project_without_index_gets_its_documents_and_links(tmp_path: Path) -> None:
+    """A Sphinx project (conf.py, no index): the documents, titled by their headings and grouped by
+    folder, and an edge wherever a link lands as check resolves it ({doc}, {ref}, Markdown links)."""
+    docs = tmp_path / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (tmp_path / "mdmark.config.yaml").write_text("sphinx:\n  conf: docs/conf.py\n", encoding="utf-8")
+    (docs / "conf.py").write_text('project = "x"\nextensions = ["myst_parser"]\n', encoding="utf-8")
+    (docs / "index.md").write_text("# トップ\n\n```{toctree}\nguide/a\nguide/b\n```\n\n[A へ](guide/a.md)\n", encoding="utf-8")
+    (docs / "guide" / "a.md").write_text("(la)=\n# 手順A\n\n{doc}`b` を見る。\n", encoding="utf-8")
+    (docs / "guide" / "b.md").write_text("# 手順B\n\n{ref}`la` と [外](https://example.org) を見る。\n", encoding="utf-8")
+    done = run_mdmark("graph", "--format", "json", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    data = json.loads(done.stdout)
+    assert [(n["id"], n["title"], n["group"]) for n in data["nodes"]] == [
+        ("guide/a", "手順A", "docs/guide/"), ("guide/b", "手順B", "docs/guide/"), ("index", "トップ", "docs/"),
+    ]  # fmt: skip
+    assert sorted((e["source"], e["target"], e["origin"]) for e in data["edges"]) == [
+        ("guide/a", "guide/b", "body"), ("guide/b", "guide/a", "body"), ("index", "guide/a", "body"),
+    ]  # fmt: skip
+    svg = run_mdmark("graph", "--doc", "guide/a", cwd=tmp_path)
+    assert svg.returncode == 0 and 'href="docs/guide/b.md"' in svg.stdout
+    wrong = run_mdmark("graph", "--doc", "guide/c", cwd=tmp_path)
+    assert (wrong.returncode, wrong.stdout) == (1, "")
+    assert wrong.stderr.startswith("--doc の `guide/c` は文書に無いので") and wrong.stderr.count("\n") == 1
 
 
 # -- the layout -------------------------------------------------------------------------------------
@@ -420,7 +450,7 @@ def test_text_never_overlaps_and_labels_are_unique_at_300(built_300: Path) -> No
     """The overview and every neighbourhood of the 300-document page: no two texts cover each other
     and no two boxes read the same. The neighbourhoods are drawn as the page's script draws them:
     from the data block, whose boxes must be the layout's."""
-    from mdmark.graph.layout import box_labels
+    from mdmark.graph.layout import box_labels, chip_labels
     from mdmark.graph.views import load
 
     page = built_300.read_text(encoding="utf-8")
@@ -428,11 +458,12 @@ def test_text_never_overlaps_and_labels_are_unique_at_300(built_300: Path) -> No
     overview_svg = page[start : page.index("</svg>", start) + len("</svg>")]
     assert overlapping_texts(overview_svg) == []
     labels = node_labels(overview_svg)
-    assert len(labels) == 300 and len(set(labels)) == 300
-    assert sum(label.endswith("…") or "…" in label for label in labels) > 50  # the size this is about
+    _, graph = load(Project.open(built_300.parent.parent))
+    # the chips are unique within their cluster, whose frame names the folder or tag
+    assert sorted(labels) == sorted(chip_labels(graph).values())
+    assert_unique_in_clusters(graph, chip_labels(graph))
 
     data = _graph_data(page)
-    _, graph = load(Project.open(built_300.parent.parent))
     names = box_labels(graph)
     assert len(set(names.values())) == len(graph.nodes)
     assert [n[2] or n[1] for n in data["nodes"]] == [names[n.id] for n in graph.nodes]
@@ -444,6 +475,74 @@ def test_text_never_overlaps_and_labels_are_unique_at_300(built_300: Path) -> No
         assert overlapping_texts(svg) == [], doc
         shown = node_labels(svg)
         assert len(set(shown)) == len(shown), doc
+
+
+def assert_unique_in_clusters(graph: DocGraph, labels: dict[str, str]) -> None:
+    by_group: dict[int, list[str]] = {}
+    for node in graph.nodes:
+        by_group.setdefault(node.group, []).append(labels[node.id])
+    for group, shown in by_group.items():
+        assert len(set(shown)) == len(shown), graph.groups[group]
+
+
+#: What the titles of a real knowledge base share: a long start, the same in every folder.
+SHARED = "のトークン管理と運用の方針に関する取り決め "
+
+
+@pytest.fixture(scope="module")
+def long_titles(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``bench/corpus.py``'s 300 documents, each title made 「<分野>のトークン管理と運用の方針に関する
+    取り決め <主題><種類>」: the start shared by every title of a folder (and past the folder's
+    name, by every title of the knowledge base)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_corpus_long_titles", REPO / "bench" / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    corpus = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = corpus  # its dataclasses look their module up
+    spec.loader.exec_module(corpus)
+    root = tmp_path_factory.mktemp("long-titles")
+    corpus.generate(root, 300)
+    topics = [topic for _, topic in corpus.FOLDERS]
+
+    def longer(found: re.Match[str]) -> str:
+        title = found.group(1)
+        topic = next((t for t in topics if title.startswith(f"{t}の")), None)
+        return f"    title: {topic}{SHARED}{title[len(topic) + 1:]}" if topic else found.group(0)
+
+    index = root / "index.yaml"
+    index.write_text(re.sub(r"^    title: (.*)$", longer, index.read_text(encoding="utf-8"), flags=re.M), encoding="utf-8")
+    return root
+
+
+def test_300_titles_with_a_long_shared_start_read_apart(long_titles: Path) -> None:
+    """Each chip says what tells its title from its cluster's others (the folder is on the frame),
+    never a counter; the map draws each cluster's strongest relations only, names the rest in each
+    frame's heading, and each of its boxes opens its cluster."""
+    from mdmark.graph.layout import MAP_PARTNERS, chip_labels
+    from mdmark.graph.views import load
+
+    done = run_mdmark("graph", cwd=long_titles)
+    assert (done.returncode, done.stderr) == (0, "")
+    svg = done.stdout
+    _, graph = load(Project.open(long_titles))
+    labels = chip_labels(graph)
+    assert_unique_in_clusters(graph, labels)
+    assert sorted(node_labels(svg)) == sorted(labels.values())
+    for node in graph.nodes:
+        label = labels[node.id]
+        assert not re.search(r"（\d+）$", label), label
+        if SHARED in node.title:
+            # the part after the shared start, whole: 「…トークン更新設計」
+            assert label == "…" + node.title.split(SHARED)[1], (label, node.title)
+    assert overlapping_texts(svg) == []
+    root = ET.fromstring(svg)
+    lines = [g for g in root.iter(f"{SVG_NS}g") if (g.findtext(f"{SVG_NS}title") or "").find("関係") > 0]
+    assert 0 < len(lines) <= MAP_PARTNERS * len(graph.groups)
+    frames = {g.get("id") for g in root.iter(f"{SVG_NS}g") if (g.get("id") or "").startswith("mdmark-graph-group-")}
+    opens = [a.get("href") for a in root.iter(f"{SVG_NS}a") if a.get("class") == "mdmark-graph-group"]
+    assert len(frames) == len(graph.groups) and sorted(h.lstrip("#") for h in opens) == sorted(frames)  # type: ignore[union-attr]
+    assert "関係: " in svg
 
 
 def test_the_300_page_size_and_the_graphs_share(built_300: Path) -> None:

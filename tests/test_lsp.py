@@ -306,6 +306,30 @@ async def test_definition_of_roles_links_and_toctree_entries(client: LanguageCli
         assert found[0].uri == uri(target) and found[0].range.start.line == target_line - 1, (needle, found)
 
 
+async def test_definition_on_a_broken_link_is_nothing_and_a_title_lists_the_links(client: LanguageClient, work: Path) -> None:
+    """A link that lands nowhere has no definition (not the top of its own file); find references
+    on a document's title heading lists the links to the document, as marksman does."""
+    project = work / "check" / "broken_link"
+    a = project / "docs" / "a.md"
+    guide = project / "docs" / "sub" / "guide.md"
+    await open_doc(client, a)
+    await settled(client, a)
+    broken = await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri(a)), position(a, 3, "sub/guid.md", 2))
+    )
+    assert not broken
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri(a)), position(a, 3, "sub/guide.md", 2))
+    )
+    assert found and isinstance(found, list) and found[0].uri == uri(guide)
+    title = guide.read_text(encoding="utf-8").splitlines().index(next(l for l in guide.read_text(encoding="utf-8").splitlines() if l.startswith("# ")))
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(text_document=types.TextDocumentIdentifier(uri(guide)), position=types.Position(title, 3), context=types.ReferenceContext(include_declaration=False))
+    )
+    assert refs is not None
+    assert {(r.uri, r.range.start.line) for r in refs} >= {(uri(a), 2), (uri(a), 6)}
+
+
 async def test_navigation_follows_an_edit_at_once(client: LanguageClient, work: Path) -> None:
     # An edit that changes nothing other files refer to is answered by the document's own check:
     # definition and references know the new text without a check of the whole project.

@@ -889,7 +889,8 @@ async def test_stdio_lists_the_same_tools(server: Served, project: Path) -> None
     async with Client(params, read_timeout_seconds=120) as client:
         stdio_tools = (await client.list_tools()).tools
         data = assert_json(await call_in(client, project, "list_tags", format="json"))
-        assert_error(await call(client, "check", {}), "project_dir")
+        # started in the project: the working folder is the default project (issue 34)
+        assert assert_json(await call(client, "check", {})) == {"issues": []}
     async with connect(server) as client:
         http_tools = (await client.list_tools()).tools
     assert [t.model_dump(by_alias=True) for t in stdio_tools] == [t.model_dump(by_alias=True) for t in http_tools]

@@ -46,6 +46,8 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/cli/argparse_ja.py", "japanese_formatter"): "a class made from a class: pure",
     ("mdmark/graph/labels.py", "text_width"): "a pure function of the text",
     ("mdmark/graph/labels.py", "fit_label"): "a pure function of the text and width",
+    ("mdmark/html/page.py", "_mermaid"): "the bundled mermaid and its start: files shipped inside the package",
+    ("mdmark/html/labels.py", "_catalog"): "Sphinx's message catalog of a language: files shipped with the installed Sphinx",
     ("mdmark/graph/svg.py", "_n"): "number formatting: pure",
     ("mdmark/graph/svg.py", "_esc"): "XML escaping: pure",
     ("mdmark/host/patches.py", "share_docutils_settings"): "installs a patch once per process: idempotent",

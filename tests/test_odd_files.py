@@ -37,7 +37,7 @@ def test_check_reports_each_as_a_located_drift(tmp_path: Path) -> None:
     ) in lines
     for name in ("b", "c"):
         assert (
-            f"docs/{name}.md:: syntax: `{name}.md` のリンクが輪になっていて行き着くファイルが無いので、リンクを張り直すか消してください。"
+            f"docs/{name}.md: syntax: `{name}.md` のリンクが輪になっていて行き着くファイルが無いので、リンクを張り直すか消してください。"
         ) in lines
 
 

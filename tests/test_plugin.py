@@ -85,7 +85,8 @@ def test_plugin_manifest_names_the_plugin() -> None:
 
 def test_mcp_json_declares_the_http_server() -> None:
     data = json.loads((PLUGIN / ".mcp.json").read_text(encoding="utf-8"))
-    assert data == {"mcpServers": {"mdmark": {"type": "http", "url": "http://127.0.0.1:${MDMARK_PORT:-8782}/mcp"}}}
+    # ?project=${PWD}: the session's folder for resource reads (a header cannot carry a non-ASCII path).
+    assert data == {"mcpServers": {"mdmark": {"type": "http", "url": "http://127.0.0.1:${MDMARK_PORT:-8782}/mcp?project=${PWD}"}}}
 
 
 def test_marketplace_lists_the_plugin() -> None:
@@ -364,7 +365,7 @@ def test_install_page_shows_the_claude_output() -> None:
     page = INSTALL_PAGE.read_text(encoding="utf-8")
     assert ADDED in page
     assert INSTALLED in page
-    assert "plugin:mdmark:mdmark: http://127.0.0.1:8782/mcp (HTTP) - ✔ Connected" in page
+    assert "plugin:mdmark:mdmark: http://127.0.0.1:8782/mcp?project=/home/you/project (HTTP) - ✔ Connected" in page
 
 
 @pytest.fixture
@@ -436,14 +437,17 @@ def test_claude_sees_the_hooks_and_the_server(installed: dict[str, str], tmp_pat
 
 @needs_claude
 def test_claude_connects_to_mdmark_serve(installed: dict[str, str], mdmark_server: int, tmp_path: Path) -> None:
-    env = {**installed, "MDMARK_PORT": str(mdmark_server)}
-    done = claude("mcp", "list", env=env, cwd=tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**installed, "MDMARK_PORT": str(mdmark_server), "PWD": str(project)}  # PWD as the user's shell sets it
+    done = claude("mcp", "list", env=env, cwd=project)
     assert done.returncode == 0, done.stdout + done.stderr
     line = _mcp_line(done.stdout)
-    assert f"http://127.0.0.1:{mdmark_server}/mcp (HTTP)" in line
+    assert f"http://127.0.0.1:{mdmark_server}/mcp?project={project} (HTTP)" in line
     assert line.endswith("✔ Connected"), line
     # The line the install page tells a newcomer to look for.
-    assert line.replace(str(mdmark_server), "8782") in INSTALL_PAGE.read_text(encoding="utf-8")
+    shown = line.replace(str(mdmark_server), "8782").replace(str(project), "/home/you/project")
+    assert shown in INSTALL_PAGE.read_text(encoding="utf-8")
 
 
 @needs_claude

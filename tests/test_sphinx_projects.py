@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import posixpath
 import re
 import shutil
 import stat
@@ -65,20 +66,25 @@ def _copy(name: str, tmp: Path) -> Path:
     return project
 
 
-def _sphinx_warnings(project: Path, tmp: Path) -> list[tuple[str, int, str, str]]:
-    """What ``sphinx-build`` itself says about the project: (file relative to the project, line, type, message)."""
-    out = tmp / "sphinx-out"
+def _sphinx_build(project: Path, builder: str, out: Path, timeout: int = 600) -> str:
+    """``sphinx-build -E -q -b <builder>`` of the project's docs/ into ``out``: its warnings' text."""
     result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", "singlehtml", "docs", str(out)],
+        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", builder, "docs", str(out)],
         cwd=project,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
     assert result.returncode == 0, result.stderr[-2000:]
+    return result.stderr
+
+
+def _sphinx_warnings(project: Path, tmp: Path) -> list[tuple[str, int, str, str]]:
+    """What ``sphinx-build`` itself says about the project: (file relative to the project, line, type, message)."""
+    stderr = _sphinx_build(project, "singlehtml", tmp / "sphinx-out")
     docs = (project / "docs").resolve()
     found = []
-    for raw in result.stderr.splitlines():
+    for raw in stderr.splitlines():
         match = _WARNING.match(raw)
         if not match:
             continue
@@ -189,6 +195,7 @@ DEFECTS: dict[str, dict[tuple[str, int | None, str], str]] = {
         ),
     },
     "markdown-it-py": {},
+    "nbgitpuller": {},
 }
 
 #: Warning types that need the network (inventories) and so are not compared.
@@ -202,17 +209,9 @@ _ANY_WARNING = re.compile(
 def _real_warnings(project: Path, tmp: Path) -> list[tuple[str, int | None, str, str]]:
     """Every warning ``sphinx-build -b html`` gives on a Markdown document: (file relative to the
     project, line or None, type, message)."""
-    out = tmp / "sphinx-html"
-    result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "--no-color", "-E", "-q", "-b", "html", "docs", str(out)],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
+    stderr = _sphinx_build(project, "html", tmp / "sphinx-html", timeout=900)
     found = []
-    for raw in result.stderr.splitlines():
+    for raw in stderr.splitlines():
         match = _ANY_WARNING.match(raw)
         if not match or not match.group("file").endswith(".md"):
             continue
@@ -232,12 +231,20 @@ def real_project(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     shutil.copytree(PROJECTS / name, project)
     (project / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
     warnings = _real_warnings(project, tmp)
+    # What a new user sees first: the check before `mdmark trust` (issue 33).
+    untrusted = run_mdmark("check", "--format", "json", cwd=project)
+    assert untrusted.returncode in (0, 1), untrusted.stderr
+    UNTRUSTED[name] = json.loads(untrusted.stdout)["issues"]
     # Trusted after sphinx-build ran: its conf.py may write into the project (sphinx-apidoc).
     trust_project(project / "mdmark.config.yaml")
     result = run_mdmark("check", "--format", "json", cwd=project)
     assert result.returncode in (0, 1), result.stderr
     issues = json.loads(result.stdout)["issues"]  # parses: nothing the project printed is in it
     yield name, project, warnings, issues
+
+
+#: The drifts of ``mdmark check`` before trust, by project (filled by the fixture above).
+UNTRUSTED: dict[str, list[dict[str, str]]] = {}
 
 
 def _at(issue: dict[str, str]) -> tuple[str, int | None]:
@@ -278,3 +285,69 @@ def test_real_project_builds_with_every_link_landing(real_project: tuple[str, Pa
     dead = sorted({h for h in (html.unescape(x) for x in re.findall(r'\shref="#([^"]*)"', page)) if h not in ids})
     assert dead == []
     assert re.findall(r"<a\b(?![^>]*\shref=)[^>]*>", page) == []
+
+
+def test_real_project_before_trust_is_the_one_notice_and_true_findings(real_project: tuple[str, Path, list, list]) -> None:
+    """Before ``mdmark trust`` (issue 33): the one trust notice, and otherwise only drifts where
+    sphinx-build warns too — no "unknown directive" for what the held extensions add."""
+    name, project, warnings, _issues = real_project
+    untrusted = UNTRUSTED[name]
+    notices = [i for i in untrusted if i["kind"] == "config_value" and "mdmark trust" in i["message"]]
+    assert len(notices) == 1, untrusted
+    expected: set[tuple[str, int | None]] = set()
+    for file, line, type_, _msg in warnings:
+        if type_.startswith("toc.") and line is not None and type_ != "toc.no_title":
+            expected.update((file, n) for n in _toctree_span(project, file, line))
+        expected.add((file, line))
+    false = sorted(
+        (i["file"], i["where"], i["kind"], i["message"])
+        for i in untrusted
+        if i not in notices and _at(i) not in expected and (i["file"], _at(i)[1], i["kind"]) not in DEFECTS[name]
+    )
+    assert false == []
+
+
+# -- an rST root (issue 33) ------------------------------------------------------------------------
+#
+# nbgitpuller's documentation at the last commit whose root is docs/index.rst: rST and Markdown
+# documents under one toctree. ``mdmark build`` and ``sphinx-build -b singlehtml`` are run *in the
+# test* and their pages compared as a reader sees them.
+
+
+@pytest.fixture(scope="module")
+def rst_root(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """The pages of mdmark's build and of Sphinx's singlehtml of the nbgitpuller copy."""
+    tmp = tmp_path_factory.mktemp("rst-root")
+    project = tmp / "nbgitpuller"
+    shutil.copytree(PROJECTS / "nbgitpuller", project)
+    (project / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
+    out = tmp / "singlehtml"
+    _sphinx_build(project, "singlehtml", out)
+    trust_project(project / "mdmark.config.yaml")
+    built = run_mdmark("build", cwd=project)
+    assert built.returncode == 0, built.stderr
+    return (project / "dist" / "docs.html").read_text(encoding="utf-8"), (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_rst_root_page_holds_what_singlehtml_shows(rst_root: tuple[str, str]) -> None:
+    """The root index.rst orders the page and its rST documents are in it: the same documents in
+    the same order, headings, links with their hrefs, images, components and formulas as Sphinx's
+    singlehtml page (the toctree is a list of links in mdmark's page: left out of the comparison)."""
+    from html_helpers import summary
+
+    page, sphinx_page = rst_root
+    ours, theirs = summary(page, ("main", "mdmark-main")), summary(sphinx_page, ("div", "body"))
+    assert ours.documents == ["index", *theirs.documents]  # singlehtml marks every document but the root
+    assert ours.headings == theirs.headings and len(ours.headings) > 30
+    external = sorted(link for link in ours.links if not link[0].startswith("#"))
+    assert external == sorted(link for link in theirs.links if not link[0].startswith("#"))
+    # Links into the documents (rST's :ref: into Markdown and rST alike) land in both pages.
+    assert sorted(text for href, text in ours.links if href.startswith("#")) == sorted(
+        text for href, text in theirs.links if href.startswith("#")
+    )
+    ids = {html.unescape(i) for i in re.findall(r'\sid="([^"]*)"', page)}
+    assert all(html.unescape(href[1:]) in ids for href, _text in ours.links if href.startswith("#"))
+    assert ours.unlinked == theirs.unlinked == 0
+    assert [posixpath.basename(alt) for alt in ours.images] == [posixpath.basename(alt) for alt in theirs.images]
+    assert ours.components == theirs.components
+    assert ours.formulas == theirs.formulas

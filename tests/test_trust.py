@@ -118,11 +118,11 @@ def test_untrusted_conf_never_runs_and_its_literal_settings_apply(tmp_path: Path
     check = run_mdmark("check", cwd=root)
     assert markers(root) == [], check.stdout + check.stderr
     drifts = trust_drifts(check.stdout)
-    config = root / "mdmark.config.yaml"
+    # the default config: plain `mdmark trust` from the project, no machine path
     assert drifts == [
         "mdmark.config.yaml:sphinx.conf: config_value: conf.py `docs/conf.py` をまだ信頼していないので、"
         "conf.py と拡張 `localext`・`sphinx.ext.ifconfig` を動かさずに書かれた設定だけを読んだため、"
-        f"中身を確かめて動かしてよければ `mdmark trust --config {config}` で信頼してください。"
+        "中身を確かめて動かしてよければ `mdmark trust` で信頼してください。"
     ]
     # suppress_warnings (myst.header) was read: the level-3 heading under a level-1 is no drift.
     assert check.stdout.splitlines() == drifts, check.stdout

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from mdmark.builders.export import document_warnings, trust_warnings, unreadable_note
+from mdmark.builders.export import document_warnings, format_note, page_language, unreadable_note
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
-from mdmark.pipeline.pipeline import Pipeline
+from mdmark.pipeline.pipeline import Pipeline, docname_of
 from mdmark.pipeline.workers import parallel
 from mdmark.project.main import ModelLayout, Project
 from mdmark.util.files import display, resolve_many, resolved_many, shown_under
@@ -36,13 +36,18 @@ if TYPE_CHECKING:
     from mdmark.workspace.main import StampedFacts
 
 
-def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Model, index_files: list[Path]) -> list[Path]:
+def _ordered(
+    files: list[Path], real: dict[Path, Path], srcdir: Path, model: Model, index_files: list[Path], others: Mapping[str, Path]
+) -> list[Path]:
     """The page's order (the guide page ``build``): when the root document (conf.py ``root_doc``, else
-    ``index.md``) is among the files and holds a toctree, the toctree tree depth-first as Sphinx's
-    ``singlehtml``; then the documents of the index in index order, then the other files by path.
+    ``index.md``) is among the files or is one of the project's other sources (``index.rst``) and
+    holds a toctree, the toctree tree depth-first as Sphinx's ``singlehtml`` (the rST documents it
+    reaches are in the page too); then the documents of the index in index order, then the other
+    files by path.
 
     ``real``: the resolved path of each of ``files``; ``index_files``: the index's documents'
-    files (:meth:`~mdmark.index.model.Index.doc_files`), none without an index."""
+    files (:meth:`~mdmark.index.model.Index.doc_files`), none without an index; ``others``: the
+    project's sources of other suffixes by docname (:func:`_other_sources`)."""
     by_doc: dict[str, Path] = {}
     # Path.relative_to, as text (a thousand documents' paths are parsed on every rebuild otherwise).
     inside = str(srcdir).rstrip(os.sep) + os.sep
@@ -52,9 +57,9 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
             by_doc[text[len(inside) :].replace(os.sep, "/").removesuffix(".md")] = f
     ordered: list[Path] = []
     root = model.info.root_doc
-    root_facts = model.facts(root) if root in by_doc else None
+    root_facts = model.facts(root) if root in by_doc or root in others else None
     if root_facts is not None and root_facts.toctrees:
-        ordered = [by_doc[d] for d in model.toctree_order(root) if d in by_doc]
+        ordered = [by_doc.get(d) or others[d] for d in model.toctree_order(root) if d in by_doc or d in others]
     taken = {real[f] for f in ordered}
     wanted = {real[f]: f for f in files if real[f] not in taken}
     for doc_path in index_files:
@@ -62,6 +67,12 @@ def _ordered(files: list[Path], real: dict[Path, Path], srcdir: Path, model: Mod
         if match is not None:
             ordered.append(match)
     return ordered + [f for f in files if real[f] in wanted]
+
+
+def _other_sources(layout: _Layout) -> dict[str, Path]:
+    """The project's sources of other suffixes (a Sphinx project's ``.rst``) by docname: the root
+    document's toctrees put those they reach in the page, as ``singlehtml`` does."""
+    return {name: path for name, path in layout.model.files.items() if path.suffix != ".md"}
 
 
 def _uncached(
@@ -282,8 +293,11 @@ def build_site(
     from mdmark.builders.sections import Finished, Recorder, fingerprint, whole_key
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
     from mdmark.html.nav import NavDoc, heading_markup, navigation
-    from mdmark.html.page import check_out_path, css_warnings, nav_markup, page_chunks, page_script, stylesheet, write_page
+    from mdmark.html.page import (
+        check_out_path, css_warnings, mermaid_scripts, nav_markup, page_chunks, page_script, stylesheet, write_page,
+    )  # fmt: skip
     from mdmark.html.render import render_document, render_parallel
+    from mdmark.references.main import trust_notice
 
     project = Project.open(start, config)
     cfg = project.config
@@ -300,7 +314,7 @@ def build_site(
     layout = _layout(project, settings)
     files = layout.files
     pipeline = project.pipeline
-    lang = cfg.html.lang
+    lang = page_language(project)
     total = len(files)
     ready = 0
 
@@ -314,7 +328,9 @@ def build_site(
     # what is cached is only read, so a rebuild with one document changed renders one document.
     # A document is parsed and rendered in one trip to a worker (its facts come back with its
     # fragment), not parsed for the reference model and then parsed again to be rendered.
-    real = layout.real()
+    others = _other_sources(layout)
+    # The other sources' paths are the model's (under the source folder, as the facts are kept).
+    real = {**layout.real(), **{p: p for p in others.values()}} if others else layout.real()
     stamped = project.workspace.stamped_facts(pipeline)
     known: dict[Path, DocFacts] = {}
     cold, cached = _uncached(pipeline, stamped, layout, lang, known)
@@ -329,7 +345,7 @@ def build_site(
     index = project.index() if cfg.index is not None else None
     index_files = _index_files(project, index, layout) if index is not None else []
     ordered = _page_order(
-        project, layout, model, index_files, lambda: _ordered(files, real, project.source_dir, model, index_files)
+        project, layout, model, index_files, lambda: _ordered(files, real, project.source_dir, model, index_files, others)
     )
     all_facts = _facts_of(pipeline, ordered, real, known)
     broken = [(path, f) for path, f in zip(ordered, all_facts, strict=True) if f.error]
@@ -339,7 +355,7 @@ def build_site(
         raise MdmarkError(
             "\n".join(unreadable_note(shown_under(real[p], start), f) for p, f in broken)
         )
-    model = _model(project, model.with_order([f.path.removesuffix(".md") for f in all_facts]))
+    model = _model(project, model.with_order([docname_of(f.path) for f in all_facts]))
 
     index_titles = dict(zip(index_files, (d.title for d in index.docs), strict=True)) if index is not None else {}
     waiting = {real[p] for p in cold}
@@ -372,7 +388,7 @@ def build_site(
         nav_docs: list[NavDoc] = []
         start = project.start.resolve()
         names = layout.names_under(project.root, start)
-        warnings: list[str] = trust_warnings(project) + css_warnings(cfg)
+        warnings: list[str] = css_warnings(cfg)
         page_order = tuple(f.docname for f in fragments)
         kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
         by_name = model.known if model.known is not None else {}
@@ -428,6 +444,9 @@ def build_site(
             title = index_titles.get(real[path]) or facts.title or path.stem
             nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
             warnings += section.warnings
+        notice = trust_notice(cfg, model.info, all_facts)
+        if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
+            warnings.append(format_note(cfg.shown, None, notice))
         kept.keep_only(in_page)
         kept.held_for(by_name)
         # The navigation reads the page's documents (titles, headings, toctrees, markup) and, for
@@ -450,7 +469,7 @@ def build_site(
         body=body,
         nav=toc,
         data=graphs.data,
-        scripts=[page_script()],
+        scripts=[*mermaid_scripts(body), page_script()],
     )
     if write is None:
         # Streamed into the output file: the page (tens of megabytes at thousands of documents)

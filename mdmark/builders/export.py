@@ -34,29 +34,27 @@ def unreadable_note(file: str, facts: DocFacts) -> str:
     return format_note(file, facts.error_line, facts.error or "") if facts.error_line else facts.error or ""
 
 
+def page_language(project: Project) -> str:
+    """The language of a page of ``project`` (``<html lang>`` and its fixed labels: Note or 注釈):
+    conf.py's ``language`` in a Sphinx project (``sphinx.conf``), as ``sphinx-build`` writes it;
+    otherwise ``html.lang``."""
+    if project.config.sphinx_conf is not None:
+        return project.conf_info().language.replace("_", "-")  # Sphinx's zh_CN is HTML's zh-CN
+    return project.config.html.lang
+
+
 def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
     """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
     warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
-    from mdmark.references.main import document_problems
+    from mdmark.references.main import UNPLACED, document_problems
 
-    docname = facts.path[: -len(".md")]
-    found: list[tuple[int, str]] = [(line or 0, p.message) for line, p in document_problems(facts, model, docname)]
+    docname = docname_of(facts.path)
+    found: list[tuple[int, str]] = [
+        (0 if p.file == UNPLACED else line or 0, p.message) for line, p in document_problems(facts, model, docname)
+    ]
     found += [(n.line or 0, n.message) for n in notes]
     found.sort(key=lambda item: item[0])
     return [format_note(file, line or None, message) for line, message in found]
-
-
-def trust_warnings(project: Project) -> list[str]:
-    """The trust notice check reports at ``sphinx.conf``, as build and export say it: a conf.py that
-    does not run (never trusted, or changed since the user trusted it) leaves out what it would
-    render, and a page must not lose that silently."""
-    conf = project.config.sphinx_conf
-    if conf is None or not project.conf_info().static:
-        return []
-    from mdmark.host.trust import untrusted_sentence
-
-    sentence = untrusted_sentence(display(conf, project.root), project.config.path, project.conf_info().held, conf)
-    return [format_note(_shown(project.config.path or conf, project), None, sentence)]
 
 
 def ensure_confined_out(project: Project, target: Path, shown_out: str) -> None:
@@ -95,9 +93,10 @@ def export_html(
     overwritten either way.
     """
     from mdmark.html.links import ExportLinks, fill
-    from mdmark.html.page import check_out_path, css_warnings, page_chunks, stylesheet, write_page
+    from mdmark.html.page import check_out_path, css_warnings, mermaid_scripts, page_chunks, stylesheet, write_page
     from mdmark.graph.views import export_aside
     from mdmark.html.render import render_document
+    from mdmark.references.main import trust_notice
 
     project = Project.for_export(start, config, file)
     project.config.require("markdown", "html")
@@ -125,11 +124,14 @@ def export_html(
         raise MdmarkError(unreadable_note(shown_source, facts), file=str(source), line=facts.error_line)
     rel = pipeline.relpath(source)
     docname = docname_of(rel)
-    lang = project.config.html.lang
+    lang = page_language(project)
     fragment = render_document(pipeline, source, facts, lang)
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
-    warnings = trust_warnings(project) + css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
+    warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
+    notice = trust_notice(project.config, model.info, [facts])
+    if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
+        warnings.append(format_note(project.config.shown, None, notice))
     title = facts.title or source.stem
     chunks = page_chunks(
         mode="export",
@@ -137,6 +139,7 @@ def export_html(
         title=title,
         css=stylesheet(project.config),
         body=['<article class="mdmark-doc">\n', body, "</article>\n", export_aside(project, source, target)],
+        scripts=mermaid_scripts([body]),
     )
     if write is None:
         write_page(target, chunks, shown_out)

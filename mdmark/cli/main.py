@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mdmark {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=JapaneseParser)
 
-    p = sub.add_parser("init", help="設定・索引・見本の文書を置く（上書きしない）", description="設定 mdmark.config.yaml・索引 index.yaml・見本の文書 docs/welcome.md を置く。すでにあるファイルは上書きせず、終了コード 1 で終わる。")
+    p = sub.add_parser("init", help="設定・索引・見本の文書を置く（上書きしない）", description="設定 mdmark.config.yaml・索引 index.yaml・見本の文書 docs/welcome.md を置く。Sphinx の conf.py（DIR・docs/・doc/・docs/source/・doc/source/）があればそのプロジェクトを取り込み、conf.py を読む設定と、今ある Markdown の文書の索引だけを置く（文書には何も書かない）。すでにあるファイルは上書きせず、終了コード 1 で終わる。")
     p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="置くフォルダ（既定: 今のフォルダ）")
 
     p = sub.add_parser(
@@ -89,12 +89,25 @@ def build_parser() -> argparse.ArgumentParser:
     tool_args(q, "update_index", ("kind", "id"))
     _index_format_arg(q)
     tool_args(q, "update_index", ("config",))
+    q = isub.add_parser(
+        "add-unindexed",
+        help="設定の docs に当たるのに索引に無い文書を足す",
+        description="設定の docs に当たるのに索引に無い文書（check の unindexed_doc）を、索引の docs の末尾に足す。ID はパスから、題は最初の見出しから。コメントとほかの項目は変えない。",
+    )
+    _index_format_arg(q)
+    tool_args(q, "update_index", ("config",))
 
     p = sub.add_parser("serve", help="常駐の MCP サーバーを起動する", description="常駐の MCP サーバー（Streamable HTTP、/mcp、セッションなし）を起動する。SIGINT・SIGTERM で止まり終了コード 0、ポートが使われていると終了コード 1。")
     p.add_argument("--port", type=_int, default=None, help="待ち受けるポート（既定: 環境変数 MDMARK_PORT か 8782）")
     p.add_argument("--host", default="127.0.0.1", help="待ち受けるアドレス（既定: 127.0.0.1）")
     p.add_argument("--stdio", action="store_true", help="HTTP ではなく標準入出力で同じツールを出す")
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN", help="Origin ヘッダーを許すオリジン（ブラウザのクライアントを使うときだけ）")
+    p.add_argument(
+        "--project",
+        metavar="DIR",
+        help="project_dir を省いたツールの呼び出しと資源の読み出しが使う作業のフォルダ"
+        "（既定: --stdio では、いまのフォルダかその上に mdmark.config.yaml があればいまのフォルダ。HTTP では X-Mdmark-Project ヘッダーが優先）",
+    )
 
     p = sub.add_parser(
         "lsp",

@@ -1,4 +1,6 @@
-"""``mdmark init``: a starter config, index and sample document that check clean."""
+"""``mdmark init``: a starter config, index and sample document that check clean — or, in a Sphinx
+project, a config that reads its conf.py and an index of the documents it has (:mod:`mdmark.queries.adopt`),
+with nothing written into its documents."""
 
 from __future__ import annotations
 
@@ -69,14 +71,48 @@ FILES: tuple[tuple[str, str], ...] = (
 
 
 def init_project(folder: Path) -> list[Path]:
-    """Write the starter files into ``folder``; refuses (nothing written) if any already exists."""
-    targets = [(folder / rel, text) for rel, text in FILES]
-    for path, _ in targets:
+    """Write the starter files into ``folder`` (a Sphinx project's: :func:`adopted_files`);
+    refuses (nothing written) if any already exists."""
+    from mdmark.queries.adopt import find_conf
+
+    conf = find_conf(folder) if folder.is_dir() else None
+    files = adopted_files(folder, conf) if conf is not None else FILES
+    return _write_new(folder, files)
+
+
+def adopted_files(folder: Path, conf: Path) -> tuple[tuple[str, str], ...]:
+    """The config and index of the Sphinx project of ``conf``: its documents indexed as they are."""
+    from mdmark.project.main import Project
+    from mdmark.queries.adopt import adopted_config, adoption, doc_entries, index_text
+    from mdmark.util.globs import match_files
+
+    _refuse_existing(folder, (CONFIG_NAME, "index.yaml"))
+    found = adoption(folder, conf)
+    config_text = adopted_config(found)
+    config_path = folder / CONFIG_NAME
+    # The config is not written yet: the project reads it from here (nothing is on disk on failure).
+    project = Project.open(folder, config_path, texts={config_path.resolve(): config_text})
+    docset = project.config.docs
+    paths = [p for p in match_files(project.root, docset.include, docset.exclude) if p.suffix == ".md"] if docset else []
+    entries, parts = doc_entries(project, paths, set())
+    if parts:  # pieces without a heading ({include}d): not documents of the index, left out of docs
+        config_text = adopted_config(found, tuple(p.relative_to(project.root).as_posix() for p in parts))
+    return ((CONFIG_NAME, config_text), ("index.yaml", index_text(entries)))
+
+
+def _refuse_existing(folder: Path, names: tuple[str, ...]) -> None:
+    for name in names:
+        path = folder / name
         # lexists: a dangling link counts as there (writing through it would land outside).
         if os.path.lexists(path):
             raise MdmarkError(
                 f"`{path}` がすでにあって上書きしないので、別のフォルダを指定するか、そのファイルを移してください。"
             )
+
+
+def _write_new(folder: Path, files: tuple[tuple[str, str], ...]) -> list[Path]:
+    targets = [(folder / rel, text) for rel, text in files]
+    _refuse_existing(folder, tuple(rel for rel, _text in files))
     if folder.exists() and not folder.is_dir():
         raise MdmarkError(f"`{folder}` はフォルダではないので、フォルダのパスを指定してください。")
     written: list[Path] = []

@@ -115,7 +115,13 @@ class MarkdownSettings:
 
 @dataclass(frozen=True)
 class HtmlSettings:
-    lang: str = field(default="ja", metadata=key(Str(non_empty=True), "HTML の `lang`。`export`・`build` が使う"))
+    lang: str = field(
+        default="ja",
+        metadata=key(
+            Str(non_empty=True),
+            "HTML の `lang` と決まった言葉（注釈・警告）の言語。`export`・`build` が使う（`sphinx.conf` があるときは conf.py の `language`）",
+        ),
+    )
     css: tuple[str, ...] = field(default=(), metadata=key(_globs, "HTML に埋め込む CSS ファイルのパス。`export`・`build` が使う"))
 
 

@@ -219,8 +219,11 @@ class Diagnostic:
         object.__setattr__(self, "kind", DriftKind.of(self.kind))
 
     def text_line(self) -> str:
-        """The line ``mdmark check`` prints (and the preview's drift panel shows): ``{file}:{where}: {kind}: {message}``."""
-        return f"{self.file}:{self.where}: {self.kind}: {self.message}"
+        """The line ``mdmark check`` prints (and the preview's drift panel shows):
+        ``{file}:{where}: {kind}: {message}``, or ``{file}: {kind}: {message}`` for a drift of the
+        whole file (no empty place after the file)."""
+        place = f"{self.file}:{self.where}" if self.where else self.file
+        return f"{place}: {self.kind}: {self.message}"
 
     def as_dict(self) -> dict[str, str]:
         """The MCP/JSON shape: exactly ``file``, ``where``, ``kind``, ``message``."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from dataclasses import replace
 
 from mdmark.graph.model import Node
 from mdmark.graph.style import FONT_SIZE
@@ -62,11 +63,14 @@ def _cut_head(text: str, limit: float, size: float) -> str:
 
 def _middle_cut(text: str, differs: int, limit: float, size: float) -> str:
     """``text`` cut so that what follows position ``differs`` (where it parts from the titles it
-    would be confused with) stays visible: ``head…tail``, ``…tail`` or ``…tail…``."""
+    would be confused with) stays visible: ``head…tail``, ``…tail`` or ``…tail…``. Parting at the
+    start, the start is what tells it apart: cut at the end."""
     if text_width(text, size) <= limit:
         return text
+    start = differs - CONTEXT
+    if start <= 0:
+        return fit_label(text, limit, size)
     ellipsis = _char_width("…", size)
-    start = max(0, differs - CONTEXT)
     tail = text[start:]
     if text_width(tail, size) + ellipsis > limit:
         return "…" + fit_label(tail, limit - ellipsis, size)
@@ -79,6 +83,40 @@ def _common_prefix(texts: list[str]) -> int:
     n = 0
     while n < min(len(first), len(last)) and first[n] == last[n]:
         n += 1
+    return n
+
+
+def _partings(texts: dict[str, str], ids: list[str]) -> dict[str, int]:
+    """Where each of ``ids`` parts from the nearest of the others (the longest start it shares with
+    one of them): the place that tells it from its neighbours, however the group's titles start.
+    A title that is the start of another (「…設計」 beside 「…設計 その2」) parts where the longer one
+    goes on: that is the longer one's to show."""
+    out: dict[str, int] = {}
+    for node_id in ids:
+        own = texts[node_id]
+        shared = [
+            _common_prefix([own, texts[other]])
+            for other in ids
+            if other != node_id and not (texts[other].startswith(own) and texts[other] != own)
+        ]
+        out[node_id] = max(shared) if shared else 0
+    return out
+
+
+#: Characters after which a shared title prefix may be dropped (a word ends there).
+_BREAKS = frozenset(" 　の・、，,:：/／-—（(「『【")
+
+
+def _shared_head(titles: list[str]) -> int:
+    """How much of the start ``titles`` share, up to a word's end. A title that is the start of
+    the others (the folder's own entry 「アーキテクチャ」 beside 「アーキテクチャの…」) takes no part:
+    it is shown whole."""
+    longer = sorted({t for t in titles if not any(o != t and o.startswith(t) for o in titles)})
+    if len(longer) < 2:
+        return 0
+    n = _common_prefix(longer)
+    while n > 0 and longer[0][n - 1] not in _BREAKS:
+        n -= 1
     return n
 
 
@@ -119,16 +157,34 @@ def distinct_labels(nodes: list[Node], limit: float, size: float = FONT_SIZE) ->
         if not groups:
             return labels
         for ids in groups:
-            differs = _common_prefix([texts[i] for i in ids])
-            for node_id in ids:
+            for node_id, differs in _partings(texts, ids).items():
                 labels[node_id] = _middle_cut(texts[node_id], differs, limit, size)
-    # Still alike (titles that differ only far past the width): number them, in node order.
-    seen: dict[str, int] = {}
+    # Still alike (titles that differ only far past the width): each says the end of its path.
+    alike: dict[str, list[Node]] = {}
     for node in nodes:
-        label = labels[node.id]
-        count = seen.get(label, 0)
-        seen[label] = count + 1
-        if count:
-            mark = f"（{count + 1}）"
+        alike.setdefault(labels[node.id], []).append(node)
+    for label, group in alike.items():
+        if len(group) < 2:
+            continue
+        paths = [n.path if n.path else n.id for n in group]
+        if len(set(paths)) < len(paths):
+            paths = [n.id for n in group]
+        for node, tail in zip(group, _path_tails(paths), strict=True):
+            mark = f"（{tail}）"
             labels[node.id] = fit_label(label.rstrip("…"), limit - text_width(mark, size), size) + mark
+    return labels
+
+
+def group_labels(nodes: list[Node], limit: float, size: float = FONT_SIZE) -> dict[str, str]:
+    """Each node's label within its group (a cluster whose frame names the folder or tag): the start
+    its group's titles share is dropped (``…トークン更新設計`` for ``アーキテクチャの…トークン更新設計``),
+    and the rest told apart as :func:`distinct_labels` does. Unique within each group."""
+    members: dict[int, list[Node]] = {}
+    for node in nodes:
+        members.setdefault(node.group, []).append(node)
+    labels: dict[str, str] = {}
+    for group in members.values():
+        head = _shared_head([n.title for n in group])
+        shown = [replace(n, title="…" + n.title[head:]) if head and len(n.title) > head else n for n in group]
+        labels.update(distinct_labels(shown, limit, size))
     return labels

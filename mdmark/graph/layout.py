@@ -22,7 +22,7 @@ import heapq
 import math
 from dataclasses import dataclass, field, replace
 
-from mdmark.graph.labels import distinct_labels, text_width
+from mdmark.graph.labels import distinct_labels, group_labels, text_width
 from mdmark.graph.model import DocGraph, GraphEdge, Node
 from mdmark.graph.style import FONT_SIZE
 
@@ -51,6 +51,10 @@ MARGIN = 8
 #: The group map of the compact overview spreads out: its lines carry numbers.
 MAP_GAP_X = 72
 MAP_GAP_Y = 64
+#: The compact map draws each group's strongest relations only (all pairs at 9 groups pile up in
+#: the middle); every cluster's frame names its strongest partners with their counts.
+MAP_PARTNERS = 2
+SUMMARY_PARTNERS = 3
 
 
 @dataclass(frozen=True)
@@ -388,6 +392,7 @@ def overview(graph: DocGraph) -> Drawing:
             weight[(a, b)] = weight.get((a, b), 0) + 1
 
     names = chip_labels(graph) if compact else box_labels(graph)
+    partners = _partners(len(graph.groups), weight)
     inner: dict[int, tuple[list[Box], int, int]] = {}
     for g, nodes in enumerate(members):
         inner[g] = _chip_layout(nodes, names) if compact else _cluster_layout(nodes, graph.edges, names)
@@ -396,6 +401,8 @@ def overview(graph: DocGraph) -> Drawing:
     for g, (_, w, h) in inner.items():
         label = f"{graph.groups[g].name}（{len(members[g])}）"
         labels[g] = label
+        if compact:
+            label = cluster_summary(label, [(graph.groups[o].name, n) for o, n in partners[g]])
         cw = max(w, math.ceil(text_width(label, FONT_SIZE - 1))) + 2 * CLUSTER_PAD
         sizes[g] = (cw, h + 2 * CLUSTER_PAD + CLUSTER_HEAD)
 
@@ -403,14 +410,20 @@ def overview(graph: DocGraph) -> Drawing:
 
     def place(g: int, x: int, y: int) -> None:
         w, h = sizes[g]
-        drawing.clusters.append(Cluster(g, labels[g], x, y, w, h))
+        label = labels[g]
+        if compact:
+            label = cluster_summary(label, [(graph.groups[o].name, n) for o, n in partners[g]])
+        drawing.clusters.append(Cluster(g, label, x, y, w, h))
         left = x + (w - inner[g][1]) // 2
         top = y + CLUSTER_PAD + CLUSTER_HEAD
         for box in inner[g][0]:
             boxes[box.node.id] = Box(box.node, left + box.x, top + box.y, box.w, box.h, box.label)
 
     if compact:
-        order = _group_map(drawing, labels, weight)
+        strongest = {
+            (min(g, o), max(g, o)) for g, mine in partners.items() for o, _ in mine[:MAP_PARTNERS]
+        }
+        order = _group_map(drawing, labels, {pair: n for pair, n in weight.items() if pair in strongest})
         # The groups' documents below the map, in the map's order, packed in rows.
         x, y, row_h = MARGIN, max(c.y + c.h for c in drawing.groups_map) + GAP_Y, 0
         limit = max(MAX_WIDTH, *(w for w, _ in sizes.values()))
@@ -435,6 +448,26 @@ def overview(graph: DocGraph) -> Drawing:
         drawing.lines = _edge_lines(boxes, graph.edges)
     drawing.boxes = [boxes[n.id] for n in graph.nodes]
     return _fit(drawing)
+
+
+def _partners(groups: int, weight: dict[tuple[int, int], int]) -> dict[int, list[tuple[int, int]]]:
+    """Each group's related groups with their numbers of relations, the most first (then in group order)."""
+    out: dict[int, list[tuple[int, int]]] = {g: [] for g in range(groups)}
+    for (a, b), count in weight.items():
+        out[a].append((b, count))
+        out[b].append((a, count))
+    for mine in out.values():
+        mine.sort(key=lambda item: (-item[1], item[0]))
+    return out
+
+
+def cluster_summary(label: str, partners: list[tuple[str, int]]) -> str:
+    """A compact cluster's heading: its name and size, and the groups it has the most relations with."""
+    if not partners:
+        return label
+    named = "・".join(f"{name} {count}" for name, count in partners[:SUMMARY_PARTNERS])
+    more = f" ほか {len(partners) - SUMMARY_PARTNERS} つ" if len(partners) > SUMMARY_PARTNERS else ""
+    return f"{label}　関係: {named}{more}"
 
 
 def _group_map(drawing: Drawing, labels: dict[int, str], weight: dict[tuple[int, int], int]) -> list[int]:
@@ -529,8 +562,9 @@ def box_labels(graph: DocGraph) -> dict[str, str]:
 
 
 def chip_labels(graph: DocGraph) -> dict[str, str]:
-    """The labels of the compact overview's document chips: unique in ``graph``."""
-    return distinct_labels(graph.nodes, CHIP_W - 2 * PAD_X, FONT_SIZE - 1)
+    """The labels of the compact overview's document chips: unique in each cluster, whose frame
+    names the folder or tag (so the start its titles share is not repeated in every chip)."""
+    return group_labels(graph.nodes, CHIP_W - 2 * PAD_X, FONT_SIZE - 1)
 
 
 def neighbourhood(graph: DocGraph, labels: dict[str, str] | None = None) -> Drawing:

@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mdmark.graph.style import BODY, UNTYPED
 from mdmark.index.model import Doc, Index
 from mdmark.workspace.relations import RelationGraph
+
+if TYPE_CHECKING:
+    from mdmark.references.main import Model
 
 
 @dataclass(frozen=True)
@@ -156,4 +159,36 @@ def doc_graph(index: Index, relations: RelationGraph, root: Path) -> DocGraph:
             continue
         kept.add(key)
         edges.append(GraphEdge(edge.source, edge.target, kind, edge.when))
+    return DocGraph(nodes, groups, edges)
+
+
+def facts_graph(model: Model, files: dict[str, Path], root: Path) -> DocGraph:
+    """The graph of a project without an index: every document the reference model holds (its
+    docname as id, its first heading as title, grouped by folder) and one body edge per document
+    another links to, wherever the links land as ``check`` resolves them ({doc}, {ref}, Markdown
+    links)."""
+    groups: list[Group] = []
+    numbers: dict[Group, int] = {}
+    nodes: list[Node] = []
+    for name, file in sorted(files.items()):
+        rel = Path(os.path.relpath(file, root)).as_posix()
+        folder = os.path.dirname(rel)
+        group = Group(f"{folder}/" if folder else "./", "folder")
+        if group not in numbers:
+            numbers[group] = len(groups)
+            groups.append(group)
+        nodes.append(Node(name, model.title(name) or name, rel, numbers[group]))
+    edges: list[GraphEdge] = []
+    for node in nodes:
+        facts = model.facts(node.id)
+        if facts is None:
+            continue
+        reached: list[str] = []
+        for link in facts.links:
+            if link.external:
+                continue
+            target = model.resolve(link, node.id).doc
+            if target is not None and target != node.id and target in files and target not in reached:
+                reached.append(target)
+        edges += [GraphEdge(node.id, target, BODY, None) for target in reached]
     return DocGraph(nodes, groups, edges)

@@ -26,6 +26,10 @@ HEAD_HALF = 4.5
 AGGREGATE_COLOUR = "#8c959f"
 
 
+#: The id prefix of a compact overview's cluster frames (the map's boxes link to them).
+GROUP_ANCHOR = "mdmark-graph-group-"
+
+
 @functools.lru_cache(maxsize=65536)
 def _n(value: float) -> str:
     text = f"{value:.1f}"
@@ -125,7 +129,7 @@ def _legend(drawing: Drawing, top: int, limit: int) -> tuple[list[str], int, int
         sample = (
             f'<path d="M0,0 L{LEGEND_SAMPLE},0" stroke="{AGGREGATE_COLOUR}" stroke-width="3" stroke-opacity="0.7"/>'
         )
-        label = "まとまりの間の関係（数字は件数）"
+        label = "まとまりの間の主な関係（数字は件数。押すとそのまとまりへ）"
         items.append((LEGEND_SAMPLE + 6 + text_width(label, FONT_SIZE - 1), sample + _legend_text(label)))
     else:
         used = {line.edge.kind for line in drawing.lines if line.edge is not None}
@@ -189,14 +193,17 @@ def to_svg(drawing: Drawing, title: str, href: Callable[[str], str | None]) -> s
         fill, stroke = colours(cluster.group)
         paint = f'fill="{fill}" fill-opacity="0.35" stroke="{stroke}" stroke-opacity="0.5"'
         font = f'font-size="{FONT_SIZE - 1}" font-weight="600" fill="{stroke}"'
-        parts.append(_frame(cluster, 8, paint, (12, 22), font))
+        frame = _frame(cluster, 8, paint, (12, 22), font)
+        # The compact map's boxes open their cluster (a link to its frame).
+        parts.append(frame.replace("<g>", f'<g id="{GROUP_ANCHOR}{cluster.group}">', 1) if drawing.compact else frame)
     # Light body edges first, so the index relations are drawn over them.
     lines = sorted(drawing.lines, key=lambda line: 0 if line.edge is None or line.edge.kind == BODY else 1)
     for line in lines:
         parts.append(_edge(line, titles) if line.edge is not None else _aggregate(line, names))
     for entry in drawing.groups_map:
         fill, stroke = colours(entry.group)
-        parts.append(_frame(entry, 6, f'fill="{fill}" stroke="{stroke}"', None, 'font-weight="600" fill="#1f2328"'))
+        box = _frame(entry, 6, f'fill="{fill}" stroke="{stroke}"', None, 'font-weight="600" fill="#1f2328"')
+        parts.append(f'<a href="#{GROUP_ANCHOR}{entry.group}" class="mdmark-graph-group">{box}</a>')
     if drawing.boxes:
         size = FONT_SIZE - 1 if drawing.compact else FONT_SIZE
         parts.append(f'<g {NODE_TEXT} font-size="{size}">')

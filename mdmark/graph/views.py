@@ -19,13 +19,13 @@ from mdmark.core.errors import MdmarkError
 from mdmark.util.files import display
 from mdmark.graph.dot import to_dot
 from mdmark.graph.layout import neighbourhood, overview
-from mdmark.graph.model import DocGraph, doc_graph
+from mdmark.graph.model import DocGraph, doc_graph, facts_graph
 from mdmark.graph.svg import to_svg
 from mdmark.html.page import NavEntry
 from mdmark.index.model import Index
 from mdmark.project.main import Project
 from mdmark.workspace.relations import build_graph
-from mdmark.util.sentences import close_choice, output_not_file, unknown_doc_id
+from mdmark.util.sentences import close_choice, close_note, output_not_file, unknown_doc_id
 from mdmark.util.text import quote_list
 
 FORMATS: tuple[str, ...] = ("svg", "dot", "json")
@@ -91,13 +91,32 @@ def _check_out(out: Path, shown: str, fmt: str) -> None:
         raise MdmarkError(output_not_file(shown))
 
 
+def load_any(project: Project) -> tuple[DocGraph, dict[str, Path]]:
+    """The project's graph and each document's file: the index's (:func:`load`), or without an
+    index the documents and their links from the facts (:func:`~mdmark.graph.model.facts_graph`)."""
+    if project.config.index is not None:
+        index, graph = load(project)
+        return graph, {d.id: index.doc_path(d) for d in index.docs}
+    layout = project.model_layout([])
+    model = project.model_from(layout, project.facts_for, {})
+    return facts_graph(model, layout.files, project.root), dict(layout.files)
+
+
 def graph_text(
-    start: Path, *, format: Any = None, doc: Any = None, out: str | None = None, config: str | None = None
+    start: Path,
+    *,
+    format: Any = None,
+    doc: Any = None,
+    out: str | None = None,
+    config: str | None = None,
+    confined: bool = True,
 ) -> dict[str, Any]:
-    """The relation graph of the index (or of ``doc``'s neighbourhood) as SVG, DOT or JSON.
+    """The relation graph of the index (or of ``doc``'s neighbourhood) as SVG, DOT or JSON; without
+    an index, the documents and their links.
 
     Returns ``{"text", "out"}``; with ``out`` the text is written there (``out`` is then its
-    absolute path), else ``out`` is None.
+    absolute path), else ``out`` is None. ``confined``: ``out`` must lie in the starting or the
+    config folder (a tool's call); the CLI passes False, since the user named the path.
     """
     project = Project.open(start, config)
     target = project.resolve_arg(out).absolute() if out is not None else None
@@ -106,15 +125,21 @@ def graph_text(
         raise MdmarkError("doc は文書の ID の文字列で渡してください。")
     if target is not None:
         shown = display(target, project.start)
-        project.ensure_writable_target(target)
+        if confined:
+            project.ensure_writable_target(target)
         _check_out(target, shown, fmt)
-    index, graph = load(project)
+    graph, files = load_any(project)
     if doc is not None:
         if graph.node(doc) is None:
-            raise MdmarkError(unknown_doc_id("--doc", doc, [n.id for n in graph.nodes]))
+            ids = [n.id for n in graph.nodes]
+            if project.config.index is None:
+                near = close_note(doc, ids, "名前")
+                raise MdmarkError(
+                    f"--doc の `{doc}` は文書に無いので、文書の名前（拡張子を除いた source からのパス）{near or ' '}を渡してください。"
+                )
+            raise MdmarkError(unknown_doc_id("--doc", doc, ids))
         graph = graph.neighbourhood(doc)
     base = target.parent if target is not None else project.start
-    files = {d.id: index.doc_path(d) for d in index.docs}
 
     if fmt == "json":
         text = json.dumps(graph.as_json(), ensure_ascii=False, indent=2) + "\n"

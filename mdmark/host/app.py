@@ -178,6 +178,7 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
             extensions = overrides["extensions"]
             continue
         break
+    _set_up_theme(app)
     _fill_in(app, settings)
     _prepare(app)
     setattr(app.env, SPHINX_CONTEXT, True)
@@ -233,11 +234,69 @@ def _create_static_app(
             raise _conf_problem(conf, exc) from None
     _fill_in(app, settings)
     _prepare(app)
+    unknown = _stand_in_for_held(app, conf, plan.held, root if root is not None else project_root(conf.parent))
     info = _info_of(app, list(plan.missing))
     # What the held extensions (autodoc…) would define is unknown until the user trusts conf.py.
-    unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, app.extensions)}))
-    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified, static_problem=plan.problem)
+    # An extension an allowed one sets up itself (napoleon: autodoc) is held all the same.
+    running = [name for name in app.extensions if name not in plan.held]
+    # Extensions conf.py does not list as literals may be autodoc's: its names are unknown too.
+    unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, running), *(("py",) if unknown else ())}))
+    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified, held_suffixes=_held_suffixes(conf, plan.held), static_problem=plan.problem)
     return app, info
+
+
+def _held_suffixes(conf: Path, held: tuple[str, ...]) -> tuple[str, ...]:
+    """The suffixes of the documents only a held extension reads: myst-nb's notebooks and its
+    ``nb_custom_formats`` (a literal of conf.py: data, read, never run)."""
+    if "myst_nb" not in held:
+        return ()
+    from mdmark.host.static_conf import read_conf
+
+    formats = read_conf(conf).values.get("nb_custom_formats")
+    custom = [k for k in formats if isinstance(k, str) and k.startswith(".")] if isinstance(formats, dict) else []
+    return tuple(dict.fromkeys([".ipynb", *custom]))
+
+
+def _set_up_theme(app: Sphinx) -> None:
+    """The directives and roles of conf.py's HTML theme (sphinx-book-theme's ``margin``): mdmark
+    writes its own page (``html_theme`` is "basic" here), but Sphinx would set the theme up as an
+    extension, so its markup reads as in ``sphinx-build``. A theme that fails to set up is left out."""
+    from mdmark.host.held_markup import theme_module
+
+    raw: dict[str, Any] = getattr(app.config, "_raw_config", {})
+    module = theme_module(raw.get("html_theme"))
+    if module is None or module in app.extensions:
+        return
+    try:
+        app.setup_extension(module)
+    except Exception:  # noqa: S110 - the theme plays no part in reading beyond its markup
+        pass
+
+
+def _stand_in_for_held(app: Sphinx, conf: Path, held: tuple[str, ...], root: Path) -> bool:
+    """The directives and roles the held extensions (and conf.py's own ``setup()``) would add, as
+    opaque stand-ins (:mod:`mdmark.host.held_markup`): not a drift each, one count in the trust notice.
+    True when conf.py's extensions are not written as literals (any unknown name is a stand-in)."""
+    from mdmark.host import held_markup
+    from mdmark.host.static_conf import read_conf
+
+    static = read_conf(conf)
+    folders = []
+    for folder in (conf.parent, *static.sys_path):
+        try:
+            folder.resolve().relative_to(root.resolve())
+        except (ValueError, OSError, RuntimeError):
+            continue  # a local extension is found only inside the project
+        folders.append(folder)
+    # A theme's own directives (sphinx-book-theme's `margin`): its setup() is code too, held the same.
+    theme = held_markup.theme_module(static.values.get("html_theme"))
+    if theme is not None and theme not in app.extensions:
+        held = (*held, theme)
+    held_markup.install(app, held_markup.held_markup(conf, held, folders))
+    if static.extensions is None and static.problem is None:
+        held_markup.install_catch_all(app)  # which extensions conf.py loads is not written as literals
+        return True
+    return False
 
 
 def _static_value(name: str) -> bool:
@@ -261,6 +320,7 @@ def _info_of(app: Sphinx, dropped: list[tuple[str, str]]) -> ConfInfo:
         unverified=unverified_domains([name for name, _reason in dropped], app.extensions),
         sphinx=True,
         every_role=True,
+        language=str(cfg.language or "en"),
     )
 
 

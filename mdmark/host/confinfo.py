@@ -83,6 +83,11 @@ class ConfInfo:
     #: Whether :attr:`role_objtypes` holds every domain's roles, Sphinx's own too (made from an
     #: application): the process that answers then never imports Sphinx's domains to look one up.
     every_role: bool = False
+    #: Suffixes of documents only a held extension reads (myst-nb's ``.ipynb`` and ``nb_custom_formats``):
+    #: they exist for Sphinx, but mdmark reads them only once conf.py is trusted.
+    held_suffixes: tuple[str, ...] = ()
+    #: conf.py's ``language`` (Sphinx's default, English, when it sets none): the page's fixed labels.
+    language: str = "en"
 
     def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
         """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
@@ -115,6 +120,8 @@ class ConfInfo:
             unverified=tuple(str(d) for d in data.get("unverified", ())),
             sphinx=bool(data.get("sphinx", False)),
             every_role=bool(data.get("every_role", False)),
+            held_suffixes=tuple(str(x) for x in data.get("held_suffixes", ())),
+            language=str(data.get("language") or "en"),
         )
 
     def suppressed(self, type_: str) -> bool:
@@ -163,7 +170,14 @@ CODE_DOCUMENTING: dict[str, tuple[str, ...]] = {
     "sphinx_click.ext": ("std",),
     "sphinxcontrib.autoprogram": ("std",),
     "sphinxarg.ext": ("std",),
+    # The inventories of other projects (Python's own: ``str``, ``logging.Logger``) name py objects.
+    "sphinx.ext.intersphinx": ("py",),
 }
+
+
+#: Extensions that put documents into the toctrees themselves (a blog's posts, a ``_toc.yml``):
+#: while they are held, whether a document is in a toctree is not known.
+TOC_PLACING: frozenset[str] = frozenset({"ablog", "sphinx_external_toc", "autoapi", "autoapi.extension"})
 
 
 def unverified_domains(named: Iterable[str], loaded: Iterable[str]) -> tuple[str, ...]:
@@ -208,6 +222,20 @@ def other_documents(srcdir: Path, info: ConfInfo) -> dict[str, str]:
         rel = path.relative_to(srcdir).as_posix()
         if not excluded(rel):
             found.setdefault(next(rel.removesuffix(s) for s in others if rel.endswith(s)), rel)
+    return found
+
+
+def held_documents(srcdir: Path, info: ConfInfo) -> dict[str, str]:
+    """The documents of :attr:`ConfInfo.held_suffixes` (docname → path relative to ``srcdir``):
+    Sphinx reads them through an extension held until trust, so mdmark knows they are there, not what they hold."""
+    if not info.held_suffixes:
+        return {}
+    excluded = _matcher(info.exclude_patterns)
+    found: dict[str, str] = {}
+    for path in match_files(srcdir, tuple(f"**/*{s}" for s in info.held_suffixes), ()):
+        rel = path.relative_to(srcdir).as_posix()
+        if not excluded(rel):
+            found.setdefault(next(rel.removesuffix(s) for s in info.held_suffixes if rel.endswith(s)), rel)
     return found
 
 

@@ -38,7 +38,7 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -222,28 +222,46 @@ def static_plan(conf: Path, root: Path, static: StaticConf | None = None) -> Sta
     return StaticPlan(values, tuple(dict.fromkeys(loaded)), tuple(dict.fromkeys(held)), tuple(missing), static.problem)
 
 
-def trust_command(config_path: Path | None) -> str:
-    return "mdmark trust" + (f" --config {shlex.quote(str(config_path))}" if config_path is not None else "")
+def trust_config_name(config_path: Path | None) -> str | None:
+    """The config's file name when ``mdmark trust`` would not find it by itself (not the default
+    name); None: plain ``mdmark trust`` from the project. Never a machine's absolute path: the
+    sentence is read in editors, CI logs and MCP answers."""
+    from mdmark.config.main import CONFIG_NAME
+
+    return config_path.name if config_path is not None and config_path.name != CONFIG_NAME else None
 
 
 def untrusted_sentence(
-    conf_shown: str, config_path: Path | None, held: tuple[str, ...], conf: Path | None = None
+    conf_shown: str,
+    config_name: str | None,
+    held: tuple[str, ...],
+    unchecked: Mapping[str, int] | None = None,
+    conf: Path | None = None,
 ) -> str:
     """The one sentence an untrusted conf.py gets (a ``config_value`` drift at ``sphinx.conf``, and
-    the same warning in build and export). With ``conf``: when the user trusted it and it changed
+    the same warning in build and export).
+
+    ``config_name``: see :func:`trust_config_name` (said as ``--config NAME`` from the config's
+    folder). ``unchecked``: the blocks and roles of each held extension left unchecked (extension →
+    count, :mod:`mdmark.host.held_markup`). With ``conf``: when the user trusted it and it changed
     since, the sentence says the trust lapsed and what changed, not that it was never trusted."""
     what = f" と拡張 {'・'.join(f'`{h}`' for h in held)} " if held else " "
-    command = trust_command(config_path)
+    command = "mdmark trust" + (f" --config {shlex.quote(config_name)}" if config_name is not None else "")
+    where = "設定のフォルダで" if config_name is not None else ""
+    left = ""
+    if unchecked:
+        counts = "・".join(f"`{name}` の {count} 箇所" for name, count in sorted(unchecked.items()))
+        left = f"（それらのディレクティブとロールの {sum(unchecked.values())} 箇所、{counts}は確かめずに残した）"
     state = trust_state(conf) if conf is not None else None
     if state is not None and state.state == "lapsed":
         return (
             f"conf.py `{conf_shown}` は信頼した後に{_changed_words(state.changed)} が変わったので信頼が外れ、"
-            f"conf.py{what}を動かさずに書かれた設定だけを読んだため、変わったところを確かめて動かしてよければ "
-            f"`{command}` でもう一度信頼してください。"
+            f"conf.py{what}を動かさずに書かれた設定だけを読んだため{left}、変わったところを確かめて動かしてよければ"
+            f"{where} `{command}` でもう一度信頼してください。"
         )
     return (
-        f"conf.py `{conf_shown}` をまだ信頼していないので、conf.py{what}を動かさずに書かれた設定だけを読んだため、"
-        f"中身を確かめて動かしてよければ `{command}` で信頼してください。"
+        f"conf.py `{conf_shown}` をまだ信頼していないので、conf.py{what}を動かさずに書かれた設定だけを読んだため{left}、"
+        f"中身を確かめて動かしてよければ{where} `{command}` で信頼してください。"
     )
 
 

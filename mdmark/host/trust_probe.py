@@ -34,27 +34,23 @@ class _ImportRecorder:
         return None
 
 
-def _confined(config_path: Path, conf: Path, work: str) -> bool:
-    """Confine this process as a trusted project's workers are (:meth:`Pipeline.worker_confinement
-    <mdmark.pipeline.pipeline.Pipeline.worker_confinement>`): conf.py may read the project, Python
-    and the system, and write the project and ``work`` — not ``~/.ssh``, not outside. True when
-    confined or where the kernel has no Landlock (today's door); False when the kernel refused."""
-    from mdmark.host.confine import project_root
+def _confine(config_root: Path, conf: Path, work: str) -> None:
+    """Run conf.py under the confinement of a trusted project's workers (:mod:`mdmark.util.landlock`):
+    it may read and write inside the project, as ``sphinx-build`` lets it, and nothing of the
+    user's outside it. Where the kernel has no Landlock, as the workers do, it runs unconfined."""
     from mdmark.util import landlock
     from mdmark.util.conflock import ensure_lock
+    from mdmark.util.roots import project_root
 
     version = landlock.abi()
-    if version < 1:
-        return True
-    config_root = config_path.parent.resolve()
-    project = tuple(dict.fromkeys(str(p) for p in (project_root(config_root), config_root, conf.resolve().parent)))
+    if version <= 0:
+        return
+    places = tuple(dict.fromkeys(str(p) for p in (project_root(conf.parent.resolve()), config_root.resolve(), conf.parent.resolve())))
+    # The lock that orders conf.py's runs is the workers' too (mdmark.util.conflock).
     lock = ensure_lock(conf)
-    write = (*project, *((str(lock),) if lock is not None else ()))
-    try:
-        landlock.enter(landlock.Confinement(read=project, write=write, trusted=True), work, version)
-    except OSError:
-        return False
-    return True
+    write = (*places, *((str(lock),) if lock is not None else ()))
+    # Raises OSError when the kernel refuses: conf.py then does not run unconfined.
+    landlock.enter(landlock.Confinement(read=places, write=write, trusted=True), work, version)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -71,8 +67,10 @@ def main(argv: Sequence[str]) -> int:
         conf = config.sphinx_conf
         if conf is not None:
             with tempfile.TemporaryDirectory(prefix="mdmark-trust-") as work:
-                if not _confined(config_path, conf, work):
-                    return 3  # never run conf.py unconfined where it should be confined: nothing printed
+                try:
+                    _confine(config.root, conf, work)
+                except OSError:
+                    return 3  # no list: the parent says conf.py could not be run to learn its imports
                 create_app(conf.parent, config.markdown, conf, Path(work), trusted=True)
     except BaseException:  # noqa: BLE001 — conf.py failing is the check's to say; what loaded still counts
         pass

@@ -99,6 +99,10 @@ class _Links:
         The reference's own problems are :func:`mdmark.references.main.document_problems`' (check's sentences).
         """
         resolved = self.model.resolve(link, self.docname)
+        if resolved.problem is not None and link.role == "local":
+            # An in-page name that is not there (rST's `` `text <#name>`__ ``): text, as any
+            # reference that lands nowhere, not a link to the top of the document.
+            return None, resolved.text, None
         href, extra = self.href(resolved, link.target)
         if href is None and extra is None and resolved.problem is None and not resolved.silent:
             # Lands nowhere, and check has nothing to say (Sphinx is silent there too): the page
@@ -134,7 +138,7 @@ class _Links:
                 rows.append(f'<li class="{level}"><a class="reference external" href="{htmllib.escape(entry.target)}">{title}</a></li>')
                 continue
             if entry.kind == "self":
-                own_title = htmllib.escape(entry.title or self.model.title(docname) or docname)
+                own_title = htmllib.escape(entry.title or self.model.title(docname) or untitled_name(docname))
                 own_href = htmllib.escape(self.doc_href(docname, None) or "#")
                 rows.append(f'<li class="{level}"><a class="reference internal" href="{own_href}">{own_title}</a></li>')
                 continue
@@ -144,7 +148,7 @@ class _Links:
             facts = self.model.facts(child)
             number += 1
             self._rows_left -= 1
-            label = entry.title or (facts.title if facts is not None else None) or child
+            label = entry.title or (facts.title if facts is not None else None) or untitled_name(child)
             numbers = (*prefix, number)
             first = facts.headings[0] if facts is not None and facts.headings and not entry.title else None
             shown = self.title_html(child, first, label)
@@ -185,6 +189,12 @@ class _Links:
         )
         inner = f"<ul>{''.join(rows)}</ul>" if rows else ""
         return inner + nested
+
+
+def untitled_name(docname: str) -> str:
+    """What the navigation and toctrees show for a document without a title: its file's name
+    (``guide/setup`` → ``setup``), where Sphinx shows ``<no title>``."""
+    return posixpath.basename(docname) or docname
 
 
 def unlinked_message(link: Link, resolved: Resolved) -> str:

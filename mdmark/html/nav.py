@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mdmark.html.links import doc_id
+from mdmark.html.links import doc_id, untitled_name
 from mdmark.html.page import NavEntry
 from mdmark.html.render import TEXT_MARK_OPEN
 from mdmark.html.rawhtml import sanitize
@@ -130,7 +130,7 @@ class _Builder:
         markup = None
         if title is None and doc is not None and facts is not None and facts.headings and own == facts.title:
             markup = _markup(doc, facts.headings[0])
-        entry = NavEntry(title or own or docname, self.href(docname), html=markup)
+        entry = NavEntry(title or own or untitled_name(docname), self.href(docname), html=markup)
         if doc is not None:
             entry.doc = doc_id(docname)
             self.placed.add(docname)
@@ -177,7 +177,7 @@ class _Builder:
             if item.kind == "url":
                 out.append(NavEntry(item.title or item.target, item.target))
             elif item.kind == "self":
-                out.append(NavEntry(item.title or self.model.title(docname) or docname, self.href(docname)))
+                out.append(NavEntry(item.title or self.model.title(docname) or untitled_name(docname), self.href(docname)))
             elif item.kind == "doc" and item.target not in ancestors:
                 # An entry back to a document above it is a cycle: Sphinx ignores it (and warns,
                 # as check does: ``toc.circular``).

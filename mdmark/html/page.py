@@ -12,6 +12,7 @@ import base64
 import functools
 import hashlib
 import importlib.resources
+import re
 import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -35,6 +36,9 @@ CSP = (
     "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; media-src data:; "
     "base-uri 'none'; form-action 'none'"
 )
+
+
+_SCRIPT_END = re.compile(r"</?script", re.IGNORECASE)
 
 
 def script_hash(text: str) -> str:
@@ -82,6 +86,27 @@ def nav_markup(nav: list[NavEntry]) -> str:
     """The built page's navigation entries as ``templates/nav.html`` writes them (what
     :func:`page_chunks` places in the page; a rebuild keeps it while the entries are the same)."""
     return template("nav.html").render(nav=nav)
+
+
+#: The mermaid bundled in ``templates/mermaid.min.js``: npm's ``mermaid`` at this version,
+#: ``dist/mermaid.min.js`` as published (MIT, its licence in ``templates/mermaid.LICENSE.txt``).
+MERMAID_VERSION = "12.3.0"
+
+#: What a rendered mermaid diagram starts with in a fragment (:mod:`mdmark.html.render`).
+MERMAID_MARK = '<pre class="mermaid">'
+
+
+def mermaid_scripts(sections: Iterable[str]) -> list[str]:
+    """The scripts that draw the page's mermaid diagrams (the bundled mermaid and its start), when
+    one of ``sections`` holds one; none otherwise (a page without diagrams carries none of it)."""
+    if not any(MERMAID_MARK in text for text in sections):
+        return []
+    return list(_mermaid())
+
+
+@functools.cache
+def _mermaid() -> tuple[str, str]:
+    return _resource("mermaid.min.js"), _resource("mermaid-init.js")
 
 
 @functools.cache
@@ -179,9 +204,10 @@ def page_chunks(
     from markupsafe import Markup
 
     scripts = list(scripts or [])
-    if any("</" in text for text in scripts):
+    # What ends a <script> element early (or, after ``<!--``, keeps it open): HTML's own rule.
+    if any(_SCRIPT_END.search(text) for text in scripts):
         raise MdmarkError(
-            "ページに埋め込むスクリプトに `</` があり <script> の中に置けないので、`<\\/` と書き換えてください。"
+            "ページに埋め込むスクリプトに `</script` か `<script` があり <script> の中に置けないので、`<\\/script` のように書き換えてください。"
         )
     pieces = [body] if isinstance(body, str) else body
     # The template places a marker where the body goes; the body's pieces replace it on the way

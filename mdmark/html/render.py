@@ -36,6 +36,7 @@ from mdmark.core.facts import DocFacts, Link
 from mdmark.util import door
 from mdmark.pipeline.pipeline import Pipeline, docname_of
 from mdmark.html.rawhtml import dropped_message, handler_message, sanitize
+from mdmark.util.tex import ams_inside, tex_problem
 from mdmark.host.session import SPHINX_LOCK
 from mdmark.host.accessors import prepare_writing, reading_as
 from mdmark.pipeline.workers import in_worker
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "13"
+RENDER_VERSION = "14"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -107,108 +108,11 @@ class Fragment:
 
 
 
-#: Admonition titles by page language (Sphinx's own Japanese catalogue wording).
-ADMONITION_LABELS: dict[str, dict[str, str]] = {
-    "ja": {
-        "attention": "注意",
-        "caution": "注意",
-        "danger": "危険",
-        "error": "エラー",
-        "hint": "ヒント",
-        "important": "重要",
-        "note": "注釈",
-        "seealso": "参考",
-        "tip": "ちなみに",
-        "todo": "課題",
-        "warning": "警告",
-    }
-}
-
-
 def label_language(lang: str) -> str:
-    """The key of :data:`ADMONITION_LABELS` for an ``html.lang`` value ("" when English)."""
-    base = lang.split("-", 1)[0].lower()
-    return base if base in ADMONITION_LABELS else ""
+    """What of a page language its fixed labels depend on (:func:`~mdmark.html.labels.catalog_language`)."""
+    from mdmark.html.labels import catalog_language
 
-
-# -- math ------------------------------------------------------------------------------------------
-
-#: Commands whose arguments (in braces) must follow; TeX that ends before them is cut short.
-_ARGUMENTS = {"frac": 2, "dfrac": 2, "tfrac": 2, "binom": 2, "sqrt": 1, "overline": 1, "underline": 1,
-              "hat": 1, "bar": 1, "vec": 1, "tilde": 1, "dot": 1, "mathrm": 1, "mathbf": 1, "text": 1}
-_COMMAND = re.compile(r"\\([A-Za-z]+)\s*$")
-
-
-def tex_problem(tex: str) -> str | None:
-    """Why the TeX of a math node cannot be what its writer meant (None when it looks whole).
-
-    docutils' converter accepts TeX cut short (``\\frac{1}{`` becomes 1 over nothing): unbalanced
-    braces, ``\\begin``/``\\end`` and ``\\left``/``\\right`` that do not pair, and a command whose
-    arguments are missing at the end are caught here, so the page never shows a silent wrong formula.
-    """
-    plain = re.sub(r"\\[{}\\]", "", tex)
-    depth = 0
-    for char in plain:
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth < 0:
-                return "閉じる } が開く { より先にある"
-    if depth > 0:
-        return f"{{ が {depth} つ閉じていない"
-    begins = re.findall(r"\\begin\{([^}]*)\}", tex)
-    ends = re.findall(r"\\end\{([^}]*)\}", tex)
-    if sorted(begins) != sorted(ends):
-        return "\\begin と \\end の組が合わない"
-    if len(re.findall(r"\\left\b", tex)) != len(re.findall(r"\\right\b", tex)):
-        return "\\left と \\right の数が合わない"
-    trailing = _COMMAND.search(tex.strip())
-    if trailing and trailing.group(1) in _ARGUMENTS:
-        return f"\\{trailing.group(1)} の引数が無い"
-    for found in re.finditer(r"\\([A-Za-z]+)", tex):
-        count = _ARGUMENTS.get(found.group(1))
-        if count is not None and _arguments_after(tex, found.end()) < count:
-            return f"\\{found.group(1)} の引数が {count} つそろっていない"
-    return None
-
-
-def _arguments_after(tex: str, at: int) -> int:
-    """How many arguments (a braced group, a command or one character) follow ``at``, up to 2,
-    after an optional ``[…]``."""
-    count, i = 0, at
-    while count < 2:
-        while i < len(tex) and tex[i].isspace():
-            i += 1
-        if i < len(tex) and tex[i] == "[" and count == 0:
-            close = tex.find("]", i)
-            if close < 0:
-                return count
-            i = close + 1
-            continue
-        if i >= len(tex) or tex[i] in "}&":
-            return count
-        if tex[i] == "{":
-            depth = 0
-            while i < len(tex):
-                depth += {"{": 1, "}": -1}.get(tex[i], 0)
-                i += 1
-                if depth == 0:
-                    break
-        elif tex[i] == "\\":
-            match = re.match(r"\\(?:[A-Za-z]+|.)", tex[i:])
-            i += len(match.group(0)) if match else 1
-        else:
-            i += 1
-        count += 1
-    return count
-
-
-def math_message(tex: str, problem: str) -> str:
-    """The one sentence for math that cannot be drawn as written."""
-    shown = " ".join(tex.split())
-    shown = shown if len(shown) <= 60 else shown[:59] + "…"
-    return f"数式 `{shown}` を読めない（{problem}）ので、TeX の書き方を直してください。"
+    return catalog_language(lang)
 
 
 # -- the translator ------------------------------------------------------------------------------
@@ -225,21 +129,21 @@ def _translator_over(base: Any) -> type[Any]:
     from docutils import nodes
 
     class MdmarkTranslator(base):  # type: ignore[misc]
+        #: The page's language (its fixed labels); set by :func:`_render`.
+        mdmark_lang = ""
+
         def _mathml(self, node: nodes.Element, block: bool) -> None:
             from docutils.utils.math.latex2mathml import tex2mathml
 
             tex = node.astext()
-            problem = tex_problem(tex)
             markup = None
-            if problem is None:
+            # A formula that cannot be drawn is shown as its TeX; the document's facts say why
+            # (mdmark.pipeline.extract.math_warnings: check's drift, the same sentence here).
+            if tex_problem(tex) is None:
                 try:
-                    markup = tex2mathml(tex, as_block=block)
+                    markup = tex2mathml(ams_inside(tex) if block else tex, as_block=block)
                 except Exception:  # latex2mathml raises SyntaxError and friends on TeX it does not know
-                    problem = "MathML にできない"
-            if problem is not None:
-                notes = getattr(self, "mdmark_notes", None)
-                if notes is not None:
-                    notes.append(Note(getattr(node, "line", None), math_message(tex, problem)))
+                    markup = None
             if block:
                 self.body.append(self.starttag(node, "div", CLASS="math mdmark-math"))
                 if node.get("number"):
@@ -254,11 +158,13 @@ def _translator_over(base: Any) -> type[Any]:
             raise nodes.SkipNode
 
         def visit_admonition(self, node: nodes.Element, name: str = "") -> None:
-            label = ADMONITION_LABELS.get(getattr(self, "mdmark_lang", ""), {}).get(name)
-            if label is None:
+            from mdmark.html.labels import ADMONITIONS, translated
+
+            message = ADMONITIONS.get(name)
+            if message is None:
                 super().visit_admonition(node, name)
                 return
-            # Sphinx reads documents in English; the page's language names the admonitions.
+            # The application reads in its own language; the page's language names the admonitions.
             attributes = {}
             tag_name = "div"
             if collapsible := node.get("collapsible"):
@@ -267,7 +173,13 @@ def _translator_over(base: Any) -> type[Any]:
                     attributes["open"] = "open"
             self.body.append(self.starttag(node, tag_name, CLASS=f"admonition {name}", **attributes))
             self.context.append(f"</{tag_name}>\n")
-            node.insert(0, nodes.title(name, label))
+            node.insert(0, nodes.title(name, translated(self.mdmark_lang, message)))
+
+        def add_permalink_ref(self, node: nodes.Element, title: str) -> None:
+            from mdmark.html.labels import translated
+
+            # ``title`` is the English message id when the application reads in English.
+            super().add_permalink_ref(node, translated(self.mdmark_lang, str(title)))
 
         def visit_math(self, node: nodes.Element, math_env: str = "") -> None:
             self._mathml(node, block=False)
@@ -331,11 +243,24 @@ def _image_size(data: bytes) -> tuple[int, int] | None:
     return int(width), int(height)
 
 
+def _in_table_cell(node: nodes.Node) -> bool:
+    from docutils import nodes
+
+    probe = node.parent
+    while probe is not None:
+        if isinstance(probe, nodes.entry):
+            return True
+        probe = probe.parent
+    return False
+
+
 class _Pass:
     """Takes references, images, icons and raw HTML out of Sphinx's hands (see the module docstring)."""
 
-    def __init__(self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path) -> None:
-        from mdmark.pipeline.extract import LineCounter
+    def __init__(
+        self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path, env: Any = None, lang: str = ""
+    ) -> None:
+        from mdmark.pipeline.extract import LineCounter, source_paths
 
         self.tree = tree
         self.docname = docname
@@ -347,8 +272,15 @@ class _Pass:
         self.toctrees = 0
         self.notes: list[Note] = []
         self.deps: dict[str, Stamp] = {}
+        self.source_of = source_paths(env)
+        self.lang = lang
 
     def line(self, node: nodes.Node) -> int:
+        own = getattr(node, "line", None)
+        if own and _in_table_cell(node):
+            # MyST gives a cell's paragraph the line of another row, its inline nodes their own
+            # row's: each row's image or link is said at its own line, not the table's first.
+            return int(own)
         return int(self.lines.line(node))
 
     def note(self, node: nodes.Node | None, message: str) -> None:
@@ -415,6 +347,36 @@ class _Pass:
                 node.parent.remove(node)
             elif isinstance(node, nodes.raw) and "html" in str(node.get("format", "")).split():
                 self._raw(node)
+            elif name == "versionmodified":
+                self._version_label(node)
+            elif name == "mermaid" and "code" in node:
+                # sphinxcontrib-mermaid's diagram: its source, drawn in the page by the bundled
+                # mermaid (mdmark.html.page.mermaid_scripts), never by a script from the network.
+                import html as htmllib
+
+                from mdmark.html.page import MERMAID_MARK
+
+                markup = f"{MERMAID_MARK}{htmllib.escape(str(node['code']))}</pre>\n"
+                node.replace_self(nodes.raw("", markup, format="html"))
+
+    def _version_label(self, node: nodes.Element) -> None:
+        """The label of ``versionadded`` and friends in the page's language (Sphinx wrote it in the
+        language the application reads in)."""
+        from docutils import nodes
+
+        from mdmark.html.labels import VERSION_CHANGES, translated
+
+        message = VERSION_CHANGES.get(str(node.get("type", "")))
+        label = next((n for n in node.findall(nodes.inline) if "versionmodified" in n.get("classes", ())), None)
+        if message is None or label is None or len(label.children) != 1 or not isinstance(label[0], nodes.Text):
+            return
+        ending = ": " if label.astext().endswith(": ") else "."
+        try:
+            text = translated(self.lang, message) % node.get("version", "")
+        except (TypeError, ValueError):  # a catalog entry without its %s: Sphinx's own words stay
+            return
+        label.children = []
+        label.append(nodes.Text(text + ending))
 
     def _raw(self, node: nodes.Element) -> None:
         from docutils import nodes
@@ -453,7 +415,7 @@ class _Pass:
 
         from mdmark.pipeline.extract import classify, reference_line
 
-        link = classify(node, self.docname, reference_line(node, self.lines))
+        link = classify(node, self.docname, reference_line(node, self.lines), source_of=self.source_of)
         if link is None:
             return
         if link.role == "eq":
@@ -471,10 +433,10 @@ class _Pass:
         uri = str(node["refuri"])
         if not uri or uri.startswith(XREF_PREFIX) or _SCHEME.match(uri) or uri.startswith("//"):
             return
-        if uri.startswith("#") and not node.get("id_link"):
+        if "external" in node.get("classes", ()) and not uri.startswith("#"):
             return
-        if "external" in node.get("classes", ()):
-            return
+        # An in-page ``#name`` too (rST's `` `text <#name>`__ ``): the resolver says whether the
+        # name is there, so a link to nothing is text, never a dead href.
         self._xref(node)
 
     def _image(self, node: nodes.Element) -> None:
@@ -528,9 +490,9 @@ class _Pass:
 
         stand_in = nodes.inline("", text, classes=["mdmark-missing-image"])
         parent = node.parent
-        if isinstance(parent, nodes.reference) and len(parent.children) == 1:
-            parent.replace_self(stand_in)
-        elif isinstance(parent, nodes.TextElement) or isinstance(parent, nodes.Inline):
+        # A link around the image (a badge, a launch button, an avatar) keeps its <a>, as Sphinx
+        # shows it: only the picture is left out.
+        if isinstance(parent, nodes.TextElement) or isinstance(parent, nodes.Inline):
             node.replace_self(stand_in)
         else:
             node.replace_self(nodes.paragraph("", "", stand_in))
@@ -597,7 +559,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
         with pipeline.collect_warnings() as sphinx_warnings, project_output():
             app = pipeline.app
             prepare_writing(app)
-            work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root)
+            work = _Pass(tree, docname, pipeline.srcdir, source, pipeline.project_root, app.env, lang)
             work.run()
             _post_transforms(app, tree, docname)
             builder: Any = app.builder
@@ -609,7 +571,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
             builder.dlpath = "_downloads"
             translator = _create_translator(app, tree)
             translator.mdmark_notes = work.notes
-            translator.mdmark_lang = label_language(lang)
+            translator.mdmark_lang = lang
             tree.walkabout(translator)
             html = "".join(translator.fragment)
     from mdmark.host.warnings_ja import warning_sentence

@@ -71,6 +71,7 @@ def run_check(root: Path, texts: dict[Path, str], previous: Navigator | None = N
     ``previous``: the last navigator, whose reading of unchanged documents is kept."""
     from mdmark.check.collect import check_texts
     from mdmark.queries.navigation.navigator import Navigator
+    from mdmark.queries.navigation.places import drift_span
 
     try:
         ctx, found = check_texts(root, texts)
@@ -82,7 +83,7 @@ def run_check(root: Path, texts: dict[Path, str], previous: Navigator | None = N
     drifts: dict[Path, Drifts] = {}
     for drift in found:
         path = (root / drift.file).resolve()
-        drifts.setdefault(path, []).append((drift, _span_of(navigator, path, drift)))
+        drifts.setdefault(path, []).append((drift, drift_span(navigator, path, drift)))
     return Checked(navigator, drifts)
 
 
@@ -92,6 +93,7 @@ def run_document(navigator: Navigator, path: Path, texts: dict[Path, str]) -> Qu
     did not cover the document or it is gone (the project lane must run)."""
     from mdmark.check.collect import check_document
     from mdmark.queries.navigation.navigator import Navigator
+    from mdmark.queries.navigation.places import drift_span
 
     if path not in texts and not path.is_file():
         return None  # closed and gone from disk: the project check clears what it showed
@@ -105,26 +107,7 @@ def run_document(navigator: Navigator, path: Path, texts: dict[Path, str]) -> Qu
     updated = Navigator(ctx, texts).keep_from(navigator, path, landings=same)
     file = next(d.file for d in ctx.documents if d.path == path)
     own = [d for d in drifts if d.file == file]
-    return Quick([(drift, _span_of(updated, path, drift)) for drift in own], updated, not same or len(own) != len(drifts))
-
-
-def _span_of(navigator: Navigator, path: Path, drift: Diagnostic) -> Span | None:
-    import re
-
-    from mdmark.queries.navigation.navigator import Span
-
-    if drift.line is None:
-        return None
-    if navigator.is_index(path):
-        return navigator.index_span(drift.where) if drift.where else Span(path, drift.line)
-    quoted = re.findall(r"`([^`]+)`", drift.message)
-    for hint in quoted[:2]:
-        span = navigator.reference_span(path, drift.line, hint)
-        if span is not None:
-            return span
-    lines = navigator.lines(path)
-    text = lines[drift.line - 1] if 0 < drift.line <= len(lines) else ""
-    return Span(path, drift.line, len(text) - len(text.lstrip()), len(text))
+    return Quick([(drift, drift_span(updated, path, drift)) for drift in own], updated, not same or len(own) != len(drifts))
 
 
 def to_lsp(server: MdmarkServer, drift: Diagnostic, span: Span | None, navigator: Navigator | None) -> types.Diagnostic:

@@ -8,10 +8,12 @@ exact lines come from counting the soft line breaks in the text before each node
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
 import re
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -224,12 +226,32 @@ def _resolve(docdir: str, path: str) -> str:
     return posixpath.normpath(posixpath.join(docdir, path)) if docdir else posixpath.normpath(path)
 
 
-def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str, str] | None = None) -> Link | None:
+def source_paths(env: Any) -> Callable[[str], str]:
+    """A document's source file relative to the source folder, by docname, as Sphinx found it
+    (``index.rst`` in a project of ``.rst`` and ``.md``); ``{docname}.md`` for one it did not find."""
+
+    def source_of(target: str) -> str:
+        if env is not None and target in env.found_docs:
+            return str(env.doc2path(target, False)).replace(os.sep, "/")
+        return f"{target}.md"
+
+    return source_of
+
+
+def classify(
+    node: nodes.Element,
+    docname: str,
+    line: int,
+    slug_of_id: dict[str, str] | None = None,
+    source_of: Callable[[str], str] | None = None,
+) -> Link | None:
     """What a reference node of a doctree (before post-transforms) refers to, as a :class:`Link`.
 
     The one place that decides the kind of a reference: check (through the facts), export and
     build (through :mod:`mdmark.html.render`) all see references through it. None for nodes that
     are not references (or in-page references already resolved to nothing to check).
+    ``source_of``: :func:`source_paths` (a link to a document names its file with the file's own
+    suffix, ``.rst`` or ``.md``).
     """
     docdir = posixpath.dirname(docname)
     name = type(node).__name__
@@ -242,7 +264,7 @@ def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str,
         if reftype == "myst":
             if domain == "doc":
                 anchor = node.get("reftargetid") or None
-                path = target + ".md"
+                path = source_of(target) if source_of is not None else f"{target}.md"
                 written = posixpath.relpath(path, docdir or ".") + (f"#{anchor}" if anchor else "")
                 return Link(written, path, anchor, line, text, role="myst-doc", doc=target, explicit=explicit)
             local = node.get("reflocalid") or None
@@ -255,6 +277,8 @@ def classify(node: nodes.Element, docname: str, line: int, slug_of_id: dict[str,
             return Link(target, file_path, anchor, line, text, role="myst", explicit=explicit, local_id=local)
         # std roles and {eq} (the math domain's) go by their name, other domains' as `py:class`.
         role = reftype if domain in (None, "", "std", "math") else f"{domain}:{reftype}"
+        if domain == "math":
+            role = "eq"  # {math:numref} is the math domain's, as {eq}: an equation's label, not {numref}'s
         if reftype == "doc" and domain == "std":
             # {doc} or a card with :link-type: doc — docnames without suffix, relative to the document.
             doc = _resolve(docdir, target)
@@ -303,6 +327,7 @@ def _links(
     counter: LineCounter,
     slugs: dict[str, Any] | None = None,
     elements: list[nodes.Element] | None = None,
+    source_of: Callable[[str], str] | None = None,
 ) -> Iterator[Link]:
     slug_of_id: dict[str, str] = {}
     for slug, value in (slugs or {}).items():
@@ -315,7 +340,7 @@ def _links(
     for node in _elements(doctree, elements):
         if not _is_reference(node):
             continue
-        link = classify(node, docname, reference_line(node, counter), slug_of_id)
+        link = classify(node, docname, reference_line(node, counter), slug_of_id, source_of)
         if link is not None:
             yield link
 
@@ -344,6 +369,47 @@ def _included(doctree: nodes.document, node: nodes.Node) -> bool:
     own = doctree.get("source")
     source = getattr(node, "source", None)
     return bool(own and source and source != own)
+
+
+#: What a build product may weigh to be embedded at reading (as the page embeds images).
+MAX_PRODUCT_BYTES = 20 * 1024 * 1024
+
+
+def embed_build_products(doctree: nodes.document, srcdir: Path, build_dir: Path, elements: list[nodes.Element] | None = None) -> None:
+    """Images an extension wrote into the application's own build folder while reading (myst-nb's
+    ``jupyter_execute/`` outputs of a notebook, glue) are build products, not the project's files:
+    embedded here as ``data:`` URIs, while the file exists, instead of being refused as "outside the
+    project root" later (the folder is a temporary one, gone once the worker ends)."""
+    import base64
+
+    from mdmark.util import door
+    from mdmark.util.imagekind import image_mime
+
+    try:
+        root = build_dir.resolve()
+    except OSError:
+        return
+    for node in _elements(doctree, elements):
+        if not isinstance(node, nodes.image):
+            continue
+        uri = str(node.get("uri") or "")
+        if not uri or _SCHEME.match(uri) or uri.startswith("//"):
+            continue
+        file = Path(os.path.normpath(srcdir / uri.lstrip("/")))
+        try:
+            file.resolve().relative_to(root)
+        except (ValueError, OSError, RuntimeError):
+            continue
+        try:
+            data = door.read(file, root, "画像", file.name, MAX_PRODUCT_BYTES)
+        except door.Refused:
+            continue
+        mime = image_mime(data)
+        if mime is None:
+            continue
+        node["uri"] = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        node["candidates"] = {"*": node["uri"]}
+        node.attributes.pop("original_uri", None)
 
 
 def _images(
@@ -528,7 +594,9 @@ def _targets(
         label = node.get("label")
         if label:
             number = node.get("number")
-            targets.append(Target("math", "eq", str(label), f"equation-{label}", str(number) if number else None))
+            # The id Sphinx gave the equation (``eqn:best`` → ``equation-eqn-best``): a link lands on it.
+            ident = str(node["ids"][0]) if node.get("ids") else f"equation-{label}"
+            targets.append(Target("math", "eq", str(label), ident, str(number) if number else None))
     # std objects other than labels, documents and terms (those are read above): envvar, confval,
     # program options, and what extensions add to the std domain.
     for (objtype, name), (owner, ident) in dict(getattr(std, "objects", {})).items():
@@ -571,14 +639,84 @@ def highlight_warnings(doctree: nodes.document, source: str, elements: list[node
 
     found: list[Warning] = []
     for node in _elements(doctree, elements):
-        if not isinstance(node, nodes.literal_block):
+        if isinstance(node, nodes.literal):
+            # Inline code with a language (``{l=…}`` of attrs_inline, the {code} role): Sphinx's
+            # HTML writer highlights it when the node has the "code" class, and warns the same way.
+            if "code" not in node.get("classes", ()):
+                continue
+        elif not isinstance(node, nodes.literal_block):
             continue
         lang = node.get("language")
-        if not lang or lang in _SPHINX_LEXERS or lang in lexer_classes:
+        if not lang or lang == "default":
             continue
-        if not _pygments_knows(str(lang)):
+        lang = str(lang)
+        if lang not in _SPHINX_LEXERS and lang not in lexer_classes and not _pygments_knows(lang):
             line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)  # Sphinx's location
             found.append(Warning(line, "misc.highlighting_failure", f"Pygments lexer name {lang!r} is not known"))
+            continue
+        # Sphinx lexes strictly first and warns when the code does not lex as its language
+        # (``PygmentsBridge.highlight_block``): `!jupyter -h` in a Python cell, say.
+        code = node.astext()
+        error = None if node.get("force") else _lexing_error(code, lang)
+        if error is not None:
+            line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)
+            found.append(
+                Warning(
+                    line,
+                    "misc.highlighting_failure",
+                    f'Lexing literal_block {code!r} as "{lang}" resulted in an error at token: {error!r}. Retrying in relaxed mode.',
+                )
+            )
+    return found
+
+
+def _lexing_error(code: str, lang: str) -> str | None:
+    """The first token Pygments cannot lex ``code`` as ``lang`` with (as Sphinx's ``get_lexer``
+    chooses the lexer), or None. A language an extension gave its own lexer is not asked."""
+    from pygments.token import Error
+    from pygments.util import ClassNotFound
+    from sphinx.highlighting import lexer_classes, lexers
+
+    if lang in ("py", "python", "py3", "python3"):
+        lang = "pycon" if code.startswith(">>>") else "python"
+    if lang == "pycon3":
+        lang = "pycon"
+    if lang in lexers or lang in ("none", "guess"):
+        return None
+    try:
+        if lang in lexer_classes:
+            lexer = lexer_classes[lang]()
+        else:
+            from pygments.lexers import get_lexer_by_name
+
+            lexer = get_lexer_by_name(lang)
+    except ClassNotFound:
+        return None
+    for token, value in lexer.get_tokens(code):
+        if token is Error:
+            return str(value)
+    return None
+
+
+#: The warning type of a formula that cannot be drawn (its message is check's sentence).
+MATH_WARNING = "mdmark.math"
+
+
+def math_warnings(doctree: nodes.document, source: str, elements: list[nodes.Element] | None = None) -> list[Warning]:
+    """A warning for each formula (``$…$``, ``$$…$$``, ``{math}``) that the page cannot draw as
+    written (:func:`mdmark.util.tex.math_problem`): said at reading, so check reports what export
+    and build would show as TeX."""
+    from mdmark.util.tex import math_message, math_problem
+
+    found: list[Warning] = []
+    for node in _elements(doctree, elements):
+        if not isinstance(node, (nodes.math, nodes.math_block)):
+            continue
+        tex = node.astext()
+        problem = math_problem(tex, isinstance(node, nodes.math_block))
+        if problem is not None:
+            line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)
+            found.append(Warning(line, MATH_WARNING, math_message(tex, problem)))
     return found
 
 
@@ -641,7 +779,7 @@ def extract(
         "title_line": first.line if first else None,
         "headings": headings,
         "anchors": anchors,
-        "links": list(_links(doctree, docname, counter, slugs, every)),
+        "links": list(_links(doctree, docname, counter, slugs, every, source_paths(env))),
         "images": list(_images(doctree, docname, counter, every)),
         "text": _text(doctree, counter),
         "metadata": clean_meta,

@@ -22,7 +22,6 @@ import json
 import os
 import pickle
 import posixpath
-import re
 import shutil
 import tempfile
 import threading
@@ -205,16 +204,18 @@ def _parse_with(
 ) -> tuple[DocFacts, bytes, nodes.document]:
     """The document's facts, its doctree pickled for the cache (``b""`` unless ``pickled``) and the
     doctree itself."""
-    from mdmark.pipeline.extract import elements_of, extract, highlight_warnings
+    from mdmark.pipeline.extract import elements_of, embed_build_products, extract, highlight_warnings, math_warnings
 
     docname = docname_of(relpath)
     doctree, warnings = app.read(docname, text)
     env = app.sphinx.env
     metadata = dict(env.metadata.get(docname, {}))
     elements = elements_of(doctree)
+    # The folder Sphinx builds in (``out``, ``doctrees``) and extensions write beside (``jupyter_execute``).
+    embed_build_products(doctree, Path(app.srcdir), Path(env.doctreedir).parent, elements)
     parts = extract(doctree, docname, metadata, text, env, app.info.source_suffixes, elements)
     # What Sphinx would say only while writing (an unknown code language), said at reading.
-    warnings = [*warnings, *highlight_warnings(doctree, text, elements)]
+    warnings = [*warnings, *highlight_warnings(doctree, text, elements), *math_warnings(doctree, text, elements)]
     # What the document pulled in ({include}, {literalinclude}, images): a change re-parses it.
     # Relative to the source folder, as the documents are: Sphinx records an {include}d file by its
     # absolute path, and "is this file included somewhere" (toc.not_included) asks by relative path.

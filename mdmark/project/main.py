@@ -172,7 +172,7 @@ class Project:
         """Which documents the reference model holds (docname → file), from paths alone: every
         document Sphinx would read plus ``paths``; with ``linked_from`` (not the whole project), only
         ``paths`` and the documents their facts there link to."""
-        from mdmark.host.confinfo import found_documents, other_documents
+        from mdmark.host.confinfo import found_documents, held_documents, other_documents
 
         srcdir = self.source_dir
         info = self.conf_info()
@@ -200,6 +200,8 @@ class Project:
         if linked_from is None:
             for name, rel in other_documents(srcdir, info).items():
                 files.setdefault(name, srcdir / rel)
+            for name, rel in held_documents(srcdir, info).items():
+                files.setdefault(name, srcdir / rel)  # there for Sphinx; read once conf.py is trusted
         return ModelLayout(srcdir, info, files, sphinx_docs)
 
     def model_from(
@@ -211,7 +213,8 @@ class Project:
 
         srcdir = layout.srcdir
         files = layout.files
-        todo = [f for f in files.values() if f not in known]
+        held = layout.info.held_suffixes
+        todo = [f for f in files.values() if f not in known and not (held and f.name.endswith(held))]
         if todo:
             known.update(zip(todo, facts_fn(todo), strict=True))
         by_name = {name: known.get(file) for name, file in files.items()}
@@ -228,6 +231,7 @@ class Project:
             srcdir=srcdir.as_posix(), is_dir=lambda rel: (srcdir / rel).is_dir(), sphinx_docs=layout.sphinx_docs,
         )  # fmt: skip
         model.known = by_name
+        model.index_terms = self._index_terms()
         # The last model made in this workspace (the preview's build and check, a server's calls)
         # gives its close-name hints when no document changed what they are made of: a hint over
         # every heading of a thousand documents is not looked for again after each save.
@@ -238,6 +242,17 @@ class Project:
             model.keep_hints(last, [name for name, facts in by_name.items() if facts is not before.get(name)])
         self.workspace.last_runs.put(memo, model)
         return model
+
+    def _index_terms(self) -> dict[str, str]:
+        """The index's terms and aliases by lower case, for ``{term}`` (none without a readable index:
+        check says why it cannot be read)."""
+        if self.config.index is None:
+            return {}
+        try:
+            index = self.index()
+        except MdmarkError:
+            return {}
+        return {name.lower(): name for term in index.terms for name in (term.term, *term.aliases)}
 
     def index(self) -> Index:
         """The index model (loaded once per Project); raises when the config has none or it is unreadable."""

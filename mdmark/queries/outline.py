@@ -238,9 +238,10 @@ def render_outline_markdown(result: dict[str, Any]) -> str:
     for doc in result["docs"]:
         if out:
             out.append("")
-        out.append(
-            f"{doc['path']}・ID {_cell(doc['id'])}・題 {_cell(doc['title'])}・{doc['lines']} 行・{doc['chars']} 文字"
-        )
+        # A document the index does not list has no ID: the line says so instead of `ID null`.
+        ident = f"ID {_cell(doc['id'])}" if doc["id"] is not None else "索引に無い"
+        title = f"題 {_cell(doc['title'])}" if doc["title"] is not None else "見出しが無い"
+        out.append(f"{doc['path']}・{ident}・{title}・{doc['lines']} 行・{doc['chars']} 文字")
         out.append("| レベル | 見出し | アンカー | 行 | 文字数 | 画像 |")
         out.append("| --- | --- | --- | --- | --- | --- |")
         for row in doc["headings"]:

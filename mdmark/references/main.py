@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from mdmark.host.confine import OUTSIDE_WARNING, REFUSED_WARNING
-from mdmark.core.facts import DocFacts, Label, Link, TocEntry, Toctree, Warning
+from mdmark.host.confinfo import TOC_PLACING
+from mdmark.core.facts import UNCHECKED_WARNING, DocFacts, Label, Link, TocEntry, Toctree, Warning
 from mdmark.util.sentences import close_fix, fix_to
 from mdmark.util.text import close_file
 from mdmark.util.globs import glob_match
 
 if TYPE_CHECKING:
+    from mdmark.config.main import Config
     from mdmark.host.confinfo import ConfInfo
 
 _T = TypeVar("_T")
@@ -36,6 +38,11 @@ BUILTIN_LABELS: dict[str, str] = {"genindex": "Index", "modindex": "Module Index
 #: The pages a toctree may list that Sphinx writes itself (``StandardDomain._virtual_doc_names``):
 #: ``sphinx-build -b html`` says nothing of them; a single file has none, so they are left out.
 GENERATED_DOCS = frozenset({"genindex", "modindex", "search"})
+
+
+#: :attr:`Problem.file` of a warning Sphinx could not place (``<unknown>``): check reports it at the
+#: config file, without a line, once.
+UNPLACED = "<unknown>"
 
 
 @dataclass(frozen=True)
@@ -185,6 +192,10 @@ class Model:
         self.labels: dict[str, tuple[str, Label]] = {}
         self.targets: dict[tuple[str, str], tuple[str, str, str | None]] = {}
         self.terms: dict[str, tuple[str, str, str]] = {}
+        #: The index's terms and aliases (lower case → as written) that ``{term}`` resolves to when no
+        #: document's glossary defines them: the Sphinx extension's generated glossary page, which a
+        #: check outside Sphinx does not make (set by :meth:`mdmark.project.main.Project.model_from`).
+        self.index_terms: dict[str, str] = dict(names_of.index_terms) if names_of is not None else {}
         #: Domain objects: domain → full name → [(object type, document, id)], as the domains hold them.
         self.objects: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
         #: Close-name hints already found over each project-wide pool: pool → wanted → hint.
@@ -239,6 +250,7 @@ class Model:
             names_of=self if before is not None and _names(before) == _names(facts) else None,
         )
         model._layers = (base, replaced)
+        model.index_terms = self.index_terms
         if before is not None and [h.slug for h in before.headings] != [h.slug for h in facts.headings]:
             model._hints.pop("anchors", None)  # the pool of Markdown anchors holds every heading's slug
         return model
@@ -604,7 +616,7 @@ class Model:
             return found
         if link.local_id:
             return Resolved(doc=docname, anchor=link.local_id)
-        if self._unverified(None, _written_name(link)):
+        if self._unverified(None, _written_name(link)) or self._held_unread():
             return Resolved(unverified=True)
         written = link.target.split("#", 1)[0]
         # A bare name (no folder, no suffix) is a label; anything else names a file.
@@ -669,7 +681,14 @@ class Model:
         type_ = "download.not_readable" if link.role == "download" else "myst.xref_missing"
         return Resolved(problem=Problem("broken_link", type_, self._missing_file(written, path, docname)))
 
+    def _held_unread(self) -> bool:
+        """Whether documents only a held extension reads exist (notebooks before trust): a label
+        nowhere in the documents read may be in one of them."""
+        return bool(self.info.held_suffixes) and bool(self.unread)
+
     def _missing_label(self, link: Link, type_: str) -> Resolved:
+        if self._held_unread():
+            return Resolved(unverified=True)
         name = link.target
         fix = self._hint("labels", name, lambda: self.labels) or f"`({name})=` を置くか、"
         role = link.role
@@ -723,6 +742,10 @@ class Model:
 
     def _term(self, link: Link) -> Resolved:
         found = self.terms.get(link.target.lower())
+        if found is None and link.target.lower() in self.index_terms:
+            # Defined in the index: the Sphinx extension's glossary page holds it; a page mdmark
+            # writes shows the term as text, and nothing is wrong.
+            return Resolved(text=self.index_terms[link.target.lower()], silent=True)
         if found is None:
             fix = self._hint("terms", link.target, lambda: [t[2] for t in self.terms.values()]) or "用語の綴りを直すか、"
             return Resolved(
@@ -757,6 +780,8 @@ class Model:
             return Resolved(doc=found[0], anchor=found[1], text=None)
         if self._unverified(domain, link.target):
             return Resolved(unverified=True)
+        if domain == "py" and _python_builtin(role, link.target):
+            return Resolved()  # Sphinx's builtin_resolver: a built-in or typing name stays text, never a warning
         # Sphinx warns about a missing target only for roles made with ``warn_dangling`` (std's
         # option, confval, keyword), or for any role under `nitpicky`.
         warns = domain == "std" and role in _STD_WARNING_ROLES
@@ -913,6 +938,20 @@ _STD_WARNING_ROLES = frozenset({"option", "confval", "keyword"})
 _PY_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
 
 
+def _python_builtin(role: str, target: str) -> bool:
+    """Whether ``{py:role}`target``` names what ``sphinx.domains.python.builtin_resolver`` lets
+    pass without a warning: ``None`` (class, obj), a built-in class or a ``typing`` name (class, obj, exc)."""
+    import builtins
+    import inspect
+    import typing
+
+    if role in ("class", "obj") and target == "None":
+        return True
+    if role not in ("class", "obj", "exc"):
+        return False
+    return inspect.isclass(getattr(builtins, target, None)) or target.removeprefix("typing.") in typing.__all__
+
+
 def _written_name(link: Link) -> str:
     """The name a ``myst`` reference looks up (``[t](#name)`` arrives as ``#name``)."""
     return link.anchor if link.target.startswith("#") and link.anchor else link.target
@@ -988,6 +1027,10 @@ _NAMED_WARNINGS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Sphinx's warning for code that does not lex as its language (``PygmentsBridge.highlight_block``).
+_LEXING_ERROR = re.compile(r'as "(?P<lang>[^"]*)" resulted in an error at token: (?P<quote>[\'"])(?P<token>.*?)(?P=quote)\. Retrying')
+
+
 def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = "") -> Problem:
     """A MyST/docutils warning of a document as the one sentence check and export/build share."""
     missing = _MISSING_INCLUDE.match(warning.message)
@@ -999,11 +1042,19 @@ def warning_problem(warning: Warning, srcdir: str | None = None, docname: str = 
             warning.type,
             f"{{{directive}}} のファイル `{path}` が無いので、パスを直すかファイルを置いてください。",
         )
+    lexing = _LEXING_ERROR.search(warning.message) if warning.type == "misc.highlighting_failure" else None
+    if lexing is not None:
+        return Problem(
+            "code_language",
+            warning.type,
+            f"コードを言語 `{lexing.group('lang')}` として読むと `{lexing.group('token')}` で字句が崩れて色付けが外れるので、"
+            "コードを直すか、言語を合うもの（`text` など）にしてください。",
+        )
     if warning.type in _NAMED_WARNINGS:
         kind, sentence = _NAMED_WARNINGS[warning.type]
         match = re.search(r"'([^']*)'", warning.message)
         return Problem(kind, warning.type, sentence.format(name=match.group(1) if match else warning.message))
-    if warning.type == REFUSED_WARNING:  # mdmark's own refusal: its message is the sentence
+    if warning.type in (REFUSED_WARNING, "mdmark.math"):  # mdmark's own: its message is the sentence
         return Problem("syntax", warning.type, warning.message)
     from mdmark.host.warnings_ja import warning_sentence
 
@@ -1083,7 +1134,12 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
                         ),
                     )
                 )
-    if model.info.sphinx and not model.info.suppressed("toc.not_included") and _needs_toctree(facts, model, docname):
+    if (
+        model.info.sphinx
+        and not model.info.suppressed("toc.not_included")
+        and not (model.info.static and TOC_PLACING.intersection(model.info.held))  # a held blog or _toc.yml places documents
+        and _needs_toctree(facts, model, docname)
+    ):
         found.append(
             (
                 None,
@@ -1102,8 +1158,34 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
         if model.info.suppressed(warning.type) or _elsewhere(warning, model, docname):
             continue
         problem = warning_problem(warning, model.srcdir, docname)
+        if warning.source and warning.source.startswith("<"):
+            # Sphinx's "<unknown>:1" (a docstring autodoc could not place): no file, no line.
+            found.append((None, dataclasses.replace(problem, file=UNPLACED)))
+            continue
         if warning.source and own is not None and posixpath.normpath(warning.source) != posixpath.normpath(own):
             problem = dataclasses.replace(problem, file=warning.source)
         found.append((warning.line, problem))
     found.sort(key=lambda item: item[0] or 0)
     return found
+
+
+def unchecked_counts(facts: Iterable[DocFacts]) -> dict[str, int]:
+    """The directives and roles left unchecked until trust, per held extension (:mod:`mdmark.host.held_markup`)."""
+    counts: dict[str, int] = {}
+    for one in facts:
+        for warning in one.warnings:
+            if warning.type == UNCHECKED_WARNING:
+                counts[warning.message] = counts.get(warning.message, 0) + 1
+    return counts
+
+
+def trust_notice(config: Config, info: ConfInfo, facts: Iterable[DocFacts]) -> str | None:
+    """The one notice of an untrusted conf.py — check's ``config_value`` drift, build's and export's
+    warning — with the blocks and roles its held extensions left unchecked; None when it runs."""
+    if config.sphinx_conf is None or not info.static:
+        return None
+    from mdmark.host.trust import trust_config_name, untrusted_sentence
+    from mdmark.util.files import display
+
+    shown = display(config.sphinx_conf, config.root)
+    return untrusted_sentence(shown, trust_config_name(config.path), info.held, unchecked_counts(facts), config.sphinx_conf)

@@ -20,8 +20,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mdmark import __version__
 from mdmark.core.errors import MdmarkError
@@ -29,7 +30,8 @@ from mdmark.util.bounds import value_problem
 from mdmark.util.text import terminal_safe
 from mdmark.server.limits import Job, call_seconds, stop_all, stopping_message, timeout_message
 from mdmark.server.prompts import register_prompts
-from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, unknown_tool_message
+from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, internal_error_message, unknown_tool_message
+from mdmark.tools.session_project import PROJECT_HEADER, request_project, with_project
 from mdmark.declare.tool import ToolOutcome, error
 from mdmark.pipeline.workers import prestart
 from mdmark.serving.http import LOOPBACK_HOSTS, Guard, bind, exit_soon, host_name, run_until_signal
@@ -45,16 +47,32 @@ if TYPE_CHECKING:
 GUIDE_HEADING = "使い方集のページ（read_guide の names に渡す名前）:"
 
 
-def instructions() -> str:
+T = TypeVar("T")
+
+
+def instructions(project: Path | None = None) -> str:
     """The server's ``instructions``: what mdmark is, the ``project_dir`` rule every client needs
     (the plugin's hook fills it in for Claude Code; other clients must pass it themselves, and the
-    input schemas do not show it), and the guide's pages."""
+    input schemas do not show it) or the server's own project when it has one (``--project``, the
+    working folder of ``serve --stdio``), the resources, and the guide's pages."""
     from mdmark.guide.reader import guide_entries
+    from mdmark.tools.resources import CHECK_URI, DOC_TEMPLATE, GUIDE_PREFIX, SECTION_TEMPLATE
 
+    if project is None:
+        rule = (
+            "read_guide 以外のツールは、作業のフォルダ（設定ファイルや文書の相対パスの起点）の絶対パスを引数 project_dir に入れて呼ぶ"
+            "（入力スキーマには出ないが受け付ける。Claude Code のプラグインはフックで自動で入れる。"
+            f"HTTP の URL の ?project= か {PROJECT_HEADER} ヘッダーがフォルダを示していれば、省いた project_dir はそのフォルダになる）。read_guide は project_dir を取らない。"
+        )
+    else:
+        rule = (
+            f"このサーバーの作業のフォルダは `{project}` で、read_guide 以外のツールは project_dir を省くとそこで動く"
+            "（ほかのフォルダを扱うときだけ、その絶対パスを引数 project_dir に入れる。入力スキーマには出ないが受け付ける）。"
+        )
     lines = [
         "mdmark: Markdown の設計文書と YAML の索引を扱うツール。",
-        "read_guide 以外のツールは、作業のフォルダ（設定ファイルや文書の相対パスの起点）の絶対パスを引数 project_dir に入れて呼ぶ"
-        "（入力スキーマには出ないが受け付ける。Claude Code のプラグインはフックで自動で入れる）。read_guide は project_dir を取らない。",
+        rule,
+        f"資源（resources）: 文書 {DOC_TEMPLATE}・節 {SECTION_TEMPLATE}・使い方集 {GUIDE_PREFIX}<名前>・ずれの一覧 {CHECK_URI}。",
         "使い方は read_guide で使い方集を読む。",
         GUIDE_HEADING,
     ]
@@ -83,8 +101,22 @@ def tool_list() -> list[mcp_types.Tool]:
     ]
 
 
-def create_server() -> Server[Any]:
-    """The low-level MCP server with the tools of :data:`~mdmark.tools.registry.TOOLS` and the prompts."""
+def connection_project(ctx: ServerRequestContext[Any], default: Path | None) -> Path | None:
+    """The project of the request: the one its URL or header names over HTTP, else the server's
+    own. Raises :class:`MdmarkError` for a value that names no folder."""
+    request = ctx.request
+    url = getattr(request, "url", None)
+    headers = getattr(request, "headers", None)
+    if url is None or headers is None:
+        return default
+    named = request_project(str(getattr(url, "query", "")), headers.get(PROJECT_HEADER))
+    return named if named is not None else default
+
+
+def create_server(project: Path | None = None) -> Server[Any]:
+    """The low-level MCP server with the tools of :data:`~mdmark.tools.registry.TOOLS`, the
+    prompts and the resources; ``project`` is the folder calls default to (see
+    :mod:`mdmark.tools.session_project`)."""
     import mcp_types
     from mcp.server.lowlevel import Server
 
@@ -102,7 +134,14 @@ def create_server() -> Server[Any]:
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(mcp_types.INVALID_PARAMS, unknown_tool_message(params.name))
-        outcome = await run_bounded(params.name, params.arguments, seconds)
+        try:
+            arguments = with_project(
+                TOOLS_BY_NAME[params.name].takes_project_dir, params.arguments, lambda: connection_project(ctx, project)
+            )
+        except MdmarkError as exc:
+            outcome = error(exc.message)
+        else:
+            outcome = await run_bounded(params.name, arguments, seconds)
         return mcp_types.CallToolResult(
             content=[
                 # Text from a repository (titles, a document's lines) reaches a client's screen too.
@@ -123,14 +162,140 @@ def create_server() -> Server[Any]:
         "mdmark",
         version=__version__,
         title="mdmark",
-        instructions=instructions(),
+        instructions=instructions(project),
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call,
     )
     register_prompts(server)
+    register_resources(server, project, seconds)
     server.middleware.append(_arguments_are_an_object)
     return server
+
+
+def register_resources(server: Server[Any], project: Path | None, seconds: float) -> None:
+    """``resources/list``, ``resources/templates/list``, ``resources/read`` and
+    ``completion/complete`` from :mod:`mdmark.tools.resources`: a :class:`ResourceError` is an MCP
+    error with its one sentence (-32002 for a resource that is not there), every read runs bounded
+    like a tool call."""
+    import mcp_types
+    from mcp.shared.exceptions import MCPError
+
+    from mdmark.tools import resources
+
+    def failure(exc: BaseException, what: str) -> MCPError:
+        if isinstance(exc, resources.ResourceError):
+            return MCPError(-32002 if exc.not_found else mcp_types.INVALID_PARAMS, exc.message)
+        if isinstance(exc, MdmarkError):
+            return MCPError(mcp_types.INVALID_PARAMS, exc.message)
+        logging.getLogger("mdmark.server").error("%s failed", what, exc_info=exc)
+        return MCPError(mcp_types.INTERNAL_ERROR, internal_error_message(exc if isinstance(exc, Exception) else RuntimeError(exc)))
+
+    async def bounded(what: str, fn: Callable[[], T]) -> T:
+        try:
+            return await in_thread(what, fn, seconds)
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise failure(exc, what) from None
+
+    def here(ctx: ServerRequestContext[Any]) -> Path | None:
+        try:
+            return connection_project(ctx, project)
+        except MdmarkError as exc:
+            raise MCPError(mcp_types.INVALID_PARAMS, exc.message) from None
+
+    def resource(entry: resources.Entry) -> mcp_types.Resource:
+        return mcp_types.Resource(uri=entry.uri, name=entry.name, title=entry.title, description=entry.description, mime_type=entry.mime)
+
+    templates = [
+        mcp_types.ResourceTemplate(uri_template=t.uri, name=t.name, title=t.title, description=t.description, mime_type=t.mime)
+        for t in resources.TEMPLATES
+    ]
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListResourcesResult:
+        folder = here(ctx)
+        cursor = params.cursor if params is not None else None
+        page, nxt = await bounded("resources/list", lambda: resources.listed(folder, cursor))
+        return mcp_types.ListResourcesResult(resources=[resource(e) for e in page], next_cursor=nxt)
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListResourceTemplatesResult:
+        return mcp_types.ListResourceTemplatesResult(resource_templates=templates)
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: mcp_types.ReadResourceRequestParams
+    ) -> mcp_types.ReadResourceResult:
+        folder = here(ctx)
+        uri = str(params.uri)
+        mime, text = await bounded("resources/read", lambda: resources.read(uri, folder))
+        return mcp_types.ReadResourceResult(
+            contents=[mcp_types.TextResourceContents(uri=uri, mime_type=mime, text=terminal_safe(text, keep_newlines=True))]
+        )
+
+    async def complete(ctx: ServerRequestContext[Any], params: mcp_types.CompleteRequestParams) -> mcp_types.CompleteResult:
+        if not isinstance(params.ref, mcp_types.ResourceTemplateReference):
+            return mcp_types.CompleteResult(completion=mcp_types.Completion(values=[], total=0, has_more=False))
+        folder = here(ctx)
+        ref, arg = params.ref.uri, params.argument
+        context = params.context.arguments if params.context is not None else None
+        values, total = await bounded(
+            "completion/complete", lambda: resources.complete(ref, arg.name, arg.value, context, folder)
+        )
+        return mcp_types.CompleteResult(
+            completion=mcp_types.Completion(values=values, total=total, has_more=total > len(values))
+        )
+
+    server.add_request_handler("resources/list", mcp_types.PaginatedRequestParams, list_resources)
+    server.add_request_handler("resources/templates/list", mcp_types.PaginatedRequestParams, list_templates)
+    server.add_request_handler("resources/read", mcp_types.ReadResourceRequestParams, read_resource)
+    server.add_request_handler("completion/complete", mcp_types.CompleteRequestParams, complete)
+    server.middleware.append(_resource_params_are_strings)
+
+
+async def _resource_params_are_strings(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+    """Refuse a ``resources/read`` or ``completion/complete`` whose strings are not strings with a
+    Japanese sentence, before the SDK validates (it would answer in pydantic's English)."""
+    from mdmark.tools.resources import malformed_request
+
+    params = ctx.params if isinstance(ctx.params, Mapping) else {}
+    problem = malformed_request(ctx.method, params)
+    if problem is not None:
+        import mcp_types
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(mcp_types.INVALID_PARAMS, problem)
+    return await call_next(ctx)
+
+
+async def in_thread(what: str, fn: Callable[[], T], seconds: float) -> T:
+    """``fn()`` in a thread of its own (:class:`Job`), stopped after ``seconds`` or when the
+    request is cancelled; a timeout or a stop is an MCP error with one sentence, and an exception
+    of ``fn`` is raised here."""
+    import anyio
+    import mcp_types
+    from mcp.shared.exceptions import MCPError
+
+    job = Job(fn)
+    job.start()
+    deadline = anyio.current_time() + seconds
+    try:
+        while not job.done.is_set():
+            if anyio.current_time() >= deadline:
+                job.stop()
+                raise MCPError(mcp_types.INTERNAL_ERROR, timeout_message(what, seconds))
+            await anyio.sleep(0.02)
+    except BaseException:
+        job.stop()
+        raise
+    if job.error is not None:
+        raise job.error
+    if job.stopped:
+        raise MCPError(mcp_types.INTERNAL_ERROR, stopping_message(what))
+    return job.result  # type: ignore[return-value]
 
 
 #: The one sentence for a ``tools/call`` whose ``arguments`` is no object (the SDK would answer with
@@ -188,12 +353,14 @@ ORIGIN_MESSAGE = "Origin ヘッダーの付いた要求は受け付けないの�
 GET_MESSAGE = "mdmark serve はセッションを持たずサーバーから送るイベントも無いので、GET ではなく POST で JSON-RPC の要求を送ってください。"
 
 
-def build_http_app(host: str = "127.0.0.1", allow_origins: Iterable[str] = (), port: int | None = None) -> ASGIApp:
+def build_http_app(
+    host: str = "127.0.0.1", allow_origins: Iterable[str] = (), port: int | None = None, project: Path | None = None
+) -> ASGIApp:
     """The ASGI app: the SDK's stateless Streamable HTTP endpoint at ``/mcp`` behind :class:`Guard`."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     origins = list(allow_origins)
-    server = create_server()
+    server = create_server(project)
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=True,
@@ -237,7 +404,7 @@ def _setup_logging() -> None:
     log.propagate = False
 
 
-def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
+def serve_http(host: str, port: int, allow_origins: Iterable[str] = (), project: Path | None = None) -> int:
     """Run the HTTP server until SIGINT/SIGTERM; returns the exit code (0 after a signal)."""
     sock = bind(
         host,
@@ -253,7 +420,7 @@ def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
     def announce() -> None:
         print(f"mdmark serve: http://{shown}:{actual_port}/mcp で待ち受けています（止めるには Ctrl+C）。", file=sys.stderr, flush=True)
 
-    app = build_http_app(host, allow_origins, actual_port)
+    app = build_http_app(host, allow_origins, actual_port, project)
     # Calls still running when a stop comes are stopped, not waited for (limits.stop_all).
     started = run_until_signal(app, sock, lifespan="on", grace=2, on_stop=stop_all, announce=announce)
     if not started:
@@ -264,8 +431,9 @@ def serve_http(host: str, port: int, allow_origins: Iterable[str] = ()) -> int:
     return 0
 
 
-def serve_stdio() -> int:
-    """Serve the same tools over stdin/stdout until stdin closes or a signal arrives."""
+def serve_stdio(project: Path | None = None) -> int:
+    """Serve the same tools over stdin/stdout until stdin closes or a signal arrives; ``project``
+    is the folder calls without ``project_dir`` and resource reads use."""
     import anyio
     from mcp.server.stdio import stdio_server
 
@@ -276,7 +444,7 @@ def serve_stdio() -> int:
     channel = set_aside_stdout()
     _setup_logging()
     prestart()
-    server = create_server()
+    server = create_server(project)
 
     async def main() -> None:
         async with anyio.create_task_group() as group:

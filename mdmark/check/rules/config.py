@@ -44,11 +44,11 @@ def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
     if config.sphinx_conf is None:
         return
     info = ctx.project.conf_info()
-    if info.static:
-        from mdmark.host.trust import untrusted_sentence
+    from mdmark.references.main import trust_notice
 
-        sentence = untrusted_sentence(display(config.sphinx_conf, config.root), config.path, info.held, config.sphinx_conf)
-        yield _value_drift(ctx, "sphinx.conf", sentence)
+    notice = trust_notice(config, info, (document.facts for document in ctx.documents))
+    if notice is not None:
+        yield _value_drift(ctx, "sphinx.conf", notice)
     if info.static_problem:
         yield _value_drift(
             ctx,

@@ -54,10 +54,13 @@ def _listed(
 
 
 def _document_problems(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
-    from mdmark.references.main import document_problems
+    from mdmark.references.main import UNPLACED, document_problems
 
     docname = facts.path[: -len(".md")]
     for line, problem in document_problems(facts, ctx.model, docname):
+        if problem.file == UNPLACED:  # Sphinx's "<unknown>": at the config file, as unplaced as Sphinx shows it
+            yield Diagnostic(ctx.config.shown, "", DriftKind.of(problem.kind), problem.message, None)
+            continue
         # A warning of {include}d text stands at the included file's line, as Sphinx says it.
         file = display(Path(problem.file), ctx.root) if problem.file is not None else shown
         yield Diagnostic(file, str(line) if line else "", DriftKind.of(problem.kind), problem.message, line)

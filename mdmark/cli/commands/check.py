@@ -15,6 +15,8 @@ from mdmark.core.diagnostics import Diagnostic
 from mdmark.core.errors import MdmarkError
 from mdmark.pipeline.workers import prepare
 from mdmark.project.main import Project
+from mdmark.queries.navigation.navigator import Span
+from mdmark.queries.navigation.places import drift_spans
 from mdmark.util.files import display
 from mdmark.util.text import terminal_safe
 
@@ -28,11 +30,17 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_line(diag: Diagnostic, root: Path, workspace: Path) -> str:
-    """``::warning file=…,line=…,title=…::message`` with the file relative to the workspace (repository)."""
+def github_line(diag: Diagnostic, root: Path, workspace: Path, span: Span | None = None) -> str:
+    """``::warning file=…,line=…,col=…,endColumn=…,title=…::message`` with the file relative to the
+    workspace (repository); ``span``: where the drift is written (the reference's own line and
+    columns, :func:`~mdmark.queries.navigation.places.drift_span`), else the drift's line."""
     file = display(root / diag.file, workspace)
     props = [f"file={_escape_property(file)}"]
-    if diag.line is not None:
+    if span is not None:
+        props.append(f"line={span.line}")
+        if span.end > span.start:
+            props += [f"col={span.start + 1}", f"endColumn={span.end + 1}"]
+    elif diag.line is not None:
         props.append(f"line={diag.line}")
     props.append(f"title={_escape_property(f'mdmark {diag.kind}')}")
     where = f"{diag.where}: " if diag.where and diag.line is None else ""
@@ -70,10 +78,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(terminal_safe(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2), True))
     elif args.format == "github":
-        for diag in diagnostics:
-            print(github_line(diag, project.root, workspace))
+        for diag, span in zip(diagnostics, drift_spans(project, diagnostics), strict=True):
+            print(github_line(diag, project.root, workspace, span))
     elif args.format == "sarif":
-        print(json.dumps(sarif_log(diagnostics, project.root, workspace), ensure_ascii=False, indent=2))
+        spans = drift_spans(project, diagnostics)
+        print(json.dumps(sarif_log(diagnostics, project.root, workspace, spans), ensure_ascii=False, indent=2))
     else:
         for diag in diagnostics:
             print(terminal_safe(diag.text_line()))

@@ -10,7 +10,10 @@ from pathlib import Path
 def run(args: argparse.Namespace) -> int:
     from mdmark.graph.views import graph_text
 
-    result = graph_text(Path.cwd(), format=args.format, doc=args.doc, out=args.out, config=args.config)
+    # The user named -o's path on the command line: it is written wherever it is (a tool's call
+    # stays inside the project).
+
+    result = graph_text(Path.cwd(), format=args.format, doc=args.doc, out=args.out, config=args.config, confined=False)
     if result["out"] is None:
         sys.stdout.write(result["text"])
     else:

@@ -21,6 +21,20 @@ def done_sentence(kind: str, id: str, result: dict[str, str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.index_command == "add-unindexed":
+        from mdmark.queries.adopt import add_unindexed
+
+        added = add_unindexed(Path.cwd(), args.config)
+        if args.format == "json":
+            print(json.dumps(added, ensure_ascii=False))
+        elif added["added"]:
+            ids = "・".join(f"`{i}`" for i in added["added"])
+            print(f"索引 `{added['index']}` に文書 {len(added['added'])} 件（{ids}）を足しました。")
+        elif not added["untitled"]:
+            print(f"索引 `{added['index']}` に無い文書は docs にありませんでした。")
+        for path in added["untitled"] if args.format != "json" else []:
+            print(f"`{path}` は見出しが無く題が決まらないので足さなかったため、最初の見出しを書くか、設定の docs.exclude に足してください。")
+        return 0
     if args.index_command == "set":
         try:
             item = json.loads(args.item)

@@ -302,16 +302,20 @@ class Navigator:
             return None
         facts = self.facts(docname)
         assert facts is not None
+        lines = self.lines(path)
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
         for link, span in self.reference_spans(docname):
             if span.line == line and span.start <= column <= span.end:
                 thing = self._landing(link, docname)
                 if thing is not None:
                     return Found(thing, span, True)
+                if (span.start, span.end) != (0, len(text)):
+                    # A reference that lands nowhere (its drift says why): nothing is there to go
+                    # to, not the document it is written in.
+                    return None
         for entry, span in self.toc_spans(docname):
             if span.line == line and entry.kind == "doc" and entry.target in self.model.found:
                 return Found(Thing("doc", entry.target), span, True)
-        lines = self.lines(path)
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
         label = _LABEL_LINE.match(text)
         if label is not None:
             name = label.group(1)
@@ -327,7 +331,8 @@ class Navigator:
 
     def _landing(self, link: Link, docname: str) -> Thing | None:
         resolved = self.model.resolve(link, docname)
-        if link.role == "term" and resolved.doc is not None:
+        if link.role == "term" and (resolved.doc is not None or (resolved.silent and resolved.problem is None)):
+            # A document's glossary entry, or (no document) the index's terms entry.
             return Thing("term", resolved.doc, resolved.anchor, resolved.text or link.target)
         if link.role == "eq" and resolved.doc is not None:
             return Thing("eq", resolved.doc, resolved.anchor, link.target)

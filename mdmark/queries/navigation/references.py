@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mdmark.core.facts import Heading
 from mdmark.queries.navigation.definition import definition
 from mdmark.queries.navigation.navigator import Found, Navigator, Span, unique_spans
 
@@ -31,6 +32,11 @@ def references(nav: Navigator, found: Found, include_definition: bool = True) ->
                     ids.add(label.id)
         for anchor in sorted(i for i in ids if i):
             out.extend(refs.by_anchor.get((thing.doc, anchor), []))
+        if facts is not None and _is_title(facts.headings, facts.title_line, thing.anchor):
+            # The title heading stands for its document (as marksman answers): the links to the
+            # document too, and its index entries.
+            out.extend(refs.by_doc.get(thing.doc, []))
+            out.extend(_index_references(nav, thing.doc, False))
     elif thing.kind == "term" and thing.name:
         names = {thing.name.lower()}
         if nav.index is not None:
@@ -49,6 +55,13 @@ def references(nav: Navigator, found: Found, include_definition: bool = True) ->
     if include_definition:
         out = [*definition(nav, Found(thing, found.span, True)), *out]
     return unique_spans(out)
+
+
+def _is_title(headings: list[Heading], title_line: int | None, anchor: str | None) -> bool:
+    """Whether ``anchor`` is the id of the document's title heading (its first, on ``title_line``)."""
+    return any(
+        h.line == title_line and not h.included and (anchor in h.ids or h.slug == anchor) for h in headings[:1]
+    )
 
 
 def _index_references(nav: Navigator, docname: str, include_entry: bool) -> list[Span]:

@@ -1,0 +1,112 @@
+"""Issue 33: ``mdmark init`` in an existing Sphinx project adopts it — a config naming its conf.py,
+an index of the Markdown documents it has (IDs from paths, titles from first headings), nothing
+written into its documents — and ``mdmark index add-unindexed`` adds the documents that appear
+later without touching the rest of the index. Real runs of ``python -m mdmark`` and ``sphinx-build``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_mdmark, trust_project
+
+CONF = """\
+project = "Adopted"
+extensions = ["myst_parser"]
+exclude_patterns = ["_build", "drafts"]
+"""
+
+FILES = {
+    "index.rst": "Adopted\n=======\n\n.. toctree::\n\n   alpha\n   sub/beta\n",
+    "alpha.md": "# Alpha\n\nSee [beta](sub/beta.md).\n\n```{include} parts/common.md\n```\n",
+    "parts/common.md": "A piece without a heading, included by alpha.\n",
+    "sub/beta.md": "# Beta `code` *words*\n\nText.\n",
+    "drafts/wip.md": "# Not read by Sphinx\n",
+}
+
+
+pytestmark = pytest.mark.usefixtures("private_cache")
+
+
+def sphinx_project(tmp_path: Path, where: str) -> Path:
+    root = tmp_path / "p"
+    src = root / where
+    for rel, text in {"conf.py": CONF, **FILES}.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.parts}
+
+
+@pytest.mark.parametrize("where", ["docs", "docs/source", "."])
+def test_init_adopts_the_project_and_writes_nothing_into_its_documents(tmp_path: Path, where: str) -> None:
+    root = sphinx_project(tmp_path, where)
+    before = tree(root)
+    result = run_mdmark("init", cwd=root)
+    assert result.returncode == 0, result.stderr
+    after = tree(root)
+    assert sorted(set(after) - set(before)) == ["index.yaml", "mdmark.config.yaml"]
+    assert {k: v for k, v in after.items() if k in before} == before
+    src = "" if where == "." else f"{where}/"
+    config = (root / "mdmark.config.yaml").read_text(encoding="utf-8")
+    assert f'conf: "{src}conf.py"' in config and 'title: "Adopted"' in config and 'lang: "en"' in config
+    # The piece without a heading is no document of the index: left out of docs, not a drift.
+    assert f'"{src}parts/common.md"]' in config
+    index = (root / "index.yaml").read_text(encoding="utf-8")
+    assert index.endswith(
+        "docs:\n"
+        f'  - id: "alpha"\n    path: "{src}alpha.md"\n    title: "Alpha"\n'
+        f'  - id: "sub/beta"\n    path: "{src}sub/beta.md"\n    title: "Beta code words"\n'
+    ), index
+    # Before trust: the one notice; after: clean, as sphinx-build is.
+    check = run_mdmark("check", "--format", "json", cwd=root)
+    issues = json.loads(check.stdout)["issues"]
+    assert [i["kind"] for i in issues] == ["config_value"], issues
+    trust_project(root / "mdmark.config.yaml")
+    check = run_mdmark("check", cwd=root)
+    assert check.returncode == 0, check.stdout
+    built = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", where, str(tmp_path / "out")],
+        cwd=root, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert built.returncode == 0 and built.stderr == "", built.stderr
+
+
+def test_add_unindexed_adds_later_documents_and_keeps_the_rest(tmp_path: Path) -> None:
+    root = sphinx_project(tmp_path, "docs")
+    assert run_mdmark("init", cwd=root).returncode == 0
+    index = root / "index.yaml"
+    edited = index.read_text(encoding="utf-8").replace('    title: "Alpha"\n', '    title: "Alpha"  # mine\n    tags: [x]\n')
+    index.write_text(edited, encoding="utf-8")
+    (root / "docs" / "gamma.md").write_text("---\norphan: true\n---\n# Gamma\n", encoding="utf-8")
+    (root / "docs" / "alpha-2.md").write_text("---\norphan: true\n---\n# Alpha again\n", encoding="utf-8")
+    check = run_mdmark("check", "--format", "json", cwd=root)
+    assert sorted(i["file"] for i in json.loads(check.stdout)["issues"] if i["kind"] == "unindexed_doc") == [
+        "docs/alpha-2.md",
+        "docs/gamma.md",
+    ]
+    added = run_mdmark("index", "add-unindexed", cwd=root)
+    assert added.returncode == 0, added.stderr
+    assert added.stdout == "索引 `index.yaml` に文書 2 件（`alpha-2`・`gamma`）を足しました。\n"
+    text = index.read_text(encoding="utf-8")
+    assert text.startswith(edited)  # what was there stays byte for byte
+    assert "id: alpha-2" in text and "title: Gamma" in text
+    again = run_mdmark("index", "add-unindexed", cwd=root)
+    assert again.stdout == "索引 `index.yaml` に無い文書は docs にありませんでした。\n"
+    assert index.read_text(encoding="utf-8") == text
+    check = run_mdmark("check", "--format", "json", cwd=root)
+    assert [i["kind"] for i in json.loads(check.stdout)["issues"]] == ["config_value"]
+
+
+def test_init_without_conf_py_still_writes_the_starter(tmp_path: Path) -> None:
+    result = run_mdmark("init", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "docs" / "welcome.md").is_file()
