@@ -407,3 +407,33 @@ def test_all_workers_together_stay_within_half_of_the_machines_memory(monkeypatc
             assert per >= workers.MEMORY_FLOOR  # fewer workers rather than starved ones
     monkeypatch.setattr(workers, "machine_memory", lambda: 8 * 2**30)
     assert workers.max_workers() <= max(4, 2 * workers.worker_count())
+
+
+def _open_conf_lock(pipeline: object, _job: None) -> str:
+    from mdmark.util.conflock import lock_path
+
+    conf = getattr(pipeline, "conf")
+    try:
+        os.close(os.open(lock_path(conf), os.O_RDWR | os.O_NOFOLLOW))
+    except OSError as exc:
+        return f"{type(exc).__name__}:{exc.errno}"
+    return str(lock_path(conf))
+
+
+@needs_landlock
+def test_confined_workers_share_the_lock_that_orders_conf_py_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each confined worker has a temporary folder of its own; conf.py's lock stays the one file all share."""
+    from mdmark.config.main import MarkdownSettings
+    from mdmark.pipeline.pipeline import Pipeline
+    from mdmark.util.conflock import lock_path
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo = _project(tmp_path, "extensions = ['myst_parser']\n", {"index.md": "# Index\n"})
+    conf = repo / "docs" / "conf.py"
+    pipeline = Pipeline(repo, MarkdownSettings(), tmp_path / "cache" / "p", conf)
+    pool = workers.Pool()
+    try:
+        answers = pool.run(pipeline, _open_conf_lock, [None, None])
+    finally:
+        pool.close()
+    assert answers == [str(lock_path(conf))] * 2

@@ -39,16 +39,18 @@ def _confine(config_root: Path, conf: Path, work: str) -> None:
     it may read and write inside the project, as ``sphinx-build`` lets it, and nothing of the
     user's outside it. Where the kernel has no Landlock, as the workers do, it runs unconfined."""
     from mdmark.util import landlock
+    from mdmark.util.conflock import ensure_lock
     from mdmark.util.roots import project_root
 
     version = landlock.abi()
     if version <= 0:
         return
     places = tuple(dict.fromkeys(str(p) for p in (project_root(conf.parent.resolve()), config_root.resolve(), conf.parent.resolve())))
-    sys.dont_write_bytecode = True  # the installation is read-only now
+    # The lock that orders conf.py's runs is the workers' too (mdmark.util.conflock).
+    lock = ensure_lock(conf)
+    write = (*places, *((str(lock),) if lock is not None else ()))
     # Raises OSError when the kernel refuses: conf.py then does not run unconfined.
-    landlock.restrict(landlock.Confinement(read=places, write=places, trusted=True), work, version)
-    tempfile.tempdir = work
+    landlock.enter(landlock.Confinement(read=places, write=write, trusted=True), work, version)
 
 
 def main(argv: Sequence[str]) -> int:

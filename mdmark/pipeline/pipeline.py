@@ -580,8 +580,13 @@ class Pipeline:
         from mdmark.pipeline.cachestore import secret_key, user_cache_root
         from mdmark.util.landlock import Confinement
 
+        from mdmark.util.conflock import ensure_lock
+
         read = tuple(dict.fromkeys(str(p) for p in (self.project_root, self.config_root, self.srcdir)))
         write: tuple[str, ...] = read if self.trusted is not None else ()
+        lock = ensure_lock(self.conf) if self.conf is not None else None
+        if lock is not None:  # the workers order their runs of conf.py by this file (mdmark.util.conflock)
+            write += (str(lock),)
         files: tuple[str, ...] = ()
         self._prepare_cache()
         if self._cache_ready and self.cache_dir is not None:

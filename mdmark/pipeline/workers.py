@@ -444,11 +444,7 @@ def _confine(plan: Plan, scratch: str) -> str:
     the pool's, so one project's workers reach no other project's. Raises :class:`OSError` when the
     kernel refuses."""
     own = tempfile.mkdtemp(prefix="confined-", dir=scratch)
-    sys.dont_write_bytecode = True  # the installation is read-only now: no attempt to write there
-    landlock.restrict(plan.confinement, own, plan.abi)
-    # What a library writes to a temporary file goes to the one folder it may write.
-    os.environ["TMPDIR"] = own
-    tempfile.tempdir = own
+    landlock.enter(plan.confinement, own, plan.abi)
     return own
 
 

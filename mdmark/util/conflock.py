@@ -19,9 +19,27 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
-def _lock_path(conf: Path) -> Path:
+#: The folder of the lock files, as the pool's process saw it: a worker confined by Landlock has a
+#: temporary folder of its own (mdmark.pipeline.workers), and every worker must lock the same file.
+LOCK_DIR_ENV = "MDMARK_LOCK_DIR"
+
+
+def lock_path(conf: Path) -> Path:
+    """The lock file of ``conf`` (the same in every process of one mdmark)."""
     digest = hashlib.sha256(str(conf.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return Path(tempfile.gettempdir()) / f"mdmark-conf-{os.getuid()}-{digest}.lock"
+    folder = os.environ.get(LOCK_DIR_ENV) or tempfile.gettempdir()
+    return Path(folder) / f"mdmark-conf-{os.getuid()}-{digest}.lock"
+
+
+def ensure_lock(conf: Path) -> Path | None:
+    """Create the lock file of ``conf`` now (a confined worker may open it, not create it); None
+    when it cannot be made."""
+    path = lock_path(conf)
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+    except OSError:
+        return None
+    return path
 
 
 @contextlib.contextmanager
@@ -32,7 +50,7 @@ def conf_lock(conf: Path | None, shared: bool) -> Iterator[None]:
         return
     try:
         # O_NOFOLLOW: the temporary folder is shared, and a link planted under this name must not be followed.
-        fd = os.open(_lock_path(conf), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(lock_path(conf), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError:
         yield
         return

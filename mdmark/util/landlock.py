@@ -197,6 +197,22 @@ def restrict(confinement: Confinement, scratch: str, version: int) -> Applied:
     return _APPLIED
 
 
+def enter(confinement: Confinement, scratch: str, version: int) -> Applied:
+    """:func:`restrict` this process, then send what libraries write to temporary files to
+    ``scratch`` (the one folder it may write besides ``confinement.write``)."""
+    import tempfile
+
+    from mdmark.util.conflock import LOCK_DIR_ENV
+
+    # The lock that orders conf.py's runs stays the one file every process shares (mdmark.util.conflock).
+    os.environ.setdefault(LOCK_DIR_ENV, tempfile.gettempdir())
+    sys.dont_write_bytecode = True  # the installation is read-only now: no attempt to write there
+    done = restrict(confinement, scratch, version)
+    os.environ["TMPDIR"] = scratch
+    tempfile.tempdir = scratch
+    return done
+
+
 def applied() -> Applied | None:
     """The confinement this process is under (None: not confined by :func:`restrict`)."""
     return _APPLIED
