@@ -29,6 +29,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/host/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
     ("sphinx_ext/state.py", "_BY_ENV"): "the extension's state per Sphinx build environment (weak keys)",
     ("mdmark/pipeline/workers.py", "_IN_WORKER"): "whether this process is a pool worker, set once when it starts",
+    ("mdmark/host/held_markup.py", "_CATCH_ALL"): "which live Sphinx environments stand in for every unknown name (keys dropped with the environment)",
     ("mdmark/util/landlock.py", "_APPLIED"): "the Landlock confinement of this process: set once, the kernel never undoes it",
     ("mdmark/pipeline/workers.py", "_POOL"): "this process's worker processes (fresh_pool swaps in a pool of a run's own), not a cache",
     ("mdmark/host/accessors.py", "_PREPARED"): "which live Sphinx applications have prepared their writer (weak)",

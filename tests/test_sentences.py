@@ -30,7 +30,7 @@ FAMILIES = {
 #: Modules that may hold such words for another reason than saying the sentence.
 READERS = {
     # The quick fixes read the close name back out of a drift's sentence.
-    "mdmark/queries/navigate.py": "reads 近い `X` out of a sentence",
+    "mdmark/queries/navigation/fixes.py": "reads 近い `X` out of a sentence",
     "mdmark/lsp/actions.py": "names the sentence it reads in its docstring",
     # Descriptions of behaviour (tool descriptions, the guide's reader, the prompts) mention the
     # hint in prose; they build no sentence.

@@ -65,9 +65,10 @@ def ran(root: Path) -> list[str]:
 
 
 def lapsed(root: Path, changed: str) -> str:
+    # The config has the default name: `mdmark trust` from the project finds it (no machine path).
     return (
         f"conf.py `docs/conf.py` は信頼した後に `{changed}` が変わったので信頼が外れ、conf.py と拡張 `dynext` を動かさずに書かれた設定だけを読んだため、"
-        f"変わったところを確かめて動かしてよければ `mdmark trust --config {root / 'mdmark.config.yaml'}` でもう一度信頼してください。"
+        "変わったところを確かめて動かしてよければ `mdmark trust` でもう一度信頼してください。"
     )
 
 

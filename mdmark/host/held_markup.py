@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,7 +144,9 @@ class _Scan:
         self.documenters: list[str] = []
         for file in files:
             try:
-                if file.stat().st_size > _MAX_BYTES:
+                info = file.stat()
+                # A FIFO or device would block the read: only regular files of a bounded size.
+                if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_BYTES:
                     continue
                 tree = ast.parse(file.read_bytes(), filename=str(file))
             except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
