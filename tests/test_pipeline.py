@@ -411,3 +411,35 @@ def test_documents_with_and_without_front_matter_settings_each_read_with_their_o
     assert [w.type for w in facts[0].warnings] == ["myst.substitution"]
     assert [h.title for h in facts[6].headings] == ["Outer", "Inner", "After"]
     assert "tail words" in text(6) and "inner words" in text(6)
+
+
+def test_the_directives_are_asked_of_a_worker_never_made_here(tmp_path: Path) -> None:
+    """The language server's directive completion: a trusted conf.py's ``setup()`` runs in a worker
+    (confined, bounded), never in the process that answers."""
+    from conftest import trust_project
+
+    root = tmp_path / "p"
+    (root / "docs").mkdir(parents=True)
+    (root / "mdmark.config.yaml").write_text("docs:\n  include: ['docs/*.md']\nsphinx:\n  conf: docs/conf.py\n", encoding="utf-8")
+    (root / "docs" / "index.md").write_text("# Index\n", encoding="utf-8")
+    (root / "docs" / "conf.py").write_text(
+        "import os\n"
+        "from docutils.parsers.rst import Directive, directives\n"
+        "extensions = ['myst_parser']\n"
+        "class Marked(Directive):\n"
+        "    option_spec = {'colour': directives.unchanged}\n"
+        "    def run(self):\n"
+        "        return []\n"
+        "def setup(app):\n"
+        "    with open(os.path.join(os.path.dirname(__file__), 'setup-pids.txt'), 'a') as out:\n"
+        "        out.write(f'{os.getpid()}\\n')\n"
+        "    app.add_directive('marked', Marked)\n",
+        encoding="utf-8",
+    )
+    assert trust_project(root / "mdmark.config.yaml").returncode == 0
+    (root / "docs" / "setup-pids.txt").unlink(missing_ok=True)
+    project = Project.open(root, None)
+    found = project.pipeline.directives()
+    assert found["marked"] == ("colour",)
+    pids = (root / "docs" / "setup-pids.txt").read_text(encoding="utf-8").split()
+    assert pids and str(os.getpid()) not in pids

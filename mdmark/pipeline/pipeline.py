@@ -148,6 +148,11 @@ def _parse_task(pipeline: Pipeline, job: tuple[str, str, str, bool, bool]) -> tu
     return key, facts.to_json(), tree if send_tree else b""
 
 
+def _directives_task(pipeline: Pipeline, _job: None) -> dict[str, tuple[str, ...]]:
+    """The directives the worker's application knows, with their options."""
+    return pipeline.directives()
+
+
 def _conf_info_task(pipeline: Pipeline, _job: None) -> dict[str, Any]:
     """The worker's Sphinx configuration (conf.py runs there, under the worker's limits)."""
     return pipeline.conf_info().to_json()
@@ -305,6 +310,8 @@ class Pipeline:
         #: Parsing the same bytes again soon would only pass it again (and wait for it again).
         self._failed: dict[str, tuple[float, DocFacts]] = {}
         self._cache_ready = False
+        #: The directives a worker's application knows (:meth:`directives`), once asked.
+        self._directives: dict[str, tuple[str, ...]] | None = None
 
     # -- the application -------------------------------------------------------------------
 
@@ -330,10 +337,23 @@ class Pipeline:
         self._get_app()
 
     def directives(self) -> dict[str, tuple[str, ...]]:
-        """The directives documents here can use, with their options (see :func:`directive_options`)."""
-        from mdmark.host.accessors import directive_options
+        """The directives documents here can use, with their options (see :func:`directive_options`).
 
-        return directive_options(self.app)
+        Asked of a worker, as the configuration is: conf.py and the extensions' ``setup()`` run
+        there, under its limits and its confinement, never in the process that answers (the
+        language server asks this for completion)."""
+        if in_worker():
+            from mdmark.host.accessors import directive_options
+
+            return directive_options(self.app)
+        if self._directives is None:
+            from mdmark.pipeline.workers import Failed, limit_message, run_bounded
+
+            outcome = run_bounded(self, _directives_task, [None])[0]
+            if isinstance(outcome, Failed):
+                raise MdmarkError(limit_message(self.conf.name if self.conf is not None else "conf.py", outcome))
+            self._directives = outcome
+        return self._directives
 
     def conf_info(self) -> ConfInfo:
         """What check, export and build need of the Sphinx configuration, without running conf.py
