@@ -103,7 +103,7 @@ def test_combined_ordering(tmp_path: Path) -> None:
     kinds = {m["kind"] for m in rows if m}
     assert len(kinds) >= 12
     for file in set(files):
-        lines = [int(m["where"]) for m in rows if m and m["file"] == file and m["where"].isdigit()]
+        lines = [int(m["where"]) for m in rows if m and m["file"] == file and (m["where"] or "").isdigit()]
         assert lines == sorted(lines)
 
 
@@ -137,8 +137,8 @@ def test_github_format(tmp_path: Path) -> None:
     result = run_mdmark("check", "--format", "github", cwd=project)
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        "::warning file=index.yaml,line=4,title=mdmark title_mismatch::索引の title `アーキテクチャ` と文書 `docs/a.md` の最初の見出し `アーキテクチャの概要` が違うので、どちらかに合わせてください。",
-        "::warning file=index.yaml,line=7,title=mdmark title_mismatch::文書 `docs/b.md` に見出しが無いので、索引の title に合わせて先頭に `# 見出しの無い文書` を書いてください。",
+        "::warning file=index.yaml,line=4,col=5,endColumn=19,title=mdmark title_mismatch::索引の title `アーキテクチャ` と文書 `docs/a.md` の最初の見出し `アーキテクチャの概要` が違うので、どちらかに合わせてください。",
+        "::warning file=index.yaml,line=7,col=5,endColumn=20,title=mdmark title_mismatch::文書 `docs/b.md` に見出しが無いので、索引の title に合わせて先頭に `# 見出しの無い文書` を書いてください。",
     ]
     assert result.stderr == count_line(2)
 
@@ -151,7 +151,7 @@ def test_github_format_paths_relative_to_workspace_and_escaped(tmp_path: Path) -
     result = run_mdmark("check", "--format", "github", cwd=sub, env={"GITHUB_WORKSPACE": str(repo)})
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("::warning file=config_key/mdmark.config.yaml,line=2,title=mdmark config_key::")
+    assert lines[0].startswith("::warning file=config_key/mdmark.config.yaml,line=2,col=1,endColumn=6,title=mdmark config_key::")
     # a message never breaks the annotation: no raw newline, % escaped
     assert all(line.startswith("::warning file=config_key/mdmark.config.yaml,line=") for line in lines)
 
@@ -163,7 +163,7 @@ def test_github_format_without_workspace_is_relative_to_cwd(tmp_path: Path) -> N
         "check", "--format", "github", "--config", "missing_image/mdmark.config.yaml", cwd=tmp_path, env={"GITHUB_WORKSPACE": ""}
     )
     assert result.returncode == 1
-    assert result.stdout.splitlines()[0].startswith("::warning file=missing_image/docs/a.md,line=4,title=mdmark missing_image::")
+    assert result.stdout.splitlines()[0].startswith("::warning file=missing_image/docs/a.md,line=4,col=1,endColumn=23,title=mdmark missing_image::")
     assert project.is_dir()
 
 

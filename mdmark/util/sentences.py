@@ -9,6 +9,7 @@ fixes, which read ``近い `X``` back out of a sentence, find it the same everyw
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from mdmark.util.text import close_names, quote_list
@@ -20,6 +21,10 @@ def _spaced(word: str) -> str:
 
 
 # -- close names ----------------------------------------------------------------------------------
+
+
+#: Reads back the close name :func:`fix_to` put in a sentence (the language server's quick fix).
+CLOSE_NAME = re.compile(r"近い `([^`]+)`")
 
 
 def fix_to(close: str | Sequence[str] | None, otherwise: str, what: str = "") -> str:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from mdmark.core.errors import MdmarkError
 from mdmark.queries.navigation.navigator import WHOLE, Edit, Fix, Navigator, Span
+from mdmark.util.sentences import CLOSE_NAME
 
 if TYPE_CHECKING:
     from mdmark.core.diagnostics import Diagnostic
@@ -19,7 +20,7 @@ def fixes(nav: Navigator, diagnostic: Diagnostic, span: Span | None) -> list[Fix
     index entry (unindexed_doc). ``span`` is where the drift is shown."""
     kind = str(diagnostic.kind)
     quoted = re.findall(r"`([^`]+)`", diagnostic.message)
-    near = re.search(r"近い `([^`]+)`", diagnostic.message)
+    near = CLOSE_NAME.search(diagnostic.message)
     out: list[Fix] = []
     if near is not None and span is not None and quoted:
         wanted, written = near.group(1), quoted[0]
