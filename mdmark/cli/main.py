@@ -12,7 +12,8 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from mdmark import __version__
 from mdmark.cli.argparse_ja import JapaneseParser
@@ -44,7 +45,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = JapaneseParser(prog="mdmark", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"mdmark {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=JapaneseParser)
+    _document_commands(sub, tool_args)
+    _server_commands(sub)
+    _reading_commands(sub, tool_args)
+    _trust_command(sub)
+    return parser
 
+
+#: ``tools.registry.add_cli_arguments``: a command takes an MCP tool's declared parameters.
+ToolArgs = Callable[..., None]
+
+
+def _document_commands(sub: Any, tool_args: ToolArgs) -> None:
+    """init, check, export, build, graph, and the index's tools from the shell (find, tags, index)."""
     p = sub.add_parser("init", help="設定・索引・見本の文書を置く（上書きしない）", description="設定 mdmark.config.yaml・索引 index.yaml・見本の文書 docs/welcome.md を置く。Sphinx の conf.py（DIR・docs/・doc/・docs/source/・doc/source/）があればそのプロジェクトを取り込み、conf.py を読む設定と、今ある Markdown の文書の索引だけを置く（文書には何も書かない）。すでにあるファイルは上書きせず、終了コード 1 で終わる。")
     p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="置くフォルダ（既定: 今のフォルダ）")
 
@@ -97,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     _index_format_arg(q)
     tool_args(q, "update_index", ("config",))
 
+
+def _server_commands(sub: Any) -> None:
+    """The commands that keep running: serve (MCP), lsp, preview."""
     p = sub.add_parser("serve", help="常駐の MCP サーバーを起動する", description="常駐の MCP サーバー（Streamable HTTP、/mcp、セッションなし）を起動する。SIGINT・SIGTERM で止まり終了コード 0、ポートが使われていると終了コード 1。")
     p.add_argument("--port", type=_int, default=None, help="待ち受けるポート（既定: 環境変数 MDMARK_PORT か 8782）")
     p.add_argument("--host", default="127.0.0.1", help="待ち受けるアドレス（既定: 127.0.0.1）")
@@ -129,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--open", action="store_true", help="起動したらブラウザでページを開く")
     _config_arg(p)
 
+
+def _reading_commands(sub: Any, tool_args: ToolArgs) -> None:
+    """The reading tools from the shell: guide, outline, read."""
     p = sub.add_parser("guide", help="使い方集を読む（MCP の read_guide と同じ）", description="使い方集を読む。名前を省くと索引（名前・題・説明）を出す。")
     tool_args(p, "read_guide")
 
@@ -138,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("read", help="文書を節か行の範囲で読む（MCP の read_doc と同じ）", description="文書の Markdown を、全体・1 つの節・行の範囲で出す。MCP のツール read_doc と同じ範囲を読み、画像はデータの代わりに名前と行の 1 行を出す。何も書き出さない。")
     tool_args(p, "read_doc")
 
+
+def _trust_command(sub: Any) -> None:
     p = sub.add_parser(
         "trust",
         help="プロジェクトの conf.py を動かしてよいと記録する（MCP には無い）",
@@ -154,7 +175,6 @@ def build_parser() -> argparse.ArgumentParser:
     action.add_argument(
         "--status", action="store_true", help="文書を読む作業プロセスを今守っているもの（OS の Landlock・ネットワーク・メモリと CPU の上限）を出す"
     )
-    return parser
 
 
 def _int(value: str) -> int:
