@@ -148,7 +148,7 @@ def test_before_trust_held_blocks_are_one_notice_and_their_markup_is_still_check
     ], issues
     notice = next(i["message"] for i in issues if i["kind"] == "config_value")
     assert "`conf.py` の 2 箇所" in notice and "`demoext` の 2 箇所" in notice and "`sphinx.ext.graphviz` の 1 箇所" in notice
-    assert "5 箇所" in notice and "mdmark trust --config" in notice
+    assert "5 箇所" in notice and "`mdmark trust`" in notice
 
     built = run_mdmark("build", cwd=root)
     assert built.returncode == 0, built.stderr

@@ -133,12 +133,12 @@ def test_quick_fixes_remove_their_drift(tmp_path: Path, name: str) -> None:
     shutil.copytree(FIXTURES / "check" / name, root)
     ctx, found = check_texts(root, {})
     nav = Navigator(ctx)
-    from mdmark.lsp.diagnostics import _span_of
+    from mdmark.queries.navigation.places import drift_span
 
     fixed = 0
     for drift in found:
         path = (root / drift.file).resolve()
-        for fix in fixes.fixes(nav, drift, _span_of(nav, path, drift)):
+        for fix in fixes.fixes(nav, drift, drift_span(nav, path, drift)):
             texts = _apply({}, list(fix.edits))
             _ctx, after = check_texts(root, texts)
             assert drift not in after, (fix.title, drift)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,15 +60,17 @@ def test_the_tour_reads_as_the_test_runs_it() -> None:
     assert lines[-1].startswith("mdmark serve")
 
 
-def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
+def test_the_readme_tour_runs_as_written(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     if sys.prefix == sys.base_prefix or not (Path(sys.prefix) / "bin" / "activate").is_file():
         pytest.skip("the tests do not run in a virtual environment, so there is no .venv to activate")
     # A checkout whose .venv is the environment running these tests (the README's install command made it).
     checkout = tmp_path / "checkout"
     checkout.mkdir()
     (checkout / ".venv").symlink_to(Path(sys.prefix))
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
+    # A short scratch folder, as a login's TMPDIR is: Python 3.11's fork server puts its AF_UNIX
+    # socket under TMPDIR, and a test's own folder under xdist is longer than such a path may be.
+    scratch = Path(tempfile.mkdtemp(prefix="tour-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
     home = tmp_path / "home"
     home.mkdir()
     env = {

@@ -102,11 +102,12 @@ def lapsed_drifts(stdout: str) -> list[str]:
 
 
 def lapsed_sentence(config: Path, *changed: str, held: str = "`localext`・`sphinx.ext.ifconfig`") -> str:
-    """The one sentence every front-end says when the trust in the hostile project lapsed."""
+    """The one sentence every front-end says when the trust in the hostile project lapsed (the
+    config has the default name: plain `mdmark trust` from the project, no machine path)."""
     return (
         f"conf.py `docs/conf.py` は信頼した後に {'・'.join(f'`{c}`' for c in changed)} が変わったので信頼が外れ、"
         f"conf.py と拡張 {held} を動かさずに書かれた設定だけを読んだため、変わったところを確かめて動かしてよければ "
-        f"`mdmark trust --config {config}` でもう一度信頼してください。"
+        "`mdmark trust` でもう一度信頼してください。"
     )
 
 

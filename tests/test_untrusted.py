@@ -487,7 +487,7 @@ def test_fifo_document_is_a_drift_not_a_hang(tmp_path: Path) -> None:
     assert built.returncode == 1
     assert_one_sentence(built.stderr, "docs/fifo.md", "ふつうのファイルではない")
     check = mdmark(project, "check", timeout=60)
-    assert any(line.startswith("docs/fifo.md::") and "ふつうのファイルではない" in line for line in check.stdout.splitlines())
+    assert any(line.startswith("docs/fifo.md: ") and "ふつうのファイルではない" in line for line in check.stdout.splitlines())
     exported = mdmark(project, "export", "docs/fifo.md", timeout=60)
     assert exported.returncode == 1
     assert_one_sentence(exported.stderr, "docs/fifo.md")
