@@ -169,6 +169,8 @@ class PageSummary(HTMLParser):
         self.links: list[tuple[str, str]] = []
         self.unlinked = 0
         self.images: list[str] = []
+        #: Images on the web: Sphinx's page shows them, mdmark's embeds none (no external request).
+        self.remote_images: list[str] = []
         self.components: list[str] = []
         self.formulas = 0
 
@@ -200,8 +202,10 @@ class PageSummary(HTMLParser):
             else:
                 self.unlinked += 1
         elif tag == "img":
-            self.images.append(found.get("alt", ""))
-        elif tag == "math":
+            remote = found.get("src", "").startswith(("http://", "https://"))
+            (self.remote_images if remote else self.images).append(found.get("alt", ""))
+        elif tag == "math" or (tag in ("span", "div") and "math" in classes and "mdmark-math" not in classes):
+            # mdmark writes MathML; Sphinx's page leaves the TeX in a span or div of class math.
             self.formulas += 1
         if "admonition" in classes:
             self.components.append(" ".join(["admonition", *sorted(c for c in classes if c in _KINDS)]))
