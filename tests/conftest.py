@@ -29,6 +29,18 @@ TRUST_HOME = Path(tempfile.mkdtemp(prefix="mdmark-test-config-"))
 os.environ["XDG_CONFIG_HOME"] = str(TRUST_HOME)
 atexit.register(shutil.rmtree, TRUST_HOME, True)
 
+#: The config of a small Sphinx project in tests: its documents under docs/, conf.py beside them,
+#: a build page in dist/.
+SPHINX_DOCS_CONFIG = """\
+docs:
+  include: ["docs/*.md"]
+build:
+  include: ["docs/*.md"]
+  out: dist/docs.html
+sphinx:
+  conf: docs/conf.py
+"""
+
 #: ``MDMARK_REGEN=1`` rewrites golden files from the actual output (check the diff by hand after).
 REGEN = bool(os.environ.get("MDMARK_REGEN"))
 

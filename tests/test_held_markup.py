@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_mdmark, trust_project
+from conftest import SPHINX_DOCS_CONFIG, run_mdmark, trust_project
 
 from mdmark.host.held_markup import CONF_SETUP, held_markup
 
@@ -80,15 +80,7 @@ a real typo
 ```
 """
 
-CONFIG = """\
-docs:
-  include: ["docs/*.md"]
-build:
-  include: ["docs/*.md"]
-  out: dist/docs.html
-sphinx:
-  conf: docs/conf.py
-"""
+CONFIG = SPHINX_DOCS_CONFIG
 
 
 pytestmark = pytest.mark.usefixtures("private_cache")

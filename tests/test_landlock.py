@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import run_mdmark, trust_project
+from conftest import SPHINX_DOCS_CONFIG, run_mdmark, trust_project
 
 from mdmark.pipeline import workers
 from mdmark.util import landlock
@@ -204,15 +204,7 @@ def test_the_probe_is_the_kernels() -> None:
 
 # -- through mdmark: documents, extensions, conf.py ------------------------------------------------
 
-_CONFIG = """\
-docs:
-  include: ["docs/*.md"]
-build:
-  include: ["docs/*.md"]
-  out: dist/docs.html
-sphinx:
-  conf: docs/conf.py
-"""
+_CONFIG = SPHINX_DOCS_CONFIG
 
 
 def _project(root: Path, conf: str, docs: dict[str, str]) -> Path:
