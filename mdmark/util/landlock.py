@@ -213,11 +213,6 @@ def enter(confinement: Confinement, scratch: str, version: int) -> Applied:
     return done
 
 
-def applied() -> Applied | None:
-    """The confinement this process is under (None: not confined by :func:`restrict`)."""
-    return _APPLIED
-
-
 def refused(exc: BaseException) -> bool:
     """Whether ``exc`` is likely the kernel's refusal of this confined process: a permission error
     on no file (a connection) or on a file outside the folders it may write (inside them, only the
