@@ -54,7 +54,8 @@ def _listed(
 
 
 def _document_problems(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
-    from mdmark.references.main import UNPLACED, document_problems
+    from mdmark.references.lookup import UNPLACED
+    from mdmark.references.problems import document_problems
 
     docname = facts.path[: -len(".md")]
     for line, problem in document_problems(facts, ctx.model, docname):

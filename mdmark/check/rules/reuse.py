@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from mdmark.core.diagnostics import Diagnostic
 from mdmark.core.facts import DocFacts
-from mdmark.references.main import Consulted, global_part, local_part
+from mdmark.references.tracking import Consulted, global_part, local_part
 
 if TYPE_CHECKING:
     from mdmark.index.model import Index
