@@ -107,43 +107,27 @@ class Names:
                     kept = [e for e in entry if objtypes is None or e[0] in objtypes]
                     return kept[0][1], kept[0][2]
                 continue
-            hit = _find_nested(objects, dom, name, objtypes, module, scope, domain is None or specific)
-            if hit is not None:
-                return hit
-        return None
-
-
-def _find_nested(
-    objects: dict[str, list[tuple[str, str, str]]],
-    dom: str,
-    name: str,
-    objtypes: frozenset[str] | None,
-    module: str | None,
-    scope: str | None,
-    specific: bool,
-) -> tuple[str, str] | None:
-    """:meth:`Names.find_object` in one domain whose names nest (all but std)."""
-    sep = "::" if dom in ("c", "cpp") else "."
-    bare = name.lstrip("~").lstrip(".") if dom not in ("c", "cpp") else name.lstrip("~")
-    if specific:
-        wanted = objtypes
-        candidates = [sep.join(p for p in (module, scope, bare) if p), sep.join(p for p in (module, bare) if p), bare]
-    else:
-        wanted = None
-        candidates = [bare, sep.join(p for p in (scope, bare) if p), sep.join(p for p in (module, bare) if p),
-                      sep.join(p for p in (module, scope, bare) if p)]  # fmt: skip
-    for candidate in candidates:
-        hit = _object_of(objects.get(candidate), wanted)
-        if hit is not None:
-            return hit
-    if specific:
-        suffix = sep + bare
-        for full in sorted(objects):
-            if full.endswith(suffix):
-                hit = _object_of(objects[full], wanted)
+            sep = "::" if dom in ("c", "cpp") else "."
+            bare = name.lstrip("~").lstrip(".") if dom not in ("c", "cpp") else name.lstrip("~")
+            if domain is None or specific:
+                wanted = objtypes
+                candidates = [sep.join(p for p in (module, scope, bare) if p), sep.join(p for p in (module, bare) if p), bare]
+            else:
+                wanted = None
+                candidates = [bare, sep.join(p for p in (scope, bare) if p), sep.join(p for p in (module, bare) if p),
+                              sep.join(p for p in (module, scope, bare) if p)]  # fmt: skip
+            for candidate in candidates:
+                hit = _object_of(objects.get(candidate), wanted)
                 if hit is not None:
                     return hit
-    return None
+            if domain is None or specific:
+                suffix = sep + bare
+                for full in sorted(objects):
+                    if full.endswith(suffix):
+                        hit = _object_of(objects[full], wanted)
+                        if hit is not None:
+                            return hit
+        return None
 
 
 def _object_of(entries: list[tuple[str, str, str]] | None, objtypes: frozenset[str] | None) -> tuple[str, str] | None:

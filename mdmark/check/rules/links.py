@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """broken_link, broken_anchor and syntax: what :func:`mdmark.references.main.document_problems` finds, the
+    """broken_link, broken_anchor and syntax: what :func:`mdmark.references.problems.document_problems` finds, the
     same sentences export and build print."""
     yield from _each_document(ctx, _document_problems, lambda reuse: reuse.document_problems)
 
