@@ -42,7 +42,7 @@ from mdmark.pipeline.pool import run_bounded
 from mdmark.pipeline.reading import App, too_deep_facts
 # Where the documents' names come from; importable from here as before.
 from mdmark.pipeline.reading import docname_of as docname_of
-from mdmark.pipeline.tasks import TASKS, ParseJob, Runner, run_here
+from mdmark.pipeline.tasks import TASKS, ParseJob, Reader, Runner, run_here
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -69,7 +69,9 @@ def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str =
 
 
 class Pipeline:
-    """Parses the Markdown documents under one source folder with one set of MyST settings."""
+    """The Markdown documents under one source folder with one set of MyST settings: their facts and
+    doctrees from the caches, else from a worker task (:mod:`mdmark.pipeline.tasks`) run by the
+    pipeline's runner, the result adopted into the caches."""
 
     def __init__(
         self,
@@ -557,3 +559,8 @@ def worker_pipeline(
     worker reads the file itself)."""
     del conf_key
     return Pipeline(srcdir, settings, cache_dir, conf, scratch=scratch, trusted=trusted, runner=run_here)
+
+
+if TYPE_CHECKING:
+    # The worker tasks read with a worker's own pipeline: it must be what they ask of a reader.
+    _READER: type[Reader] = Pipeline

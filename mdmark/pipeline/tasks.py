@@ -7,7 +7,7 @@ worker's own pipeline (:func:`~mdmark.pipeline.pipeline.worker_pipeline`) runs t
 its own process (:func:`run_here`). Nothing asks which process it is in.
 
 A task pickles by reference (a module-level function); its job and its result cross a pipe, so
-both are plain data. A new worker task is one function and one row; a higher layer (the HTML
+both must pickle. A new worker task is one function and one row; a higher layer (the HTML
 fragments of :mod:`mdmark.html.render`) adds its row with :func:`register`.
 """
 
