@@ -488,10 +488,6 @@ class Pipeline:
 
     def doctree_and_text(self, path: Path) -> tuple[nodes.document, str]:
         """:meth:`doctree`, and the text it was read from (one read: the renderer quotes its lines)."""
-        from sphinx.util.docutils import LoggingReporter
-
-        from mdmark.host.profiles import apply_at_render
-
         rel = self.relpath(path)
         key, text = self.sources.read_keyed(path, rel)
         with SPHINX_LOCK:
@@ -500,12 +496,7 @@ class Pipeline:
             tree: nodes.document = just_parsed[1]  # parsed a moment ago from these very bytes
         else:
             tree = self._tree(key, rel, text)
-        app = self.application()
-        tree.settings.env = app.sphinx.env
-        tree.reporter = LoggingReporter(str(path))
-        with SPHINX_LOCK:
-            # The read served the facts; what only the fragments need of Sphinx runs now.
-            apply_at_render(app.sphinx, tree, docname_of(rel))
+        self.application().attach(tree, path, docname_of(rel))
         return tree, text
 
     def _tree(self, key: str, rel: str, text: str) -> nodes.document:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from mdmark.config.main import MarkdownSettings
 from mdmark.core.facts import DocFacts, Warning
-from mdmark.host.session import session
+from mdmark.host.session import SPHINX_LOCK, session
 from mdmark.util import landlock
 from mdmark.util.files import file_stamp
 
@@ -95,6 +95,18 @@ class App:
             finally:
                 self._texts.pop(docname, None)
             return take_doctree(env, docname), list(warnings)
+
+    def attach(self, tree: nodes.document, path: Path, docname: str) -> None:
+        """Attach a doctree read before (cached, or just read) to the application's environment for
+        rendering, and run on it what only the fragments need of Sphinx (the read served the facts)."""
+        from sphinx.util.docutils import LoggingReporter
+
+        from mdmark.host.profiles import apply_at_render
+
+        tree.settings.env = self.sphinx.env
+        tree.reporter = LoggingReporter(str(path))
+        with SPHINX_LOCK:
+            apply_at_render(self.sphinx, tree, docname)
 
 
 
