@@ -87,23 +87,15 @@ def _per_document(name: str, project: Path, out: Path, top: int, count: int, eac
     show(name, prof, top)
 
 
-def _as_worker() -> None:
-    """Parse in this process, as a pool worker does: otherwise every parse goes to a worker process
-    and cProfile sees only this one waiting for it."""
-    import mdmark.pipeline.workers
-
-    mdmark.pipeline.workers._IN_WORKER = True
-
-
 def profile_cold(project: Path, out: Path, top: int, count: int, scratch: Path) -> None:
     from mdmark.pipeline.pipeline import Pipeline
+    from mdmark.pipeline.tasks import run_here
     from mdmark.project.main import Project
 
-    _as_worker()
     opened = Project.open(project)
     # What a worker of a cold check has: its own pipeline, writing the entries of this run's cache.
     scratch.mkdir(parents=True, exist_ok=True)
-    pipeline = Pipeline(opened.root, opened.config.markdown, scratch / "cache", opened.config.sphinx_conf, scratch=scratch)
+    pipeline = Pipeline(opened.root, opened.config.markdown, scratch / "cache", opened.config.sphinx_conf, scratch=scratch, runner=run_here)
     # A cold check keeps the trees (in the disk cache) but sends none back.
     _per_document("cold_parse", project, out, top, count, lambda path: pipeline.facts_many([path]))
 
@@ -111,13 +103,13 @@ def profile_cold(project: Path, out: Path, top: int, count: int, scratch: Path) 
 def profile_render(project: Path, out: Path, top: int, count: int, scratch: Path) -> None:
     from mdmark.html import render
     from mdmark.pipeline.pipeline import Pipeline
+    from mdmark.pipeline.tasks import run_here
     from mdmark.project.main import Project
 
-    _as_worker()
     opened = Project.open(project)
     # What a worker of a cold build has: its own pipeline, with the cache folder of this run.
     scratch.mkdir(parents=True, exist_ok=True)
-    pipeline = Pipeline(opened.root, opened.config.markdown, scratch / "cache", opened.config.sphinx_conf, scratch=scratch)
+    pipeline = Pipeline(opened.root, opened.config.markdown, scratch / "cache", opened.config.sphinx_conf, scratch=scratch, runner=run_here)
     lang = opened.config.html.lang
     _per_document("cold_render", project, out, top, count, lambda path: render._render_task(pipeline, (str(path), lang)))
 

@@ -138,7 +138,7 @@ def run_in_process(args: list[str], cwd: Path, env: dict[str, str]) -> subproces
     environment, the streams, the workspaces and the worker pool are as before: nothing of one run
     reaches the next, or the test's own calls."""
     from mdmark.cli.main import main
-    from mdmark.pipeline.workers import fresh_pool
+    from mdmark.pipeline.pool import fresh_pool
     from mdmark.workspace.main import fresh_workspaces
 
     saved_env = dict(os.environ)

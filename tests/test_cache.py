@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from mdmark.pipeline import sources as sources_module
-from mdmark.pipeline import workers as workers_module
+from mdmark.pipeline import limits, pool as pool_module
 from mdmark.pipeline.cachestore import read_entry
 from mdmark.config.main import MarkdownSettings
 from mdmark.pipeline.pipeline import Pipeline
 from mdmark.util.globs import CACHE_DIR_NAME
-from mdmark.pipeline.workers import PARALLEL_THRESHOLD
+from mdmark.pipeline.limits import PARALLEL_THRESHOLD
 
 
 def make_tree(root: Path, count: int) -> list[Path]:
@@ -135,15 +135,15 @@ def test_unwritable_cache_location_still_works(tmp_path: Path) -> None:
 def test_parallel_path_gives_the_same_facts_as_the_serial_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     count = PARALLEL_THRESHOLD + 2
     paths = make_tree(tmp_path, count)
-    monkeypatch.setattr(workers_module, "worker_count", lambda: 2)  # a one-core machine too
+    monkeypatch.setattr(limits, "worker_count", lambda: 2)  # a one-core machine too
     used: list[tuple[int, int]] = []
-    original = workers_module.Pool.run
+    original = pool_module.Pool.run
 
-    def spy(self: workers_module.Pool, pipeline: Pipeline, task: object, jobs: list[object], width: int = 1, *rest: object) -> object:
+    def spy(self: pool_module.Pool, pipeline: Pipeline, task: object, jobs: list[object], width: int = 1, *rest: object) -> object:
         used.append((len(jobs), width))
         return original(self, pipeline, task, jobs, width, *rest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(workers_module.Pool, "run", spy)
+    monkeypatch.setattr(pool_module.Pool, "run", spy)
     progress: list[tuple[int, int]] = []
     parallel = Pipeline(tmp_path, MarkdownSettings(), tmp_path / CACHE_DIR_NAME)
     facts_parallel = parallel.facts_many(paths, progress=lambda done, total: progress.append((done, total)))
@@ -183,10 +183,10 @@ def test_memory_keeps_one_version_per_document(tmp_path: Path) -> None:
 
 def test_a_worker_keeps_one_version_per_document(tmp_path: Path) -> None:
     """The worker's own Sphinx environment keeps no old versions either."""
-    from mdmark.pipeline.workers import run_bounded
+    from mdmark.pipeline.pool import run_bounded
 
     doc = tmp_path / "a.md"
-    workers_module._POOL.close()  # one worker: the one that parses is the one asked below
+    pool_module._POOL.close()  # one worker: the one that parses is the one asked below
     pipe = Pipeline(tmp_path, MarkdownSettings())
     for i in range(5):
         doc.write_text(f"# 版 {i}\n\n本文 {i}。\n", encoding="utf-8")

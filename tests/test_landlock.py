@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import SPHINX_DOCS_CONFIG, run_mdmark, trust_project
 
-from mdmark.pipeline import workers
+from mdmark.pipeline import limits, pool as pool_module
 from mdmark.util import landlock
 
 ABI = landlock.abi()
@@ -96,7 +96,7 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     return {"project": project, "outside": outside, "home": home}
 
 
-def _run(pool: workers.Pool, owner: _Prober, jobs: list[tuple[str, str]]) -> list[object]:
+def _run(pool: pool_module.Pool, owner: _Prober, jobs: list[tuple[str, str]]) -> list[object]:
     try:
         return list(pool.run(owner, _try, jobs))
     finally:
@@ -119,7 +119,7 @@ def _attempts(places: dict[str, Path]) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("zygote", [True, False], ids=["forked-from-zygote", "worker-on-its-own"])
 def test_an_untrusted_worker_reads_the_project_and_writes_only_its_scratch(places: dict[str, Path], zygote: bool) -> None:
     owner = _Prober(str(places["project"]), trusted=False, fail_zygote=not zygote)
-    results = _run(workers.Pool(), owner, [*_attempts(places), ("process", "")])
+    results = _run(pool_module.Pool(), owner, [*_attempts(places), ("process", "")])
     denied = "PermissionError:13"
     assert results == ["ok", "ok", denied, denied, denied, denied, denied, "mdmark-zygote" if zygote else "mdmark-worker"]
     assert not (places["outside"] / "PWNED").exists()
@@ -129,7 +129,7 @@ def test_an_untrusted_worker_reads_the_project_and_writes_only_its_scratch(place
 @needs_landlock
 def test_a_trusted_worker_writes_in_the_project_but_not_outside_nor_reads_ssh(places: dict[str, Path]) -> None:
     owner = _Prober(str(places["project"]), trusted=True)
-    results = _run(workers.Pool(), owner, _attempts(places))
+    results = _run(pool_module.Pool(), owner, _attempts(places))
     assert results == ["ok", "ok", "PermissionError:13", "PermissionError:13", "ok", "PermissionError:13", "PermissionError:13"]
     assert (places["project"] / "PWNED").exists()  # as sphinx-build would let conf.py (autodoc2, apidoc)
     assert not (places["outside"] / "PWNED").exists()
@@ -139,8 +139,8 @@ def test_a_trusted_worker_writes_in_the_project_but_not_outside_nor_reads_ssh(pl
 def test_an_untrusted_worker_opens_no_tcp_connection_a_trusted_one_does(places: dict[str, Path]) -> None:
     with socket.create_server(("127.0.0.1", 0)) as server:
         where = f"127.0.0.1:{server.getsockname()[1]}"
-        untrusted = _run(workers.Pool(), _Prober(str(places["project"]), trusted=False), [("connect", where)])
-        trusted = _run(workers.Pool(), _Prober(str(places["project"]), trusted=True), [("connect", where)])
+        untrusted = _run(pool_module.Pool(), _Prober(str(places["project"]), trusted=False), [("connect", where)])
+        trusted = _run(pool_module.Pool(), _Prober(str(places["project"]), trusted=True), [("connect", where)])
     assert untrusted == ["PermissionError:13"]
     assert trusted == ["ok"]
 
@@ -150,7 +150,7 @@ def test_one_projects_workers_never_serve_another(places: dict[str, Path], tmp_p
     other = tmp_path / "other"
     other.mkdir()
     (other / "doc.md").write_text("# Other\n", encoding="utf-8")
-    pool = workers.Pool()
+    pool = pool_module.Pool()
     try:
         first = pool.run(_Prober(str(places["project"]), trusted=False), _try, [("read", str(places["project"] / "doc.md"))])
         second = pool.run(_Prober(str(other), trusted=False), _try, [("read", str(other / "doc.md")), ("read", str(places["project"] / "doc.md"))])
@@ -163,7 +163,7 @@ def test_one_projects_workers_never_serve_another(places: dict[str, Path], tmp_p
 def test_without_landlock_the_pool_says_once_what_is_missing_and_reads_as_before(
     places: dict[str, Path], capfd: pytest.CaptureFixture[str]
 ) -> None:
-    pool = workers.Pool(probe=lambda: 0)
+    pool = pool_module.Pool(probe=lambda: 0)
     owner = _Prober(str(places["project"]), trusted=False)
     try:
         first = pool.run(owner, _try, [("write", str(places["outside"] / "written"))])
@@ -184,7 +184,7 @@ def test_an_owner_without_confinement_is_not_confined(places: dict[str, Path]) -
     class Plain(_Prober):
         worker_confinement = None  # type: ignore[assignment]
 
-    results = _run(workers.Pool(), Plain(str(places["project"]), trusted=False), [("read", str(places["outside"] / "secret.txt"))])
+    results = _run(pool_module.Pool(), Plain(str(places["project"]), trusted=False), [("read", str(places["outside"] / "secret.txt"))])
     assert results == ["ok"]
 
 
@@ -353,8 +353,8 @@ def test_without_landlock_the_catalog_symlink_still_writes_nothing_and_the_notic
 
     victim = places["outside"] / "authorized_keys"
     repo = _catalog_project(tmp_path, victim)
-    pool = workers.Pool(probe=lambda: 0)
-    monkeypatch.setattr(workers, "_POOL", pool)
+    pool = pool_module.Pool(probe=lambda: 0)
+    monkeypatch.setattr(pool_module, "_POOL", pool)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.chdir(repo)
     try:
@@ -379,7 +379,7 @@ def test_trust_status_lists_what_protects_the_workers(tmp_path: Path) -> None:
         assert "ネットワーク: 有効" in out
     assert "メモリ: 作業プロセス 1 つに" in out
     assert "CPU: 文書 1 つに" in out
-    missing = workers.protections(lambda: 0)
+    missing = limits.protections(lambda: 0)
     assert [line for line in missing if line.startswith("無効: ")] == [f"無効: {m}。" for m in landlock.missing_protections(0)]
 
 
@@ -387,18 +387,18 @@ def test_trust_status_lists_what_protects_the_workers(tmp_path: Path) -> None:
 
 
 def test_all_workers_together_stay_within_half_of_the_machines_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(workers.MEMORY_ENV, raising=False)
-    real = workers.machine_memory()
+    monkeypatch.delenv(limits.MEMORY_ENV, raising=False)
+    real = limits.machine_memory()
     assert real is not None and real > 0
     for total in (real, 64 * 2**30, 8 * 2**30, 2 * 2**30, 512 * 2**20):
-        monkeypatch.setattr(workers, "machine_memory", lambda total=total: total)
-        per, count = workers.Limits.current().memory, workers.max_workers()
-        assert per * (count + workers.ZYGOTES) <= total // 2
-        assert per <= workers.MEMORY_BYTES and count >= 1
+        monkeypatch.setattr(limits, "machine_memory", lambda total=total: total)
+        per, count = limits.Limits.current().memory, limits.max_workers()
+        assert per * (count + limits.ZYGOTES) <= total // 2
+        assert per <= limits.MEMORY_BYTES and count >= 1
         if total >= 8 * 2**30:
-            assert per >= workers.MEMORY_FLOOR  # fewer workers rather than starved ones
-    monkeypatch.setattr(workers, "machine_memory", lambda: 8 * 2**30)
-    assert workers.max_workers() <= max(4, 2 * workers.worker_count())
+            assert per >= limits.MEMORY_FLOOR  # fewer workers rather than starved ones
+    monkeypatch.setattr(limits, "machine_memory", lambda: 8 * 2**30)
+    assert limits.max_workers() <= max(4, 2 * limits.worker_count())
 
 
 def _open_conf_lock(pipeline: object, _job: None) -> str:
@@ -423,7 +423,7 @@ def test_confined_workers_share_the_lock_that_orders_conf_py_runs(tmp_path: Path
     repo = _project(tmp_path, "extensions = ['myst_parser']\n", {"index.md": "# Index\n"})
     conf = repo / "docs" / "conf.py"
     pipeline = Pipeline(repo, MarkdownSettings(), tmp_path / "cache" / "p", conf)
-    pool = workers.Pool()
+    pool = pool_module.Pool()
     try:
         answers = pool.run(pipeline, _open_conf_lock, [None, None])
     finally:

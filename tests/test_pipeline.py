@@ -102,7 +102,7 @@ def test_parse_uses_the_hashed_text_not_a_later_version_on_disk(tmp_path: Path) 
     in between), so a cache entry always matches its key."""
     write(tmp_path / "a.md", "# On disk\n")
     pipe = Pipeline(tmp_path, MarkdownSettings())
-    tree, _ = pipe._get_app().read("a", "# Hashed\n")
+    tree, _ = pipe.application().read("a", "# Hashed\n")
     assert tree.astext() == "Hashed"
 
 
@@ -232,7 +232,7 @@ def test_match_files_skips_caches_and_vcs(tmp_path: Path) -> None:
 
 def test_a_document_that_breaks_the_parser_does_not_stop_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mdmark.pipeline import extract as extract_module
-    from mdmark.pipeline import workers as workers_module
+    from mdmark.pipeline import limits, pool as pool_module, zygote
 
     docs = [write(tmp_path / f"d{i}.md", f"# 題 {i}\n") for i in range(3)]
     real = extract_module.extract
@@ -244,7 +244,7 @@ def test_a_document_that_breaks_the_parser_does_not_stop_the_others(tmp_path: Pa
 
     monkeypatch.setattr(extract_module, "extract", failing)
     # Documents are parsed in worker processes: new ones, forked from this patched process.
-    workers_module._POOL.close()
+    pool_module._POOL.close()
     pipe = Pipeline(tmp_path, MarkdownSettings())
     facts = pipe.facts_many(docs)
     assert [f.title for f in facts] == ["題 0", None, "題 2"]
@@ -252,7 +252,7 @@ def test_a_document_that_breaks_the_parser_does_not_stop_the_others(tmp_path: Pa
     with pytest.raises(MdmarkError):
         pipe.doctree(docs[1])
     monkeypatch.setattr(extract_module, "extract", real)
-    workers_module._POOL.close()
+    pool_module._POOL.close()
     # the failure was not cached: once the cause is gone, the document reads
     assert pipe.facts(docs[1]).title == "題 1"
 
@@ -329,10 +329,10 @@ def _pid_task(_owner: _Owner, job: float) -> int:
 
 
 def test_workers_are_replaced_after_their_share_of_documents(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mdmark.pipeline import workers as workers_module
+    from mdmark.pipeline import limits, pool as pool_module, zygote
 
-    monkeypatch.setattr(workers_module, "RECYCLE_TASKS", 3)
-    pool = workers_module.Pool()
+    monkeypatch.setattr(zygote, "RECYCLE_TASKS", 3)
+    pool = pool_module.Pool()
     try:
         # Distinct jobs: the pool runs identical ones once.
         pids = pool.run(_Owner(), _pid_task, [i / 1000 for i in range(10)], width=2)
@@ -345,15 +345,15 @@ def test_workers_are_replaced_after_their_share_of_documents(monkeypatch: pytest
 
 def test_a_forked_worker_past_its_wall_clock_is_killed_and_the_next_job_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
     """The job behind one that passes the bound (handed to the same worker in advance) is not lost."""
-    from mdmark.pipeline import workers as workers_module
+    from mdmark.pipeline import limits, pool as pool_module, zygote
 
-    monkeypatch.setenv(workers_module.WALL_ENV, "2")
-    pool = workers_module.Pool()
+    monkeypatch.setenv(limits.WALL_ENV, "2")
+    pool = pool_module.Pool()
     try:
         results = pool.run(_Owner(), _pid_task, [60.0, 0.0, 0.001], width=1)
     finally:
         pool.close()
-    assert results[0] == workers_module.Failed("stall", "2")
+    assert results[0] == limits.Failed("stall", "2")
     assert isinstance(results[1], int) and isinstance(results[2], int)
 
 
@@ -373,20 +373,20 @@ def test_a_worker_that_works_past_the_wall_bound_is_not_stopped_and_one_past_its
     """The wall bound catches a worker that uses no CPU (blocked), not one a busy machine slows down:
     a task using 2.5 s of CPU finishes under a 1 s wall bound; the CPU bound is the kernel's, the
     worker's own time, and a task past it is told by that bound with its figure."""
-    from mdmark.pipeline import workers as workers_module
+    from mdmark.pipeline import limits, pool as pool_module, zygote
 
-    monkeypatch.setenv(workers_module.WALL_ENV, "1")
-    monkeypatch.setenv(workers_module.CPU_ENV, "1")
-    pool = workers_module.Pool()
+    monkeypatch.setenv(limits.WALL_ENV, "1")
+    monkeypatch.setenv(limits.CPU_ENV, "1")
+    pool = pool_module.Pool()
     try:
         # The CPU bound of one task is at least its figure (whole seconds, counted from the task's start).
         results = pool.run(_Owner(), _burn_task, [0.6, 30.0, 0.5], width=1)
-        said = workers_module.limit_message("a.md", workers_module.Failed("cpu"))
-        monkeypatch.setenv(workers_module.CPU_ENV, "10")
+        said = limits.limit_message("a.md", limits.Failed("cpu"))
+        monkeypatch.setenv(limits.CPU_ENV, "10")
         slow = pool.run(_Owner(), _burn_task, [2.5], width=1)
     finally:
         pool.close()
-    assert results == [0.6, workers_module.Failed("cpu"), 0.5]
+    assert results == [0.6, limits.Failed("cpu"), 0.5]
     assert slow == [2.5]
     assert "CPU を上限の 1 秒" in said and said.count("。") == 1
 

@@ -17,8 +17,8 @@ from html_helpers import FIXTURES, png, read_cases
 from mdmark.config.main import MarkdownSettings
 from mdmark.host import profiles
 from mdmark.html.render import render_document
-from mdmark.pipeline import workers
 from mdmark.pipeline.pipeline import Pipeline
+from mdmark.pipeline.tasks import run_here
 
 EXTRACT = Path(__file__).resolve().parent / "fixtures" / "extract"
 
@@ -44,7 +44,8 @@ def _project(tmp_path: Path) -> Path:
 
 def _read_and_render(root: Path) -> dict[str, tuple[str, str]]:
     """Facts (as JSON) and fragment of every document, read and rendered in this process."""
-    pipeline = Pipeline(root, MarkdownSettings())
+    # Read and render here (as a worker's own pipeline does), so the table patched below is the one that reads.
+    pipeline = Pipeline(root, MarkdownSettings(), runner=run_here)
     paths = sorted(root.rglob("*.md"))
     seen: dict[str, tuple[str, str]] = {}
     for path, facts in zip(paths, pipeline.facts_many(paths), strict=True):
@@ -55,8 +56,6 @@ def _read_and_render(root: Path) -> dict[str, tuple[str, str]]:
 
 def test_facts_and_fragments_are_the_same_under_the_profiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _project(tmp_path)
-    # Read and render here (as a worker does), so the table patched below is the one that reads.
-    monkeypatch.setattr(workers, "_IN_WORKER", True)
     profiled = _read_and_render(root)
     monkeypatch.setattr(profiles, "SKIPS", ())
     full = _read_and_render(root)

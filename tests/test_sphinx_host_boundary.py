@@ -270,7 +270,7 @@ def test_read_warnings_equal_the_regex_over_sphinx_text(tmp_path: Path, source: 
         doc = tmp_path / "docs" / Path(source).name
     pipe = Pipeline(tmp_path / "docs", MarkdownSettings(substitutions=(("known", "x"),)))
     docname = doc.stem
-    _, collected = pipe._get_app().read(docname)
+    _, collected = pipe.application().read(docname)
     expected = _through_text(pipe.app, _raw_read(pipe, docname))
     assert len({w.type for w in expected}) >= 2
     assert collected == expected
@@ -323,7 +323,7 @@ def test_suppress_warnings_of_conf_py_apply(tmp_path: Path) -> None:
     doc = tmp_path / "a.md"
     doc.write_text("# A\n\n### deep\n\n```{nodir}\n```\n\n{norole}`x`\n", encoding="utf-8")
     pipe = Pipeline(tmp_path, MarkdownSettings(), conf=tmp_path / "conf.py")
-    _, collected = pipe._get_app().read("a")
+    _, collected = pipe.application().read("a")
     assert collected == _through_text(pipe.app, _raw_read(pipe, "a"))
     assert [w.type for w in collected] == ["myst.role_unknown"]
 

@@ -1,4 +1,4 @@
-"""A zygote started ahead of its first task (``workers.prepare``: the CLI's check starts it while the
+"""A zygote started ahead of its first task (``pool.prepare``: the CLI's check starts it while the
 rules load) is the one the task's workers are forked from; one that fails to make its object leaves
 the workers to make their own, as a zygote started by the task does."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mdmark.pipeline import workers
+from mdmark.pipeline import limits, pool as pool_module
 
 
 class _Counted:
@@ -38,7 +38,7 @@ def _parent(_owner: _Counted, job: int) -> tuple[int, int]:
 def test_a_prepared_zygote_forks_the_workers_and_is_made_once(tmp_path: Path) -> None:
     log = tmp_path / "made.txt"
     owner = _Counted(str(log), fail_first=False)
-    pool = workers.Pool()
+    pool = pool_module.Pool()
     try:
         pool.prepare(owner)
         pool.prepare(owner)  # already started: not a second one
@@ -55,14 +55,14 @@ def test_a_prepared_zygote_forks_the_workers_and_is_made_once(tmp_path: Path) ->
 def test_a_prepared_zygote_that_fails_leaves_the_workers_to_make_their_own(tmp_path: Path) -> None:
     log = tmp_path / "made.txt"
     owner = _Counted(str(log), fail_first=True)
-    pool = workers.Pool()
+    pool = pool_module.Pool()
     try:
         pool.prepare(owner)
         results = pool.run(owner, _parent, list(range(4)), width=2)
         again = pool.run(owner, _parent, [10], width=1)
     finally:
         pool.close()
-    assert all(not isinstance(r, workers.Failed) for r in [*results, *again])
+    assert all(not isinstance(r, limits.Failed) for r in [*results, *again])
     # Started by this process, not by a zygote: and no second zygote was tried for the same spec.
     assert {parent for parent, _job in [*results, *again]} == {os.getpid()}
     # The zygote tried once; each worker made its own once.

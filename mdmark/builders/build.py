@@ -21,7 +21,7 @@ from mdmark.builders.export import document_warnings, format_note, page_language
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
 from mdmark.pipeline.pipeline import Pipeline, docname_of
-from mdmark.pipeline.workers import parallel
+from mdmark.pipeline.limits import parallel
 from mdmark.project.main import ModelLayout, Project
 from mdmark.util.files import display, resolve_many, resolved_many, shown_under
 from mdmark.util.globs import match_files

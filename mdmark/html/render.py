@@ -39,7 +39,8 @@ from mdmark.html.rawhtml import dropped_message, handler_message, sanitize
 from mdmark.util.tex import ams_inside, tex_problem
 from mdmark.host.session import SPHINX_LOCK
 from mdmark.host.accessors import prepare_writing, reading_as
-from mdmark.pipeline.workers import in_worker
+from mdmark.pipeline.limits import Failed, limit_message
+from mdmark.pipeline.tasks import register
 from mdmark.util.capture import project_output
 from mdmark.util.files import Stamp, file_stamp, stamp_from_json
 
@@ -524,30 +525,40 @@ def _decode_fragment(data: bytes) -> Fragment:
 
 
 def render_document(pipeline: Pipeline, path: Path, facts: DocFacts, lang: str) -> Fragment:
-    """The fragment of one document (``facts``: its facts), from the cache when it can be."""
-    cache = fragment_cache(pipeline)
-    key = render_key(facts.sha, lang)
-    hit = cache.get(key)
-    if hit is not None and hit.fresh(pipeline.srcdir):
+    """The fragment of one document (``facts``: its facts), from the cache when it can be, else
+    rendered by the worker task ``render`` (:func:`_render_task`), which caches it on disk too."""
+    cache, _, hit = _cached(pipeline, facts, lang)
+    if hit is not None:
         return hit
-    if not in_worker():
-        # Rendered in a bounded worker process (mdmark.pipeline.workers), which caches it on disk too.
-        from mdmark.pipeline.workers import Failed, limit_message, run_bounded
+    outcome: tuple[DocFacts, Fragment | None] | Failed = pipeline.run("render", [(str(path), lang)])[0]
+    if isinstance(outcome, Failed):
+        raise MdmarkError(limit_message(pipeline.relpath(path), outcome))
+    done, fragment_or_none = outcome
+    if fragment_or_none is None:
+        raise MdmarkError(done.error or limit_message(pipeline.relpath(path), Failed("error")))
+    pipeline.adopt(done)
+    cache.remember(render_key(done.sha, lang), fragment_or_none)
+    return fragment_or_none
 
-        outcome = run_bounded(pipeline, _render_task, [(str(path), lang)])[0]
-        if isinstance(outcome, Failed):
-            raise MdmarkError(limit_message(pipeline.relpath(path), outcome))
-        done, fragment_or_none = outcome
-        if fragment_or_none is None:
-            raise MdmarkError(done.error or limit_message(pipeline.relpath(path), Failed("error")))
-        pipeline.adopt(done)
-        cache.remember(render_key(done.sha, lang), fragment_or_none)
-        return fragment_or_none
+
+def _rendered(pipeline: Pipeline, path: Path, facts: DocFacts, lang: str) -> Fragment:
+    """The worker's side of :func:`render_document`: the fragment from the cache, else rendered here and cached."""
+    cache, key, hit = _cached(pipeline, facts, lang)
+    if hit is not None:
+        return hit
     fragment = _render(pipeline, path, lang)
     # The files the document pulled in make the fragment stale too.
     fragment.deps = sorted({*fragment.deps, *facts.deps})
     cache.put(key, fragment)
     return fragment
+
+
+def _cached(pipeline: Pipeline, facts: DocFacts, lang: str) -> tuple[ContentCache[Fragment], str, Fragment | None]:
+    """The fragment cache, the key of the document's fragment, and the fragment when it is cached and fresh."""
+    cache = fragment_cache(pipeline)
+    key = render_key(facts.sha, lang)
+    hit = cache.get(key)
+    return cache, key, hit if hit is not None and hit.fresh(pipeline.srcdir) else None
 
 
 def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
@@ -600,7 +611,10 @@ def _render_task(pipeline: Pipeline, job: tuple[str, str]) -> tuple[DocFacts, Fr
     facts = pipeline.facts_many([path], keep_trees=False)[0]
     if facts.error is not None:
         return facts, None
-    return facts, render_document(pipeline, path, facts, lang)
+    return facts, _rendered(pipeline, path, facts, lang)
+
+
+register("render", _render_task)
 
 
 def render_parallel(
@@ -612,13 +626,11 @@ def render_parallel(
 ) -> None:
     """Parse and render many documents in worker processes (one per core), filling the parse and
     fragment caches, and keeping their facts and fragments in this process's memory. ``meanwhile``:
-    see :meth:`mdmark.pipeline.workers.Pool.run`.
+    see :meth:`mdmark.pipeline.pool.Pool.run`.
 
     Each worker reads and renders with its own Sphinx application, so a cold build uses every core
     for the whole of the work, not only for the parse.
     """
-    from mdmark.pipeline.workers import Failed, run_bounded
-
     cache = fragment_cache(pipeline)
     jobs = [(str(p), lang) for p in paths]
 
@@ -630,7 +642,7 @@ def render_parallel(
         if done:
             done(1)
 
-    run_bounded(pipeline, _render_task, jobs, meanwhile, rendered)
+    pipeline.run("render", jobs, meanwhile, rendered)
 
 
 def _post_transforms(app: Sphinx, tree: nodes.document, docname: str) -> None:

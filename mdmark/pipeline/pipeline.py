@@ -1,17 +1,17 @@
 """The one way through: Markdown → MyST (+ sphinx-design) → docutils doctree → facts.
 
 Documents are untrusted input, so they are parsed and rendered only in the bounded worker
-processes of :mod:`mdmark.pipeline.workers` (memory, CPU and wall-clock limits; a worker that passes one
+processes of :mod:`mdmark.pipeline.pool` (memory, CPU and wall-clock limits; a worker that passes one
 is killed and the document gets one sentence). The process that answers (the CLI, the MCP
 server) keeps the results: in memory for the life of the process (the server), and on disk in
 the user's cache folder (:mod:`mdmark.pipeline.cachestore`, entries authenticated, written by the
 workers), so an unchanged document is never parsed twice and a warm call needs no worker.
 
-In a worker, one Sphinx application per (source folder, MyST settings) is created once and reused
-for every document (creating it costs far more than reading a document). Sphinx and docutils keep
-global state (directive registries, the logging set-up), so every use of an application happens
-in a :func:`mdmark.host.session.session` (under :data:`SPHINX_LOCK`), which a worker holds only
-for its own parse. Cached results are read without it."""
+A :class:`Pipeline` looks up its caches, runs a worker task (:mod:`mdmark.pipeline.tasks`) for
+what they lack and adopts the result. The process that answers runs the tasks in the pool; a
+worker's own pipeline (:func:`worker_pipeline`, one Sphinx application per source folder and
+settings, :mod:`mdmark.pipeline.reading`) runs them in its own process. Cached results are read
+without :data:`SPHINX_LOCK`."""
 
 
 from __future__ import annotations
@@ -19,14 +19,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import pickle
-import posixpath
-import shutil
-import tempfile
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -36,14 +31,18 @@ from mdmark.pipeline.contentcache import ContentCache, raw
 from mdmark.config.main import MarkdownSettings
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import FACTS_VERSION, DocFacts, Warning
-from mdmark.util import landlock
 from mdmark.util.files import file_stamp, resolve_many
 # SPHINX_LOCK lives with the rest of the Sphinx host; importable from here as before.
 from mdmark.host.session import SPHINX_LOCK as SPHINX_LOCK
 from mdmark.pipeline.sources import Sources
 from mdmark.host.confinfo import ConfInfo
 from mdmark.host.session import session
-from mdmark.pipeline.workers import in_worker
+from mdmark.pipeline.limits import Failed, limit_message
+from mdmark.pipeline.pool import run_bounded
+from mdmark.pipeline.reading import App, too_deep_facts
+# Where the documents' names come from; importable from here as before.
+from mdmark.pipeline.reading import docname_of as docname_of
+from mdmark.pipeline.tasks import TASKS, ParseJob, Reader, Runner, run_here
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -59,75 +58,6 @@ FAILED_SECONDS = 60.0
 MAX_FAILED = 1000
 
 
-class _App:
-    """A Sphinx application bound to one source folder."""
-
-    def __init__(
-        self,
-        srcdir: Path,
-        settings: MarkdownSettings,
-        workdir_base: Path | None = None,
-        conf: Path | None = None,
-        root: Path | None = None,
-        trusted: bool = False,
-    ) -> None:
-        from mdmark.host.confine import install
-        from mdmark.host.linebreaks import enable
-        from mdmark.host.app import create_app
-
-        self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
-        # The scratch folder (Sphinx's doctree pickles) goes when the app goes or the process ends.
-        weakref.finalize(self, shutil.rmtree, self.workdir, True)
-        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted, root)
-        self.srcdir = srcdir
-        self.conf = conf
-        #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
-        #: the file may change in between (an editor saving while the server reads).
-        self._texts: dict[str, str] = {}
-        from mdmark.util.capture import project_output
-
-        with session(self.sphinx), project_output():  # what these log is the app's, not the caller's
-            enable(self.sphinx)  # export and build join lines split between Japanese characters
-            install(self.sphinx, root)  # {include} and friends read only inside the project root
-            self.sphinx.connect("source-read", self._source_read)
-
-    def _source_read(self, app: Sphinx, docname: str, source: list[str]) -> None:
-        text = self._texts.get(docname)
-        if text is not None:
-            source[0] = text
-
-    def read(self, docname: str, text: str | None = None) -> tuple[nodes.document, list[Warning]]:
-        """Read one document (re-reading it cleanly if read before); returns its doctree and warnings.
-
-        ``text`` is the document's content as the caller hashed it (default: the file as Sphinx reads it).
-        """
-        from mdmark.host.app import ensure_known
-        from mdmark.host.accessors import take_doctree
-
-        from mdmark.util.capture import project_output
-        from mdmark.util.conflock import conf_lock
-
-        app = self.sphinx
-        env = app.env
-        with session(app) as warnings, conf_lock(self.conf, shared=True), project_output():
-            if docname in env.all_docs:
-                app.events.emit("env-purge-doc", env, docname)
-                env.clear_doc(docname)
-            if text is not None:
-                self._texts[docname] = text
-            ensure_known(app, docname)
-            try:
-                app.builder.read_doc(docname)
-            finally:
-                self._texts.pop(docname, None)
-            return take_doctree(env, docname), list(warnings)
-
-
-def docname_of(relpath: str) -> str:
-    """Sphinx's docname of a source file path relative to the source folder (its suffix dropped)."""
-    return posixpath.splitext(relpath)[0]
-
-
 def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str = "") -> str:
     """The key of one document's parse: its bytes, the settings and the conf.py (``conf``: its digest)."""
     digest = hashlib.sha256()
@@ -138,121 +68,10 @@ def cache_key(relpath: str, data: bytes, settings: MarkdownSettings, conf: str =
     return digest.hexdigest()
 
 
-def _parse_task(pipeline: Pipeline, job: tuple[str, str, str, bool, bool]) -> tuple[str, dict[str, Any], bytes]:
-    """One document parsed in a worker process (and cached there, on disk too): its key, facts
-    (as JSON data) and pickled doctree (``b""`` when the job says the tree is not kept or not sent:
-    a cold check wants only the facts, and sending every tree back cost the workers their
-    writes into a pipe this process drained slowly, and it memory it never used)."""
-    key, relpath, text, keep_tree, send_tree = job
-    facts, tree = pipeline._parse_full(key, relpath, text, keep_tree)
-    return key, facts.to_json(), tree if send_tree else b""
-
-
-def _directives_task(pipeline: Pipeline, _job: None) -> dict[str, tuple[str, ...]]:
-    """The directives the worker's application knows, with their options."""
-    return pipeline.directives()
-
-
-def _conf_info_task(pipeline: Pipeline, _job: None) -> dict[str, Any]:
-    """The worker's Sphinx configuration (conf.py runs there, under the worker's limits)."""
-    return pipeline.conf_info().to_json()
-
-
-def _parse_guarded(
-    app: _App, relpath: str, key: str, text: str, pickled: bool = True
-) -> tuple[DocFacts, bytes, nodes.document | None]:
-    """:func:`_parse_with`, but a document that makes MyST or Sphinx fail comes back as facts with
-    ``error`` set (and no doctree), so one document never stops the others."""
-    try:
-        return _parse_with(app, relpath, key, text, pickled)
-    except MemoryError:
-        raise  # the worker reports it as its memory bound
-    except Exception as exc:  # any parser/extension failure: report it for this document only
-        from mdmark.host.accessors import forget_document
-
-        try:
-            forget_document(app.sphinx.env, docname_of(relpath))
-        except Exception:  # noqa: S110 - best effort: the next read of the document purges it again
-            pass
-        message, line = _stopped(relpath, text, exc)
-        return DocFacts(path=relpath, sha=key, chars=len(text), error=message, error_line=line), b"", None
-
-
-def _stopped(relpath: str, text: str, exc: Exception) -> tuple[str, int | None]:
-    """The sentence (and line) for a document whose reading raised ``exc``: a write or read the
-    kernel refused a confined worker, front matter YAML that cannot be read (a control character, a
-    broken mapping) in Japanese with its line, anything else with the library's own words quoted."""
-    import yaml
-
-    if isinstance(exc, PermissionError) and landlock.refused(exc):
-        return f"`{relpath}` を読む途中で{landlock.denied_sentence(exc)}", None
-
-    if isinstance(exc, yaml.reader.ReaderError):
-        # Its position counts characters of the front matter, which starts after the ``---`` line.
-        start = text.find("\n") + 1
-        line = text.count("\n", 0, start + exc.position) + 1
-        return f"`{relpath}` の front matter に YAML が許さない文字 U+{exc.character:04X} があるので、その文字を消してください。", line
-    if isinstance(exc, yaml.YAMLError):
-        mark = getattr(exc, "problem_mark", None)
-        return f"`{relpath}` の front matter を YAML として読めないので、その行の書き方を直してください。", (
-            mark.line + 2 if mark is not None else None
-        )
-    words = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
-    return (
-        f"`{relpath}` を読む途中で MyST・Sphinx が止まった（ライブラリの言葉で「{words}」）ので、この文書の記法を確かめてください。",
-        None,
-    )
-
-
-def _parse_with(
-    app: _App, relpath: str, key: str, text: str, pickled: bool = True
-) -> tuple[DocFacts, bytes, nodes.document]:
-    """The document's facts, its doctree pickled for the cache (``b""`` unless ``pickled``) and the
-    doctree itself."""
-    from mdmark.pipeline.extract import elements_of, embed_build_products, extract, highlight_warnings, math_warnings
-
-    docname = docname_of(relpath)
-    doctree, warnings = app.read(docname, text)
-    env = app.sphinx.env
-    metadata = dict(env.metadata.get(docname, {}))
-    elements = elements_of(doctree)
-    # The folder Sphinx builds in (``out``, ``doctrees``) and extensions write beside (``jupyter_execute``).
-    embed_build_products(doctree, Path(app.srcdir), Path(env.doctreedir).parent, elements)
-    parts = extract(doctree, docname, metadata, text, env, app.info.source_suffixes, elements)
-    # What Sphinx would say only while writing (an unknown code language), said at reading.
-    warnings = [*warnings, *highlight_warnings(doctree, text, elements), *math_warnings(doctree, text, elements)]
-    # What the document pulled in ({include}, {literalinclude}, images): a change re-parses it.
-    # Relative to the source folder, as the documents are: Sphinx records an {include}d file by its
-    # absolute path, and "is this file included somewhere" (toc.not_included) asks by relative path.
-    srcdir = os.fspath(app.srcdir)
-    found = (os.fspath(d) for d in env.dependencies.get(docname, ()))
-    deps = sorted({_relative(d, srcdir) if os.path.isabs(d) else d for d in found} - {relpath})
-    stamps = [(rel, file_stamp(app.srcdir / rel)) for rel in deps]
-    facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, deps=stamps, **parts)
-    # Keep the doctree without its environment so it pickles and can be re-attached later.
-    doctree.settings.env = None
-    doctree.reporter = None
-    doctree.transformer = None
-    return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL) if pickled else b"", doctree
-
-
-def _too_deep(key: str, rel: str, text: str) -> DocFacts | None:
-    """Facts saying why a document nested too deep is not parsed (before any parser sees it), or
-    None to parse it."""
-    from mdmark.pipeline.nesting import nesting_sentence, too_deep
-
-    line = too_deep(text)
-    if line is None:
-        return None
-    return DocFacts(path=rel, sha=key, chars=len(text), error=nesting_sentence(rel, line), error_line=line)
-
-
-def _relative(path: str, srcdir: str) -> str:
-    return posixpath.normpath(os.path.relpath(path, srcdir).replace(os.sep, "/"))
-
-
 class Pipeline:
-    """Parses the Markdown documents under one source folder with one set of MyST settings."""
+    """The Markdown documents under one source folder with one set of MyST settings: their facts and
+    doctrees from the caches, else from a worker task (:mod:`mdmark.pipeline.tasks`) run by the
+    pipeline's runner, the result adopted into the caches."""
 
     def __init__(
         self,
@@ -262,11 +81,13 @@ class Pipeline:
         conf: Path | None = None,
         scratch: Path | None = None,
         trusted: str | None = None,
+        runner: Runner = run_bounded,
     ) -> None:
         """``scratch``: where the Sphinx application's scratch folder goes (a worker's, which its
         parent removes), else a temporary folder removed with the pipeline. ``trusted``: the trust
         fingerprint of ``conf`` when the user trusts it (:mod:`mdmark.host.trust`) — only then does
-        conf.py run; otherwise it is read statically."""
+        conf.py run; otherwise it is read statically. ``runner``: how the worker tasks run — in the
+        bounded worker processes, or in this process for a worker's own pipeline (:func:`run_here`)."""
         from mdmark.host.confine import project_root
         from mdmark.host.confinfo import conf_digest
 
@@ -284,9 +105,10 @@ class Pipeline:
         self.trusted = trusted if self.conf is not None else None
         self.conf_key = conf_digest(self.conf, self.trusted)
         self._scratch = scratch
+        self._runner = runner
         #: The doctree object of the last parse, by its key, until doctree() takes it.
         self._fresh: tuple[str, nodes.document] | None = None
-        self._app: _App | None = None
+        self._app: App | None = None
         self._info: ConfInfo | None = None
         #: Facts and doctrees by cache key (a doctree's facts are only ever written after it).
         self._facts: ContentCache[DocFacts] = ContentCache(
@@ -318,12 +140,13 @@ class Pipeline:
     @property
     def app(self) -> Sphinx:
         """The Sphinx application (created on first use). Use it only under :data:`SPHINX_LOCK`."""
-        return self._get_app().sphinx
+        return self.application().sphinx
 
-    def _get_app(self) -> _App:
+    def application(self) -> App:
+        """The Sphinx application bound to the source folder (created on first use)."""
         with SPHINX_LOCK:
             if self._app is None:
-                self._app = _App(
+                self._app = App(
                     self.srcdir, self.settings, self._scratch, conf=self.conf, root=self.project_root,
                     trusted=self.trusted is not None,
                 )  # fmt: skip
@@ -333,8 +156,8 @@ class Pipeline:
 
     def warm_up(self) -> None:
         """Create the application now (conf.py and every extension's ``setup()`` run): a worker
-        pool's zygote does, so the workers it forks start with it (:mod:`mdmark.pipeline.workers`)."""
-        self._get_app()
+        pool's zygote does, so the workers it forks start with it (:mod:`mdmark.pipeline.zygote`)."""
+        self.application()
 
     def directives(self) -> dict[str, tuple[str, ...]]:
         """The directives documents here can use, with their options (see :func:`directive_options`).
@@ -342,14 +165,8 @@ class Pipeline:
         Asked of a worker, as the configuration is: conf.py and the extensions' ``setup()`` run
         there, under its limits and its confinement, never in the process that answers (the
         language server asks this for completion)."""
-        if in_worker():
-            from mdmark.host.accessors import directive_options
-
-            return directive_options(self.app)
         if self._directives is None:
-            from mdmark.pipeline.workers import Failed, limit_message, run_bounded
-
-            outcome = run_bounded(self, _directives_task, [None])[0]
+            outcome = self.run("directives", [None])[0]
             if isinstance(outcome, Failed):
                 raise MdmarkError(limit_message(self.conf.name if self.conf is not None else "conf.py", outcome))
             self._directives = outcome
@@ -369,12 +186,8 @@ class Pipeline:
         if cached is not None:
             self._info = cached
             return cached
-        if in_worker():
-            return self._get_app().info
         # conf.py runs in a worker, under its limits, never in the process that answers.
-        from mdmark.pipeline.workers import Failed, limit_message, run_bounded
-
-        outcome = run_bounded(self, _conf_info_task, [None])[0]
+        outcome = self.run("conf_info", [None])[0]
         if isinstance(outcome, Failed):
             raise MdmarkError(limit_message(self.conf.name, outcome), exit_code=2)
         self._info = ConfInfo.from_json(outcome)
@@ -439,7 +252,7 @@ class Pipeline:
         if facts.error is None:
             self._facts.remember(facts.sha, facts)
 
-    def _store(self, key: str, facts: DocFacts, tree: bytes | None) -> None:
+    def store(self, key: str, facts: DocFacts, tree: bytes | None) -> None:
         """Cache facts and (unless None) the pickled doctree: the tree first, so a tree found on disk
         always has its facts."""
         self._facts.remember(key, facts)
@@ -448,6 +261,14 @@ class Pipeline:
             if not self._trees.write(key, tree):
                 return
         self._facts.write(key, facts)
+
+    def store_failure(self, key: str, facts: DocFacts) -> None:
+        """Cache on disk only the facts of a document whose reading failed (see :func:`~mdmark.pipeline.tasks.parse`)."""
+        self._facts.write(key, facts)
+
+    def hold_fresh(self, key: str, doctree: nodes.document | None) -> None:
+        """Keep the doctree just read from the content of ``key`` for :meth:`doctree` (under :data:`SPHINX_LOCK`)."""
+        self._fresh = (key, doctree) if doctree is not None else None
 
     # -- parsing ----------------------------------------------------------------------------------
 
@@ -480,70 +301,32 @@ class Pipeline:
         repeats: list[tuple[int, int]] = []
         first_of: dict[str, int] = {}
         for i, (path, real) in enumerate(zip(paths, resolve_many(paths), strict=True)):
-            try:
-                rel = self.sources.relpath(path, real)
-                given = texts.get(path) if texts is not None else None
-                known_text: str | None
-                if given is not None:
-                    key, known_text = self.sources.text_key(given, rel)
+            keyed = self._keyed(path, real, texts.get(path) if texts is not None else None)
+            if isinstance(keyed, DocFacts):
+                results[i] = keyed
+            elif keyed[0] in first_of:
+                repeats.append((i, first_of[keyed[0]]))
+            else:
+                first_of[keyed[0]] = i
+                known = self._known(path, real, *keyed, want_trees)
+                if isinstance(known, DocFacts):
+                    results[i] = known
                 else:
-                    key, known_text = self.sources.key(real or path, rel)
-            except MdmarkError as exc:
-                results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
-                continue
-            if key in first_of:
-                repeats.append((i, first_of[key]))
-                continue
-            first_of[key] = i
-            failed = self._failed.get(key)
-            if failed is not None and time.monotonic() - failed[0] < FAILED_SECONDS:
-                results[i] = failed[1]
-                continue
-            hit = self._load_cached(key, want_trees)
-            if hit is not None and self._deps_fresh(hit[0]):
-                results[i] = hit[0]
-                continue
-            if known_text is None:
-                # Known by its stat but no longer cached: read it now (the bytes decide the key).
-                try:
-                    key, known_text = self.sources.read_keyed(real or path, rel)
-                except MdmarkError as exc:
-                    results[i] = DocFacts(path=path.as_posix(), sha="", error=exc.message)
-                    continue
-            refused = _too_deep(key, rel, known_text)
-            if refused is not None:
-                results[i] = refused
-                continue
-            todo.append((i, key, rel, known_text))
+                    todo.append((i, *known))
         done = len(paths) - len(todo) - len(repeats)
         if progress:
             progress(done, len(paths))
-        if todo and not in_worker():
-            from mdmark.pipeline.workers import run_bounded
 
-            def parsed(n: int, outcome: Any) -> None:
-                nonlocal done
-                i, key, rel, text = todo[n]
-                results[i] = self._adopt_parsed(key, rel, text, outcome, keep_trees)[0]
-                done += 1
-                if progress:
-                    progress(done, len(paths))
+        def parsed(n: int, outcome: Any) -> None:
+            nonlocal done
+            i, key, rel, text = todo[n]
+            results[i] = self._adopt_parsed(key, rel, text, outcome, keep_trees)[0]
+            done += 1
+            if progress:
+                progress(done, len(paths))
 
-            # In the bounded worker processes: this process holds no lock meanwhile, and a document
-            # that passes a bound gets its sentence as ``error``.
-            self._prepare_cache()
-            # The biggest documents first: a big one started last would leave one core idle at the end.
-            order = sorted(range(len(todo)), key=lambda n: -len(todo[n][3]))
-            # Trees come back only when asked for, or when there is no disk cache to read them from later.
-            send = want_trees or self.cache_dir is None
-            jobs = [(todo[n][1], todo[n][2], todo[n][3], keep_trees, send) for n in order]
-            run_bounded(self, _parse_task, jobs, done=lambda n, outcome: parsed(order[n], outcome))
-        else:
-            for i, key, rel, text in todo:
-                results[i] = self._parse_full(key, rel, text, keep_trees)[0]
-                done += 1
-                if progress:
-                    progress(done, len(paths))
+        if todo:
+            self._parse_all([(key, rel, text) for _, key, rel, text in todo], want_trees, keep_trees, parsed)
         for i, first in repeats:
             results[i] = results[first]
             done += 1
@@ -551,27 +334,74 @@ class Pipeline:
                 progress(done, len(paths))
         return [r for r in results if r is not None]
 
+    def _keyed(self, path: Path, real: Path | None, given: str | None) -> DocFacts | tuple[str, str, str | None]:
+        """The content key, relative path and (when read already) text of a document; facts with
+        ``error`` for one that cannot be read."""
+        try:
+            rel = self.sources.relpath(path, real)
+            known_text: str | None
+            if given is not None:
+                key, known_text = self.sources.text_key(given, rel)
+            else:
+                key, known_text = self.sources.key(real or path, rel)
+        except MdmarkError as exc:
+            return DocFacts(path=path.as_posix(), sha="", error=exc.message)
+        return key, rel, known_text
+
+    def _known(
+        self, path: Path, real: Path | None, key: str, rel: str, text: str | None, want_trees: bool
+    ) -> DocFacts | tuple[str, str, str]:
+        """The facts of a document known without parsing it (cached, failed a moment ago, unreadable,
+        nested too deep), else what the parse task needs: its key, relative path and text."""
+        failed = self._failed.get(key)
+        if failed is not None and time.monotonic() - failed[0] < FAILED_SECONDS:
+            return failed[1]
+        hit = self._load_cached(key, want_trees)
+        if hit is not None and self._deps_fresh(hit[0]):
+            return hit[0]
+        if text is None:
+            # Known by its stat but no longer cached: read it now (the bytes decide the key).
+            try:
+                key, text = self.sources.read_keyed(real or path, rel)
+            except MdmarkError as exc:
+                return DocFacts(path=path.as_posix(), sha="", error=exc.message)
+        return too_deep_facts(key, rel, text) or (key, rel, text)
+
+    def _parse_all(
+        self, todo: list[tuple[str, str, str]], want_trees: bool, keep_trees: bool, parsed: Callable[[int, Any], None]
+    ) -> None:
+        """The parse task for every ``(key, rel, text)`` of ``todo``; ``parsed(n, outcome)`` as each ends.
+
+        In the bounded worker processes: this process holds no lock meanwhile, and a document that
+        passes a bound gets its sentence as ``error``."""
+        self._prepare_cache()
+        # The biggest documents first: a big one started last would leave one core idle at the end.
+        order = sorted(range(len(todo)), key=lambda n: -len(todo[n][2]))
+        # Trees come back only when asked for, or when there is no disk cache to read them from later.
+        send = want_trees or self.cache_dir is None
+        jobs: list[ParseJob] = [(*todo[n], keep_trees, send) for n in order]
+        self.run("parse", jobs, done=lambda n, outcome: parsed(order[n], outcome))
+
     def _parse_full(self, key: str, rel: str, text: str, keep_tree: bool = True) -> tuple[DocFacts, bytes]:
-        refused = _too_deep(key, rel, text)
+        """One document parsed by the parse task, its tree sent back."""
+        refused = too_deep_facts(key, rel, text)
         if refused is not None:
             return refused, b""
-        if not in_worker():
-            facts, tree = self._parse_in_worker(key, rel, text, keep_tree)
-            return facts, tree
-        with SPHINX_LOCK:
-            facts, tree, doctree = _parse_guarded(self._get_app(), rel, key, text, keep_tree)
-            self.parse_count += 1
-            # The next doctree() of this very content may take the object instead of unpickling a
-            # copy: a cold build renders each document right after parsing it.
-            self._fresh = (key, doctree) if doctree is not None else None
-        if facts.error is None:
-            self._store(key, facts, tree if keep_tree else None)
-        else:
-            # A failure goes to the disk cache only, under the same key (it holds conf.py's digest):
-            # the next run must not run conf.py to fail the same way, while this process reads the
-            # document again once the cause is gone (a fixed extension).
-            self._facts.write(key, facts)
-        return facts, tree
+        self._prepare_cache()
+        outcome = self.run("parse", [(key, rel, text, keep_tree, True)])[0]
+        return self._adopt_parsed(key, rel, text, outcome, keep_tree)
+
+    def run(
+        self,
+        name: str,
+        jobs: Sequence[Any],
+        meanwhile: Callable[[], object] | None = None,
+        done: Callable[[int, Any], None] | None = None,
+    ) -> list[Any]:
+        """The worker task ``name`` (:data:`~mdmark.pipeline.tasks.TASKS`) for every job, by this
+        pipeline's runner; the results in job order, a :class:`~mdmark.pipeline.limits.Failed` for a
+        job whose worker did not finish it (see :meth:`mdmark.pipeline.pool.Pool.run`)."""
+        return self._runner(self, TASKS[name], jobs, meanwhile, done)
 
     @contextlib.contextmanager
     def collect_warnings(self) -> Iterator[list[Warning]]:
@@ -581,7 +411,7 @@ class Pipeline:
         Sphinx's logging set-up is global to the process; the session points it at this pipeline's
         app, so warnings land here even when several pipelines (source folders) live in one process.
         """
-        with SPHINX_LOCK, session(self._get_app().sphinx) as found:
+        with SPHINX_LOCK, session(self.application().sphinx) as found:
             yield found
 
     def worker_spec(self) -> tuple[Callable[..., Pipeline], tuple[object, ...]]:
@@ -591,7 +421,7 @@ class Pipeline:
         # spec, and a partial is a new object (never equal) every time it is unpickled. The conf
         # key is in it because workers and their zygote outlive an edit of an untrusted conf.py
         # (read statically, so ``trusted`` stays None): the edit must reach new workers.
-        return _worker_pipeline, (self.config_root, self.settings, self.cache_dir, self.conf, self.trusted, self.conf_key)
+        return worker_pipeline, (self.config_root, self.settings, self.cache_dir, self.conf, self.trusted, self.conf_key)
 
     def worker_confinement(self) -> Confinement:
         """What this project's worker processes may touch (:mod:`mdmark.util.landlock`): read the
@@ -631,18 +461,9 @@ class Pipeline:
             return  # the cache is an optimisation: the workers' writes fail quietly too
         self._cache_ready = True
 
-    def _parse_in_worker(self, key: str, rel: str, text: str, keep_tree: bool) -> tuple[DocFacts, bytes]:
-        from mdmark.pipeline.workers import run_bounded
-
-        self._prepare_cache()
-        outcome = run_bounded(self, _parse_task, [(key, rel, text, keep_tree, True)])[0]
-        return self._adopt_parsed(key, rel, text, outcome, keep_tree)
-
     def _adopt_parsed(self, key: str, rel: str, text: str, outcome: Any, keep_tree: bool) -> tuple[DocFacts, bytes]:
         """Facts and tree a worker parsed (and wrote to the disk cache), kept in memory here; a
-        :class:`~mdmark.pipeline.workers.Failed` becomes facts with its sentence as ``error``."""
-        from mdmark.pipeline.workers import Failed, limit_message
-
+        :class:`~mdmark.pipeline.limits.Failed` becomes facts with its sentence as ``error``."""
         self.parse_count += 1
         if isinstance(outcome, Failed):
             facts = DocFacts(path=rel, sha=key, chars=len(text), error=limit_message(rel, outcome))
@@ -651,8 +472,7 @@ class Pipeline:
                     self._failed.pop(next(iter(self._failed)))
                 self._failed[key] = (time.monotonic(), facts)
             return facts, b""
-        _, facts_json, tree = outcome
-        facts = DocFacts.from_json(facts_json)
+        _, facts, tree = outcome
         if facts.error is None:  # a failure is not cached: a fixed extension may read it next time
             self._facts.remember(key, facts)
             if keep_tree and tree:
@@ -668,10 +488,6 @@ class Pipeline:
 
     def doctree_and_text(self, path: Path) -> tuple[nodes.document, str]:
         """:meth:`doctree`, and the text it was read from (one read: the renderer quotes its lines)."""
-        from sphinx.util.docutils import LoggingReporter
-
-        from mdmark.host.profiles import apply_at_render
-
         rel = self.relpath(path)
         key, text = self.sources.read_keyed(path, rel)
         with SPHINX_LOCK:
@@ -680,12 +496,7 @@ class Pipeline:
             tree: nodes.document = just_parsed[1]  # parsed a moment ago from these very bytes
         else:
             tree = self._tree(key, rel, text)
-        app = self._get_app()
-        tree.settings.env = app.sphinx.env
-        tree.reporter = LoggingReporter(str(path))
-        with SPHINX_LOCK:
-            # The read served the facts; what only the fragments need of Sphinx runs now.
-            apply_at_render(app.sphinx, tree, docname_of(rel))
+        self.application().attach(tree, path, docname_of(rel))
         return tree, text
 
     def _tree(self, key: str, rel: str, text: str) -> nodes.document:
@@ -724,7 +535,7 @@ def _decode_info(data: bytes) -> ConfInfo:
     return ConfInfo.from_json(json.loads(data.decode("utf-8")))
 
 
-def _worker_pipeline(
+def worker_pipeline(
     srcdir: Path,
     settings: MarkdownSettings,
     cache_dir: Path | None,
@@ -734,7 +545,13 @@ def _worker_pipeline(
     *,
     scratch: Path,
 ) -> Pipeline:
-    """A worker's own pipeline for :meth:`Pipeline.worker_spec` (``conf_key`` only tells specs of
-    two contents of one conf.py apart; the worker reads the file itself)."""
+    """A worker's own pipeline for :meth:`Pipeline.worker_spec`: it runs the worker tasks in its own
+    process, the worker (``conf_key`` only tells specs of two contents of one conf.py apart; the
+    worker reads the file itself)."""
     del conf_key
-    return Pipeline(srcdir, settings, cache_dir, conf, scratch=scratch, trusted=trusted)
+    return Pipeline(srcdir, settings, cache_dir, conf, scratch=scratch, trusted=trusted, runner=run_here)
+
+
+if TYPE_CHECKING:
+    # The worker tasks read with a worker's own pipeline: it must be what they ask of a reader.
+    _READER: type[Reader] = Pipeline

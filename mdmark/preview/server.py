@@ -200,7 +200,7 @@ def serve(
     actual = sock.getsockname()[1]
     hub = Hub()
     try:
-        # Cold, before any thread runs: the worker processes can start by fork (workers.py).
+        # Cold, before any thread runs: the worker processes can start by fork (pipeline/pool.py).
         preview.refresh(build_progress, check_progress)
     except BaseException:
         sock.close()

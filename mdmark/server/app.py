@@ -7,7 +7,7 @@ result with one Japanese sentence, never a JSON-RPC error) and the exact result 
 Each tool call runs in a thread of its own (:mod:`mdmark.server.limits`), so a long
 ``build_site`` does not hold up a ``find_docs`` of another session, and a call that outlives its
 time bound is answered with an error and stopped. Documents are parsed and rendered only in the
-bounded worker processes of :mod:`mdmark.pipeline.workers` (started with the server, killed and
+bounded worker processes of :mod:`mdmark.pipeline.pool` (started with the server, killed and
 replaced when a call is stopped or a document passes a bound), so no lock is held here across a
 parse; the parse results stay in the process-wide registry, so every call after the first is warm.
 """
@@ -33,7 +33,7 @@ from mdmark.server.prompts import register_prompts
 from mdmark.tools.registry import TOOLS, TOOLS_BY_NAME, call_tool, internal_error_message, unknown_tool_message
 from mdmark.tools.session_project import PROJECT_HEADER, request_project, with_project
 from mdmark.declare.tool import ToolOutcome, error
-from mdmark.pipeline.workers import prestart
+from mdmark.pipeline.pool import prestart
 from mdmark.serving.http import LOOPBACK_HOSTS, Guard, bind, exit_soon, host_name, run_until_signal
 
 if TYPE_CHECKING:

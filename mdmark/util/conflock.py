@@ -20,7 +20,7 @@ from pathlib import Path
 
 
 #: The folder of the lock files, as the pool's process saw it: a worker confined by Landlock has a
-#: temporary folder of its own (mdmark.pipeline.workers), and every worker must lock the same file.
+#: temporary folder of its own (mdmark.pipeline.pool), and every worker must lock the same file.
 LOCK_DIR_ENV = "MDMARK_LOCK_DIR"
 
 

@@ -2,7 +2,7 @@
 ``untrusted``).
 
 The processes that parse and render a repository's documents (the worker pool of
-:mod:`mdmark.pipeline.workers`) run code and libraries on content from strangers; mdmark's own
+:mod:`mdmark.pipeline.pool`) run code and libraries on content from strangers; mdmark's own
 checks (the file door, the sandbox of substitutions) cover what mdmark knows about, Landlock covers
 the rest: a library that writes beside the source (Sphinx's compile of a ``.po`` catalog through a
 symlink), an ``{include}`` that found a way around the door, a conf.py the user trusted that

@@ -13,7 +13,7 @@ from mdmark.cli.commands.progress import progress_line
 from mdmark.cli.commands.sarif import sarif_failure, sarif_log
 from mdmark.core.diagnostics import Diagnostic
 from mdmark.core.errors import MdmarkError
-from mdmark.pipeline.workers import prepare
+from mdmark.pipeline.pool import prepare
 from mdmark.project.main import Project
 from mdmark.queries.navigation.navigator import Span
 from mdmark.queries.navigation.places import drift_spans

@@ -32,7 +32,7 @@ def _config_path(config: str | None) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     if args.status:
-        from mdmark.pipeline.workers import protections
+        from mdmark.pipeline.limits import protections
 
         for line in protections():
             print(line)
