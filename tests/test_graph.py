@@ -18,14 +18,10 @@ from html_helpers import page_problems
 from mdmark.builders.build import build_site
 from mdmark.core.errors import MdmarkError
 from mdmark.builders.export import export_html
-from mdmark.graph.layout import (
-    DETAIL_MAX_NODES,
-    MAX_NEIGHBOURS,
-    Box,
-    layers,
-    neighbourhood,
-    overview,
-)
+from mdmark.graph.geometry import Box
+from mdmark.graph.layering import layers
+from mdmark.graph.neighbourhood import MAX_NEIGHBOURS, neighbourhood
+from mdmark.graph.overview import DETAIL_MAX_NODES, overview
 from mdmark.graph.model import DocGraph, GraphEdge, Group, Node
 from mdmark.graph.style import KINDS
 from mdmark.graph.svg import to_svg
@@ -404,7 +400,7 @@ def _translate(value: str | None) -> tuple[float, float]:
 
 def text_boxes(svg: str) -> list[tuple[str, tuple[float, float, float, float]]]:
     """Every ``<text>`` of ``svg`` with the rectangle (x, y, w, h) it covers, computed the way the
-    layout estimates text (:func:`mdmark.graph.layout.text_width`), attributes inherited as in SVG."""
+    layout estimates text (:func:`mdmark.graph.labels.text_width`), attributes inherited as in SVG."""
     from mdmark.graph.labels import text_width
 
     out: list[tuple[str, tuple[float, float, float, float]]] = []
@@ -450,7 +446,7 @@ def test_text_never_overlaps_and_labels_are_unique_at_300(built_300: Path) -> No
     """The overview and every neighbourhood of the 300-document page: no two texts cover each other
     and no two boxes read the same. The neighbourhoods are drawn as the page's script draws them:
     from the data block, whose boxes must be the layout's."""
-    from mdmark.graph.layout import box_labels, chip_labels
+    from mdmark.graph.geometry import box_labels, chip_labels
     from mdmark.graph.views import load
 
     page = built_300.read_text(encoding="utf-8")
@@ -519,7 +515,8 @@ def test_300_titles_with_a_long_shared_start_read_apart(long_titles: Path) -> No
     """Each chip says what tells its title from its cluster's others (the folder is on the frame),
     never a counter; the map draws each cluster's strongest relations only, names the rest in each
     frame's heading, and each of its boxes opens its cluster."""
-    from mdmark.graph.layout import MAP_PARTNERS, chip_labels
+    from mdmark.graph.geometry import chip_labels
+    from mdmark.graph.overview import MAP_PARTNERS
     from mdmark.graph.views import load
 
     done = run_mdmark("graph", cwd=long_titles)
@@ -558,7 +555,7 @@ def test_the_300_page_size_and_the_graphs_share(built_300: Path) -> None:
 
 def test_labels_tell_apart_titles_that_read_alike() -> None:
     from mdmark.graph.labels import distinct_labels, text_width
-    from mdmark.graph.layout import MAX_LABEL
+    from mdmark.graph.geometry import MAX_LABEL
 
     nodes = [
         Node("a", "アーキテクチャのトークン更新設計", "architecture/design-001.md", 0),

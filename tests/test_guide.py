@@ -613,7 +613,7 @@ def test_cli_page_graph_transcript(tmp_path: Path) -> None:
 
 def test_build_page_shows_the_guides_own_graph(guide_copy: Path) -> None:
     """graph.svg on the build page is what `mdmark graph` draws for the guide as it is now."""
-    from mdmark.graph.layout import DETAIL_MAX_EDGES, DETAIL_MAX_NODES
+    from mdmark.graph.overview import DETAIL_MAX_EDGES, DETAIL_MAX_NODES
 
     page = section("build", "文書の関係図")
     assert "![この使い方集の文書の関係図](graph.svg)" in page

@@ -110,3 +110,56 @@ def test_init_without_conf_py_still_writes_the_starter(tmp_path: Path) -> None:
     result = run_mdmark("init", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "docs" / "welcome.md").is_file()
+
+
+SAME_TITLES = {
+    "conf.py": 'project = "Theme"\nextensions = ["myst_parser"]\nexclude_patterns = ["_build"]\n',
+    "index.md": "# Theme\n\n```{toctree}\ncontent/notebooks\nexamples/notebooks\n```\n",
+    "content/notebooks.md": "# Jupyter notebooks\n\nHow notebooks look.\n",
+    "examples/notebooks.md": "# Jupyter notebooks\n\nSee [the other one](../content/notebooks.md).\n",
+}
+
+
+def test_documents_sharing_a_heading_are_told_apart_by_their_folder(tmp_path: Path) -> None:
+    """Sphinx lets two documents share a first heading (sphinx-book-theme's two "Jupyter
+    notebooks"); the index titles tell them apart by folder, so the first check is clean where
+    sphinx-build is, and a later document with that heading is told apart too."""
+    root = tmp_path / "p"
+    for rel, text in SAME_TITLES.items():
+        (root / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "docs" / rel).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    assert run_mdmark("init", cwd=root).returncode == 0
+    index = (root / "index.yaml").read_text(encoding="utf-8")
+    assert (
+        '  - id: "content/notebooks"\n    path: "docs/content/notebooks.md"\n    title: "Jupyter notebooks (content)"\n'
+        '  - id: "examples/notebooks"\n    path: "docs/examples/notebooks.md"\n    title: "Jupyter notebooks (examples)"\n'
+    ) in index, index
+    check = run_mdmark("check", "--format", "json", cwd=root)
+    assert [i["kind"] for i in json.loads(check.stdout)["issues"]] == ["config_value"]  # the trust notice
+    trust_project(root / "mdmark.config.yaml")
+    check = run_mdmark("check", cwd=root)
+    assert check.returncode == 0, check.stdout
+    built = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", "docs", str(tmp_path / "out")],
+        cwd=root, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert built.returncode == 0 and built.stderr == "", built.stderr
+
+    (root / "docs" / "guide").mkdir()
+    (root / "docs" / "guide" / "notebooks.md").write_text("---\norphan: true\n---\n# Jupyter notebooks\n", encoding="utf-8")
+    assert run_mdmark("index", "add-unindexed", cwd=root).returncode == 0
+    assert "title: Jupyter notebooks (guide)" in (root / "index.yaml").read_text(encoding="utf-8")
+    check = run_mdmark("check", cwd=root)
+    assert check.returncode == 0, check.stdout
+
+    # Told apart only while the heading is shared: a qualified title of a heading no other
+    # document has is a title_mismatch again.
+    (root / "docs" / "guide" / "notebooks.md").write_text("---\norphan: true\n---\n# Guide\n", encoding="utf-8")
+    (root / "docs" / "examples" / "notebooks.md").write_text("# Examples\n", encoding="utf-8")
+    check = run_mdmark("check", "--format", "json", cwd=root)
+    assert sorted((i["kind"], i["where"]) for i in json.loads(check.stdout)["issues"]) == [
+        ("title_mismatch", "docs[0].title"),
+        ("title_mismatch", "docs[1].title"),
+        ("title_mismatch", "docs[3].title"),
+    ], check.stdout

@@ -57,7 +57,7 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/host/patches.py", "parser_defaults"): "docutils defaults per set of component classes: pure",
     ("mdmark/host/confinfo.py", "builtin_role_objtypes"): "the object types of Sphinx's own domains' roles: fixed for the process",
     ("mdmark/host/confine.py", "_directive_classes"): "directive classes of installed packages: fixed for the process",
-    ("mdmark/pipeline/extract.py", "_pygments_knows"): "the installed Pygments lexers: fixed for the process, as Sphinx keeps them",
+    ("mdmark/pipeline/reading_warnings.py", "_pygments_knows"): "the installed Pygments lexers: fixed for the process, as Sphinx keeps them",
     ("mdmark/html/page.py", "template"): "a file shipped in the package",
     ("mdmark/html/page.py", "_static_css"): "files shipped in the package",
     ("mdmark/html/page.py", "_pygments_css"): "Pygments' stylesheet for a style name: pure",

@@ -107,7 +107,7 @@ def test_build_products_are_embedded_not_outside_the_root(tmp_path: Path) -> Non
     from docutils.parsers.rst import Parser
     from docutils.utils import new_document
 
-    from mdmark.pipeline.extract import embed_build_products
+    from mdmark.pipeline.build_products import embed_build_products
 
     src, build = tmp_path / "src", tmp_path / "cache" / "mdmark-sphinx-1"
     (build / "jupyter_execute").mkdir(parents=True)

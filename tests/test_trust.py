@@ -433,7 +433,7 @@ def test_the_static_reading_keeps_what_conditions_only_add_to(tmp_path: Path) ->
     """A conf.py that adds an optional extension under a condition, imports one in a ``try`` or
     computes one substitution still gives its base settings (the sphinx-design corpus's conf.py
     lost its whole extension list to one ``extensions.append`` under an ``if``)."""
-    from mdmark.host.trust import static_plan
+    from mdmark.host.static_plan import static_plan
 
     conf = tmp_path / "conf.py"
     conf.write_text(

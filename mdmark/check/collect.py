@@ -11,7 +11,9 @@ Decisions the spec leaves open, also stated in ``mdmark check --help``:
 * ``unindexed_doc`` looks at the Markdown (``.md``) files of the config's ``docs`` set only, and
   only when the config has an index.
 * ``title_mismatch`` compares the index ``title`` with the document's first heading exactly
-  (after trimming spaces); a document without any heading is a mismatch too.
+  (after trimming spaces); a document without any heading is a mismatch too. A heading another
+  document has too (its heading, title or alias) may be told apart in the title:
+  ``Heading (qualifier)`` (:mod:`mdmark.index.qualified_title`), as ``mdmark init`` writes it.
 * A link target that does not exist and looks like a name (no ``/`` and no ``.``) is what MyST
   reads as a reference to a heading or label (``[x](#name)``, ``[x](name)``): it is a
   ``broken_anchor`` unless the document or another checked document has that anchor or label.

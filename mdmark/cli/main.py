@@ -105,7 +105,7 @@ def _document_commands(sub: Any, tool_args: ToolArgs) -> None:
     q = isub.add_parser(
         "add-unindexed",
         help="設定の docs に当たるのに索引に無い文書を足す",
-        description="設定の docs に当たるのに索引に無い文書（check の unindexed_doc）を、索引の docs の末尾に足す。ID はパスから、題は最初の見出しから。コメントとほかの項目は変えない。",
+        description="設定の docs に当たるのに索引に無い文書（check の unindexed_doc）を、索引の docs の末尾に足す。ID はパスから、題は最初の見出しから（ほかの文書と同じ見出しは括弧でフォルダを足して区別する）。コメントとほかの項目は変えない。",
     )
     _index_format_arg(q)
     tool_args(q, "update_index", ("config",))

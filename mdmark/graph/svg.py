@@ -1,4 +1,4 @@
-"""A :class:`~mdmark.graph.layout.Drawing` as SVG markup.
+"""A :class:`~mdmark.graph.geometry.Drawing` as SVG markup.
 
 The SVG stands alone (a file of ``mdmark graph``) and inline in a page (``build``, ``export``):
 presentation attributes only, no ``<style>``, no ids, no script, so any number of pictures share a
@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 
 from mdmark.graph.labels import text_width
-from mdmark.graph.layout import Box, Cluster, Drawing, Line
+from mdmark.graph.geometry import Box, Cluster, Drawing, Line
 from mdmark.graph.style import BODY, EDGE_STYLES, FONT_FAMILY, FONT_SIZE, KINDS, colours
 
 LEGEND_SAMPLE = 28

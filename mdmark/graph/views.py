@@ -18,8 +18,9 @@ from typing import Any, cast
 from mdmark.core.errors import MdmarkError
 from mdmark.util.files import display
 from mdmark.graph.dot import to_dot
-from mdmark.graph.layout import neighbourhood, overview
 from mdmark.graph.model import DocGraph, doc_graph, facts_graph
+from mdmark.graph.neighbourhood import neighbourhood
+from mdmark.graph.overview import overview
 from mdmark.graph.svg import to_svg
 from mdmark.html.page import NavEntry
 from mdmark.index.model import Index
@@ -214,7 +215,7 @@ def page_data(graph: DocGraph, anchors: dict[str, str], wanted: list[str]) -> tu
     each document (title, label, width, link). Returns it and the number of documents each picture
     leaves out."""
     from mdmark.graph.labels import text_width
-    from mdmark.graph.layout import box_labels, box_width
+    from mdmark.graph.geometry import box_labels, box_width
     from mdmark.graph.style import EDGE_STYLES, FONT_FAMILY, FONT_SIZE, KINDS, PALETTE
 
     labels = box_labels(graph)

@@ -189,13 +189,13 @@ def _create_static_app(
     settings: MarkdownSettings, conf: Path, workdir: Path, root: Path | None
 ) -> tuple[Sphinx, ConfInfo]:
     """The application of an untrusted ``conf``: no conf.py (Sphinx is given none to run), its
-    literal settings of :data:`~mdmark.host.trust.STATIC_SETTINGS` as overrides, and only the
-    extensions of :data:`~mdmark.host.trust.STATIC_EXTENSIONS` installed outside the project."""
+    literal settings of :data:`~mdmark.host.static_plan.STATIC_SETTINGS` as overrides, and only the
+    extensions of :data:`~mdmark.host.static_plan.STATIC_EXTENSIONS` installed outside the project."""
     from sphinx.application import Sphinx
     from sphinx.util import console
 
     from mdmark.host.confine import project_root
-    from mdmark.host.trust import static_plan
+    from mdmark.host.static_plan import static_plan
 
     share_docutils_settings()
     harden_parsing()

@@ -131,13 +131,23 @@ def _env_of(directive: Any) -> Any:
 
 @functools.cache
 def _directive_classes() -> dict[str, type[Any]]:
-    from docutils.parsers.rst import Directive, directives
+    """The confined directives by name, each made from the class Sphinx registers for that name:
+    outside mdmark's own applications (a Sphinx build that loads mdmark.sphinx_ext) the
+    replacements must behave exactly as the originals do."""
     from docutils.parsers.rst.directives.misc import Raw
-    from sphinx.directives.code import LiteralInclude
-    # The classes Sphinx registers for these names: outside mdmark's own applications (a Sphinx
-    # build that loads mdmark.sphinx_ext) the replacements must behave exactly as they do.
-    from sphinx.directives.other import Include
     from sphinx.directives.patches import CSVTable
+
+    return {
+        "include": _confined_include(),
+        "literalinclude": _confined_literal_include(),
+        "raw": _file_option(Raw, "{raw} のファイル"),
+        "csv-table": _file_option(CSVTable, "{csv-table} のファイル"),
+    }
+
+
+def _confined_include() -> type[Any]:
+    from docutils.parsers.rst import Directive, directives
+    from sphinx.directives.other import Include
 
     class ConfinedInclude(Directive):  # type: ignore[misc]
         """``{include}``. Not an Include subclass on purpose: MyST runs Include subclasses through
@@ -193,6 +203,12 @@ def _directive_classes() -> dict[str, type[Any]]:
             )
             return list(mock.run())
 
+    return ConfinedInclude
+
+
+def _confined_literal_include() -> type[Any]:
+    from sphinx.directives.code import LiteralInclude
+
     class ConfinedLiteralInclude(LiteralInclude):
         def run(self) -> list[Any]:
             env = _env_of(self)
@@ -206,34 +222,33 @@ def _directive_classes() -> dict[str, type[Any]]:
                             return refused
             return list(super().run())
 
-    def file_option(base: type[Any], what: str) -> type[Any]:
-        class ConfinedFileOption(base):  # type: ignore[misc]
-            def run(self) -> list[Any]:
-                env = _env_of(self)
-                if env is not None:
-                    url = self.options.get("url")
-                    if url:  # docutils would fetch it: a page never loads from the network
-                        return _refuse(self, what, str(url))
-                    written = self.options.get("file")
-                    if written:
-                        from docutils.parsers.rst.directives.misc import adapt_path
+    return ConfinedLiteralInclude
 
-                        settings = self.state.document.settings
-                        source = self.state.document.current_source or str(env.doc2path(env.docname))
-                        target = Path(adapt_path(written, source, getattr(settings, "root_prefix", "")))
-                        if issubclass(base, CSVTable) and written.startswith("/") and not Path(written).exists():
-                            target = Path(env.srcdir) / written[1:]  # Sphinx reads it from the source folder
-                        refused = _through_door(self, target, confined_root(env), what, str(written))
-                        if refused is not None:
-                            return refused
-                return list(super().run())
 
-        ConfinedFileOption.__name__ = f"Confined{base.__name__}"
-        return ConfinedFileOption
+def _file_option(base: type[Any], what: str) -> type[Any]:
+    """``base`` (``{raw}``, ``{csv-table}``) with its ``:file:`` read through the door and its ``:url:`` refused."""
+    from sphinx.directives.patches import CSVTable
 
-    return {
-        "include": ConfinedInclude,
-        "literalinclude": ConfinedLiteralInclude,
-        "raw": file_option(Raw, "{raw} のファイル"),
-        "csv-table": file_option(CSVTable, "{csv-table} のファイル"),
-    }
+    class ConfinedFileOption(base):  # type: ignore[misc]
+        def run(self) -> list[Any]:
+            env = _env_of(self)
+            if env is not None:
+                url = self.options.get("url")
+                if url:  # docutils would fetch it: a page never loads from the network
+                    return _refuse(self, what, str(url))
+                written = self.options.get("file")
+                if written:
+                    from docutils.parsers.rst.directives.misc import adapt_path
+
+                    settings = self.state.document.settings
+                    source = self.state.document.current_source or str(env.doc2path(env.docname))
+                    target = Path(adapt_path(written, source, getattr(settings, "root_prefix", "")))
+                    if issubclass(base, CSVTable) and written.startswith("/") and not Path(written).exists():
+                        target = Path(env.srcdir) / written[1:]  # Sphinx reads it from the source folder
+                    refused = _through_door(self, target, confined_root(env), what, str(written))
+                    if refused is not None:
+                        return refused
+            return list(super().run())
+
+    ConfinedFileOption.__name__ = f"Confined{base.__name__}"
+    return ConfinedFileOption

@@ -54,7 +54,7 @@ def _confine(config_root: Path, conf: Path, work: str) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    """The child of :func:`mdmark.host.trust.imported_modules`: create the trusted application (conf.py and the
+    """The child of :func:`mdmark.host.trust_fingerprint.imported_modules`: create the trusted application (conf.py and the
     extensions' ``setup()`` run, as in a trusted check) and print the module files it loaded."""
     config_path = Path(argv[0])
     recorder = _ImportRecorder()

@@ -1,26 +1,34 @@
 """Doctree → :class:`~mdmark.core.facts.DocFacts`: headings, anchors, links, images, plain text, term uses.
 
 Runs on the doctree as MyST and sphinx-design leave it after reading, before post-transforms (which
-would drop references to documents not read yet). Inline nodes carry their paragraph's line, so
-exact lines come from counting the soft line breaks in the text before each node.
+would drop references to documents not read yet). Exact lines come from :mod:`mdmark.pipeline.lines`,
+the kind of each reference from :mod:`mdmark.pipeline.link_kinds`.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import posixpath
 import re
 import urllib.parse
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 
-from mdmark.core.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree, Warning
+from mdmark.core.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree
+from mdmark.pipeline.elements import given
+from mdmark.pipeline.link_kinds import SCHEME, is_reference, resolve_path
 
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+# Also named here (``X as X``) for the callers that import them from this module: the HTML writer
+# and the pipeline, whose imports move with their own splits.
+from mdmark.pipeline.build_products import embed_build_products as embed_build_products
+from mdmark.pipeline.elements import elements_of as elements_of
+from mdmark.pipeline.lines import LineCounter as LineCounter
+from mdmark.pipeline.link_kinds import classify as classify
+from mdmark.pipeline.link_kinds import reference_line as reference_line
+from mdmark.pipeline.link_kinds import source_paths as source_paths
+from mdmark.pipeline.reading_warnings import highlight_warnings as highlight_warnings
+from mdmark.pipeline.reading_warnings import math_warnings as math_warnings
 
 #: ``<img src=…>`` in raw HTML (without MyST's ``html_image`` it stays raw, yet it is an image of the page).
 _RAW_IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
@@ -54,273 +62,6 @@ def _is_prose_blocker(node: nodes.Node) -> bool:
     return type(node).__name__ in {"pending_xref", "download_reference", "literal_emphasis", "literal_strong"}
 
 
-def _lined_block(node: nodes.Node) -> nodes.Node | None:
-    """The nearest block-level node (itself or an ancestor) that carries a line number.
-
-    Inline nodes (links, emphasis) carry their paragraph's line, so they never count as blocks.
-    """
-    probe: nodes.Node | None = node
-    while probe is not None:
-        if not _in_text(probe) and getattr(probe, "line", None):
-            return probe
-        probe = probe.parent
-    return None
-
-
-def _in_text(node: nodes.Node) -> bool:
-    """Whether ``node`` flows inside a text block (and so carries that block's first line).
-
-    An inline-class node standing on its own (an ``{image}`` directive in a grid item) is a block.
-    """
-    if isinstance(node, nodes.Text):
-        return True
-    return isinstance(node, nodes.Inline) and isinstance(node.parent, nodes.TextElement | nodes.Inline)
-
-
-def _unlined_holder(node: nodes.Node, block: nodes.Node) -> nodes.Node | None:
-    """The innermost non-inline element between ``node`` (inclusive) and its lined ``block``."""
-    probe: nodes.Node | None = node
-    while probe is not None and probe is not block:
-        if not _in_text(probe):
-            return probe
-        probe = probe.parent
-    return None
-
-
-def _last_words_at(block: nodes.Node) -> tuple[str, int]:
-    """The block's last words and how many soft line breaks precede them in the block."""
-    newlines = 0
-    found = ("", 0)
-    for text in block.findall(nodes.Text):
-        for i, part in enumerate(str(text).split("\n")):
-            if part.strip():
-                found = (part.strip()[-12:], newlines + i)
-        newlines += str(text).count("\n")
-    return found
-
-
-def _first_words(block: nodes.Node) -> str:
-    return _first_words_at(block)[0]
-
-
-def _first_words_at(block: nodes.Node) -> tuple[str, int]:
-    """The block's first words and how many soft line breaks precede them in the block (a
-    paragraph may start with an image or a line break before its first words)."""
-    newlines = 0
-    for text in block.findall(nodes.Text):
-        for i, part in enumerate(str(text).split("\n")):
-            if part.strip():
-                return part.strip()[:12], newlines + i
-        newlines += str(text).count("\n")
-    return "", 0
-
-
-class LineCounter:
-    """Exact source lines: the block's line, corrected against the source, + soft breaks before.
-
-    MyST reports one line too many for content inside some nested sphinx-design items (a colon
-    fence inside a colon fence: ``grid-item``, ``grid-item-card``, ``tab-item``). Rather than
-    special-case the components, each block's line is checked against the source text: when its
-    first words stand on the line above and not on the reported one, the block moves up one.
-    """
-
-    def __init__(self, source_lines: list[str]) -> None:
-        self._source = source_lines
-        self._offsets: dict[int, dict[int, int]] = {}
-        self._base: dict[int, int] = {}
-
-    def _block_offsets(self, block: nodes.Node) -> dict[int, int]:
-        key = id(block)
-        if key not in self._offsets:
-            offsets: dict[int, int] = {}
-            newlines = 0
-            for node in block.findall(include_self=False):
-                offsets[id(node)] = newlines
-                if isinstance(node, nodes.Text):
-                    newlines += str(node).count("\n")
-            self._offsets[key] = offsets
-        return self._offsets[key]
-
-    def _has(self, line: int, words: str) -> bool:
-        return 1 <= line <= len(self._source) and words in self._source[line - 1]
-
-    def _block_line(self, block: nodes.Node) -> int:
-        key = id(block)
-        if key not in self._base:
-            line = int(block.line or 1)
-            words, skip = _first_words_at(block)
-            last, last_skip = _last_words_at(block)
-
-            def fits(base: int) -> bool:
-                # Both ends of a multi-line block must stand where the base puts them: a first line
-                # whose words recur on the next line cannot fool the check.
-                return self._has(base + skip, words) and (not last or self._has(base + last_skip, last))
-
-            if words and not fits(line):
-                # One line up: the nested-fence off-by-one; a few down: a label (tab, card title)
-                # whose own node has no line and borrows the enclosing component's.
-                for candidate in (line - 1, line + 1, line + 2):
-                    if fits(candidate):
-                        line = candidate
-                        break
-            self._base[key] = line
-        return self._base[key]
-
-    def _holder_line(self, holder: nodes.Node, block: nodes.Node) -> int | None:
-        """The line of an element that has no line of its own (a tab or dropdown label, a card's
-        link), found by searching the source for its words from its lined ancestor onwards."""
-        key = id(holder)
-        if key not in self._base:
-            words = _first_words(holder)
-            start = max(1, int(block.line or 1) - 1)
-            found = None
-            if words:
-                for candidate in range(start, len(self._source) + 1):
-                    if self._has(candidate, words):
-                        found = candidate
-                        break
-            self._base[key] = found if found is not None else -1
-        value = self._base[key]
-        return value if value > 0 else None
-
-    def lines_of(self, entries: list[str], start: int) -> list[int]:
-        """The lines of ``entries`` (a directive's content lines, in order) from line ``start`` on."""
-        found: list[int] = []
-        probe = max(1, start)
-        for entry in entries:
-            line = next((n for n in range(probe, len(self._source) + 1) if self._source[n - 1].strip() == entry), None)
-            if line is None:
-                found.append(start)
-            else:
-                found.append(line)
-                probe = line + 1
-        return found
-
-    def line(self, node: nodes.Node) -> int:
-        block = _lined_block(node)
-        if block is None:
-            return 1
-        if block is node:
-            return max(1, self._block_line(block))
-        holder = _unlined_holder(node, block)
-        if holder is not None:
-            # The node sits in a structural element without a line (e.g. a tab label, whose
-            # nearest lined ancestor is the whole tab-set): the ancestor's line is not its line.
-            found = self._holder_line(holder, block)
-            if found is not None:
-                offset = 0 if holder is node else self._block_offsets(holder).get(id(node), 0)
-                return found + offset
-        offset = self._block_offsets(block).get(id(node), 0)
-        return max(1, self._block_line(block) + offset)
-
-
-def _split_target(target: str) -> tuple[str, str | None]:
-    path, sep, anchor = target.partition("#")
-    return path, (anchor if sep else None)
-
-
-def _resolve(docdir: str, path: str) -> str:
-    """A path written in a document, relative to the source folder (POSIX)."""
-    if path.startswith("/"):
-        return posixpath.normpath(path.lstrip("/"))
-    return posixpath.normpath(posixpath.join(docdir, path)) if docdir else posixpath.normpath(path)
-
-
-def source_paths(env: Any) -> Callable[[str], str]:
-    """A document's source file relative to the source folder, by docname, as Sphinx found it
-    (``index.rst`` in a project of ``.rst`` and ``.md``); ``{docname}.md`` for one it did not find."""
-
-    def source_of(target: str) -> str:
-        if env is not None and target in env.found_docs:
-            return str(env.doc2path(target, False)).replace(os.sep, "/")
-        return f"{target}.md"
-
-    return source_of
-
-
-def classify(
-    node: nodes.Element,
-    docname: str,
-    line: int,
-    slug_of_id: dict[str, str] | None = None,
-    source_of: Callable[[str], str] | None = None,
-) -> Link | None:
-    """What a reference node of a doctree (before post-transforms) refers to, as a :class:`Link`.
-
-    The one place that decides the kind of a reference: check (through the facts), export and
-    build (through :mod:`mdmark.html.render`) all see references through it. None for nodes that
-    are not references (or in-page references already resolved to nothing to check).
-    ``source_of``: :func:`source_paths` (a link to a document names its file with the file's own
-    suffix, ``.rst`` or ``.md``).
-    """
-    docdir = posixpath.dirname(docname)
-    name = type(node).__name__
-    text = node.astext()
-    explicit = bool(node.get("refexplicit", True))
-    if name == "pending_xref":
-        reftype = str(node.get("reftype") or "")
-        domain = node.get("refdomain")
-        target = str(node.get("reftarget") or "")
-        if reftype == "myst":
-            if domain == "doc":
-                anchor = node.get("reftargetid") or None
-                path = source_of(target) if source_of is not None else f"{target}.md"
-                written = posixpath.relpath(path, docdir or ".") + (f"#{anchor}" if anchor else "")
-                return Link(written, path, anchor, line, text, role="myst-doc", doc=target, explicit=explicit)
-            local = node.get("reflocalid") or None
-            if domain is None and node.line is None and node.source is None:
-                # `[t](#name)` that MyST could not resolve in the page: its transform turns the
-                # link into a pending_xref without a source position (a written link has one).
-                return Link(f"#{target}", None, target or None, line, text, role="myst", explicit=explicit, local_id=local)
-            file_part, anchor = _split_target(target)
-            file_path = _resolve(docdir, file_part) if file_part else None
-            return Link(target, file_path, anchor, line, text, role="myst", explicit=explicit, local_id=local)
-        # std roles and {eq} (the math domain's) go by their name, other domains' as `py:class`.
-        role = reftype if domain in (None, "", "std", "math") else f"{domain}:{reftype}"
-        if domain == "math":
-            role = "eq"  # {math:numref} is the math domain's, as {eq}: an equation's label, not {numref}'s
-        if reftype == "doc" and domain == "std":
-            # {doc} or a card with :link-type: doc — docnames without suffix, relative to the document.
-            doc = _resolve(docdir, target)
-            return Link(target, doc + ".md", None, line, text, role="doc", doc=doc, explicit=explicit)
-        module, scope = _context(node, str(domain or ""))
-        return Link(
-            target, None, None, line, text, role=role, explicit=explicit,
-            module=module, scope=scope, specific=bool(node.get("refspecific")),
-        )  # fmt: skip
-    if name == "download_reference":
-        target = str(node.get("reftarget") or "")
-        file_part, anchor = _split_target(target)
-        return Link(target, _resolve(docdir, file_part), anchor, line, text, role="download", explicit=explicit)
-    if isinstance(node, nodes.reference) and node.get("id_link") and node.get("refid"):
-        # `[t](#name)` resolved by MyST to an id of this page: name it as written when it
-        # was a heading slug (the id may be a generated one such as ``id2``).
-        refid = str(node["refid"])
-        anchor = (slug_of_id or {}).get(refid, refid)
-        return Link(f"#{anchor}", None, anchor, line, text, role="local", local_id=refid)
-    if isinstance(node, nodes.reference) and "refuri" in node and not node.get("internal"):
-        uri = str(node["refuri"])
-        if _SCHEME.match(uri) or uri.startswith("//") or "external" in node.get("classes", ()):
-            # `{.external}` makes MyST treat any destination as a URL, unchecked.
-            return Link(uri, None, None, line, text, external=True)
-        if uri.startswith("#"):
-            return Link(uri, None, uri[1:] or None, line, text, role="local")
-        if uri:
-            file_part, anchor = _split_target(uri)
-            return Link(uri, _resolve(docdir, file_part), anchor, line, text)
-    return None
-
-
-def _context(node: nodes.Element, domain: str) -> tuple[str | None, str | None]:
-    """The module and class (or namespace) a domain role stands in, as the domain's role recorded
-    them on the node (``py:module``/``py:class``, ``js:module``/``js:object``, ``c:parent_key``…)."""
-    if not domain:
-        return None, None
-    module = node.get("std:program") if domain == "std" else node.get(f"{domain}:module")
-    scope = node.get(f"{domain}:class") or node.get(f"{domain}:object")
-    return (str(module) if module else None), (str(scope) if scope else None)
-
-
 def _links(
     doctree: nodes.document,
     docname: str,
@@ -337,31 +78,13 @@ def _links(
     for name, ident in doctree.nameids.items():
         if ident and doctree.nametypes.get(name):
             slug_of_id.setdefault(str(ident), str(name))
-    for node in _elements(doctree, elements):
-        if not _is_reference(node):
+    for node in given(doctree, elements):
+        if not is_reference(node):
             continue
         link = classify(node, docname, reference_line(node, counter), slug_of_id, source_of)
         if link is not None:
             yield link
 
-
-def reference_line(node: nodes.Element, counter: LineCounter) -> int:
-    """The line a reference is reported at: where Sphinx reports it, so check, build and
-    ``sphinx-build`` agree. MyST gives a role's reference and a Markdown link alike the line of
-    their paragraph (``[](#x)`` on a paragraph's third line is reported at its first), and so does
-    every drift of it; an editor still finds the link itself, searching the paragraph from there
-    (:meth:`mdmark.queries.navigation.navigator.Navigator.reference_spans`)."""
-    probe: nodes.Node | None = node
-    while probe is not None:
-        if getattr(probe, "line", None):
-            return int(getattr(probe, "line"))
-        probe = probe.parent
-    return counter.line(node)
-
-
-def _is_reference(node: nodes.Element) -> bool:
-    name = type(node).__name__
-    return name in ("pending_xref", "download_reference") or isinstance(node, nodes.reference)
 
 
 def _included(doctree: nodes.document, node: nodes.Node) -> bool:
@@ -371,57 +94,17 @@ def _included(doctree: nodes.document, node: nodes.Node) -> bool:
     return bool(own and source and source != own)
 
 
-#: What a build product may weigh to be embedded at reading (as the page embeds images).
-MAX_PRODUCT_BYTES = 20 * 1024 * 1024
-
-
-def embed_build_products(doctree: nodes.document, srcdir: Path, build_dir: Path, elements: list[nodes.Element] | None = None) -> None:
-    """Images an extension wrote into the application's own build folder while reading (myst-nb's
-    ``jupyter_execute/`` outputs of a notebook, glue) are build products, not the project's files:
-    embedded here as ``data:`` URIs, while the file exists, instead of being refused as "outside the
-    project root" later (the folder is a temporary one, gone once the worker ends)."""
-    import base64
-
-    from mdmark.util import door
-    from mdmark.util.imagekind import image_mime
-
-    try:
-        root = build_dir.resolve()
-    except OSError:
-        return
-    for node in _elements(doctree, elements):
-        if not isinstance(node, nodes.image):
-            continue
-        uri = str(node.get("uri") or "")
-        if not uri or _SCHEME.match(uri) or uri.startswith("//"):
-            continue
-        file = Path(os.path.normpath(srcdir / uri.lstrip("/")))
-        try:
-            file.resolve().relative_to(root)
-        except (ValueError, OSError, RuntimeError):
-            continue
-        try:
-            data = door.read(file, root, "画像", file.name, MAX_PRODUCT_BYTES)
-        except door.Refused:
-            continue
-        mime = image_mime(data)
-        if mime is None:
-            continue
-        node["uri"] = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-        node["candidates"] = {"*": node["uri"]}
-        node.attributes.pop("original_uri", None)
-
 
 def _images(
     doctree: nodes.document, docname: str, counter: LineCounter, elements: list[nodes.Element] | None = None
 ) -> Iterator[Image]:
     docdir = posixpath.dirname(docname)
     found: list[tuple[int, int, Image]] = []
-    for order, node in enumerate(_elements(doctree, elements)):
+    for order, node in enumerate(given(doctree, elements)):
         if isinstance(node, nodes.image):
             uri = str(node.get("original_uri") or node.get("uri") or "")
             resolved = str(node.get("uri") or "")
-            remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
+            remote = bool(SCHEME.match(uri)) or uri.startswith("//")
             image = Image(
                 uri, None if remote else posixpath.normpath(resolved), counter.line(node), remote, _included(doctree, node)
             )
@@ -434,8 +117,8 @@ def _images(
                 uri = match.group(1).strip("\"'")
                 if not uri:
                     continue
-                remote = bool(_SCHEME.match(uri)) or uri.startswith("//")
-                path = None if remote else _resolve(docdir, urllib.parse.unquote(uri.split("#", 1)[0].split("?", 1)[0]))
+                remote = bool(SCHEME.match(uri)) or uri.startswith("//")
+                path = None if remote else resolve_path(docdir, urllib.parse.unquote(uri.split("#", 1)[0].split("?", 1)[0]))
                 line = first + text.count("\n", 0, match.start())
                 found.append((line, order, Image(uri, path, line, remote, _included(doctree, node))))
     # Document order: a raw block's images sit among the others by line.
@@ -522,7 +205,7 @@ def _toctrees(
     """Every toctree with its entries as written (``mdmark_entries``, recorded by
     :class:`mdmark.host.toctree.RecordingTocTree`; else the entries Sphinx kept)."""
     found: list[Toctree] = []
-    for node in _elements(doctree, elements):
+    for node in given(doctree, elements):
         if type(node).__name__ != "toctree":
             continue
         line = counter.line(node)
@@ -584,7 +267,7 @@ def _targets(
         figtype = std.get_enumerable_node_type(node) if node is not None else None
         labels.append(Label(str(name), str(anon[1]), title, figtype))
     targets: list[Target] = []
-    every = _elements(doctree, elements)
+    every = given(doctree, elements)
     for node in every:
         if isinstance(node, nodes.term) and node.get("ids"):
             targets.append(Target("std", "term", node.astext(), str(node["ids"][0])))
@@ -622,124 +305,6 @@ def _targets(
     return labels, targets, figures
 
 
-def elements_of(doctree: nodes.document) -> list[nodes.Element]:
-    """Every element of the tree (itself included), in document order, as ``findall`` gives them."""
-    return list(doctree.findall(nodes.Element))
-
-
-def _elements(doctree: nodes.document, elements: list[nodes.Element] | None) -> list[nodes.Element]:
-    return elements if elements is not None else elements_of(doctree)
-
-
-def highlight_warnings(doctree: nodes.document, source: str, elements: list[nodes.Element] | None = None) -> list[Warning]:
-    """Sphinx's ``misc.highlighting_failure`` for code blocks whose language Pygments does not know
-    (``sphinx.highlighting.PygmentsBridge.get_lexer``, which warns while writing the page — inside
-    ``sphinx-build`` Sphinx says it itself; mdmark's pipeline, which writes no page, asks here)."""
-    from sphinx.highlighting import lexer_classes
-
-    found: list[Warning] = []
-    for node in _elements(doctree, elements):
-        if isinstance(node, nodes.literal):
-            # Inline code with a language (``{l=…}`` of attrs_inline, the {code} role): Sphinx's
-            # HTML writer highlights it when the node has the "code" class, and warns the same way.
-            if "code" not in node.get("classes", ()):
-                continue
-        elif not isinstance(node, nodes.literal_block):
-            continue
-        lang = node.get("language")
-        if not lang or lang == "default":
-            continue
-        lang = str(lang)
-        if lang not in _SPHINX_LEXERS and lang not in lexer_classes and not _pygments_knows(lang):
-            line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)  # Sphinx's location
-            found.append(Warning(line, "misc.highlighting_failure", f"Pygments lexer name {lang!r} is not known"))
-            continue
-        # Sphinx lexes strictly first and warns when the code does not lex as its language
-        # (``PygmentsBridge.highlight_block``): `!jupyter -h` in a Python cell, say.
-        code = node.astext()
-        error = None if node.get("force") else _lexing_error(code, lang)
-        if error is not None:
-            line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)
-            found.append(
-                Warning(
-                    line,
-                    "misc.highlighting_failure",
-                    f'Lexing literal_block {code!r} as "{lang}" resulted in an error at token: {error!r}. Retrying in relaxed mode.',
-                )
-            )
-    return found
-
-
-def _lexing_error(code: str, lang: str) -> str | None:
-    """The first token Pygments cannot lex ``code`` as ``lang`` with (as Sphinx's ``get_lexer``
-    chooses the lexer), or None. A language an extension gave its own lexer is not asked."""
-    from pygments.token import Error
-    from pygments.util import ClassNotFound
-    from sphinx.highlighting import lexer_classes, lexers
-
-    if lang in ("py", "python", "py3", "python3"):
-        lang = "pycon" if code.startswith(">>>") else "python"
-    if lang == "pycon3":
-        lang = "pycon"
-    if lang in lexers or lang in ("none", "guess"):
-        return None
-    try:
-        if lang in lexer_classes:
-            lexer = lexer_classes[lang]()
-        else:
-            from pygments.lexers import get_lexer_by_name
-
-            lexer = get_lexer_by_name(lang)
-    except ClassNotFound:
-        return None
-    for token, value in lexer.get_tokens(code):
-        if token is Error:
-            return str(value)
-    return None
-
-
-#: The warning type of a formula that cannot be drawn (its message is check's sentence).
-MATH_WARNING = "mdmark.math"
-
-
-def math_warnings(doctree: nodes.document, source: str, elements: list[nodes.Element] | None = None) -> list[Warning]:
-    """A warning for each formula (``$…$``, ``$$…$$``, ``{math}``) that the page cannot draw as
-    written (:func:`mdmark.util.tex.math_problem`): said at reading, so check reports what export
-    and build would show as TeX."""
-    from mdmark.util.tex import math_message, math_problem
-
-    found: list[Warning] = []
-    for node in _elements(doctree, elements):
-        if not isinstance(node, (nodes.math, nodes.math_block)):
-            continue
-        tex = node.astext()
-        problem = math_problem(tex, isinstance(node, nodes.math_block))
-        if problem is not None:
-            line = int(node.line) if node.line else LineCounter(source.splitlines()).line(node)
-            found.append(Warning(line, MATH_WARNING, math_message(tex, problem)))
-    return found
-
-
-@functools.cache
-def _pygments_knows(lang: str) -> bool:
-    """Whether Pygments has a lexer of that name (``get_lexer_by_name`` would make one). Its class is
-    looked up, not made: making the first lexer of a class compiles all its rules, which a check
-    never uses (by cProfile 0.3 s per worker process for the corpus's few languages, each worker
-    again). Asked once per name and process (each question scans Pygments' table of every lexer);
-    Sphinx too keeps the lexers it found for the life of its process."""
-    from pygments.lexers import find_lexer_class_by_name
-    from pygments.util import ClassNotFound
-
-    try:
-        find_lexer_class_by_name(lang)
-    except ClassNotFound:
-        return False
-    return True
-
-
-#: Languages ``PygmentsBridge.get_lexer`` handles before asking Pygments.
-_SPHINX_LEXERS = frozenset({"py", "python", "py3", "python3", "default", "pycon", "pycon3", "guess", "none"})
-
 
 def extract(
     doctree: nodes.document,
@@ -757,7 +322,7 @@ def extract(
     """
     # Walked once: each part used to walk the whole tree again (docutils' findall is a Python
     # generator per node), half of extraction's time.
-    every = _elements(doctree, elements)
+    every = given(doctree, elements)
     counter = LineCounter(source.splitlines())
     slugs = dict(metadata.get("myst_slugs") or {})
     headings = _headings(doctree, slugs, counter)

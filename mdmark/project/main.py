@@ -123,7 +123,8 @@ class Project:
             digest: str | None = None
             if conf is not None:
                 from mdmark.host.confine import project_root
-                from mdmark.host.trust import fingerprint, trusted_digest
+                from mdmark.host.trust import trusted_digest
+                from mdmark.host.trust_fingerprint import fingerprint
 
                 digest = fingerprint(conf, project_root(self.root)).digest if self.host_runs_conf else trusted_digest(conf)
             self._trust = (digest,)

@@ -4,23 +4,30 @@ the index of the documents it already has, and the documents that appear later.
 ``mdmark init`` in a folder with a ``conf.py`` (the folder itself, ``docs/``, ``doc/``,
 ``docs/source/``, ``doc/source/``) writes :func:`adopted_config` and an index made by
 :func:`index_text` — one entry per Markdown document Sphinx reads, its ID from its path, its title
-from its first heading — and nothing into the user's documents. ``mdmark index add-unindexed``
+from its first heading (told apart by folder where documents share one: :func:`told_apart`) — and
+nothing into the user's documents. ``mdmark index add-unindexed``
 (:func:`add_unindexed`) adds the documents of ``docs`` that are not in the index yet, editing the
 index as text (:mod:`mdmark.queries.edit_index`): the other items and the comments stay as they are.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mdmark.core.errors import MdmarkError
+from mdmark.index.qualified_title import qualified
 from mdmark.project.main import Project
 from mdmark.util.files import atomic_write_text, display, read_text
 from mdmark.util.globs import match_files
+from mdmark.util.text import normalize
+
+if TYPE_CHECKING:
+    from mdmark.index.model import Index
 
 #: Where ``mdmark init`` looks for a Sphinx project's conf.py, in this order.
 CONF_PLACES: tuple[str, ...] = ("conf.py", "docs/conf.py", "doc/conf.py", "docs/source/conf.py", "doc/source/conf.py")
@@ -103,13 +110,17 @@ def adopted_config(found: Adoption, parts: tuple[str, ...] = ()) -> str:
     )
 
 
-def doc_entries(project: Project, paths: list[Path], taken: set[str]) -> tuple[list[dict[str, str]], list[Path]]:
+def doc_entries(
+    project: Project, paths: list[Path], taken: set[str], names: frozenset[str] = frozenset()
+) -> tuple[list[dict[str, str]], list[Path]]:
     """An index entry for each document with a heading: its ID from its path under the source
-    folder (unique among ``taken``, which it extends), its title from its first heading; and the
-    documents without one (a piece other documents ``{include}``, not a page of its own)."""
+    folder (unique among ``taken``, which it extends), its title from its first heading — told
+    apart (:func:`told_apart`) where that heading is another document's too or one of ``names``
+    (the normalised titles, aliases and headings already in the index); and the documents without
+    one (a piece other documents ``{include}``, not a page of its own)."""
     index_folder = project.config.index_path.parent if project.config.index_path is not None else project.root
     srcdir = project.source_dir
-    entries: list[dict[str, str]] = []
+    found: list[tuple[Path, str, str, str]] = []
     parts: list[Path] = []
     for path, facts in zip(paths, project.facts_for(paths), strict=True):
         if facts.error is None and not (facts.title and facts.title.strip()):
@@ -124,8 +135,38 @@ def doc_entries(project: Project, paths: list[Path], taken: set[str]) -> tuple[l
             ident, n = f"{base}-{n}", n + 1
         taken.add(ident)
         title = facts.title.strip() if facts.title and facts.title.strip() else path.stem
-        entries.append({"id": ident, "path": posixpath.relpath(path.as_posix(), index_folder.as_posix()), "title": title})
+        found.append((path, base, ident, title))
+    titles = told_apart([(base, title) for _path, base, _ident, title in found], names)
+    entries = [
+        {"id": ident, "path": posixpath.relpath(path.as_posix(), index_folder.as_posix()), "title": title}
+        for (path, _base, ident, _heading), title in zip(found, titles, strict=True)
+    ]
     return entries, parts
+
+
+def told_apart(docs: list[tuple[str, str]], names: frozenset[str] = frozenset()) -> list[str]:
+    """The index titles of ``docs`` (each its path under the source folder without suffix, and its
+    first heading): the heading, or — when another of ``docs`` has the same heading, or it is one
+    of ``names`` — the heading qualified by its folder (by its path when the folders do not tell
+    the documents apart), so that no two names of the index are the same (``alias_conflict``)."""
+    groups: dict[str, list[int]] = {}
+    for i, (_base, heading) in enumerate(docs):
+        groups.setdefault(normalize(heading), []).append(i)
+    titles = [heading for _base, heading in docs]
+    used = set(names) | set(groups)
+    for key, members in groups.items():
+        if len(members) < 2 and key not in names:
+            continue
+        folders = [posixpath.dirname(docs[i][0]) for i in members]
+        by_folder = all(folders) and len(set(folders)) == len(folders)
+        for i, folder in zip(members, folders, strict=True):
+            base, heading = docs[i]
+            # A path is unique among the documents, so only a name already in the index makes it count on.
+            candidates = itertools.chain([folder] if by_folder else [], [base], (f"{base} {n}" for n in itertools.count(2)))
+            title = next(c for c in (qualified(heading, q) for q in candidates) if normalize(c) not in used)
+            used.add(normalize(title))
+            titles[i] = title
+    return titles
 
 
 def index_text(entries: list[dict[str, str]]) -> str:
@@ -171,11 +212,22 @@ def add_unindexed(start: Path, config: str | None = None) -> dict[str, Any]:
     project.ensure_writable_target(index_path)
     with locked(index_path):
         paths = unindexed_paths(project)
-        taken = {doc.id for doc in load_index(index_path, project.root).docs}
-        entries, parts = doc_entries(project, paths, taken)
+        index = load_index(index_path, project.root)
+        taken = {doc.id for doc in index.docs}
+        entries, parts = doc_entries(project, paths, taken, _index_names(project, index) if paths else frozenset())
         text = read_text(index_path)
         for entry in entries:
             _action, text = edit_index_text(text, "doc", entry["id"], {"path": entry["path"], "title": entry["title"]}, shown)
         if entries:
             atomic_write_text(index_path, text)
     return {"index": shown, "added": [e["id"] for e in entries], "untitled": [display(p, project.start) for p in parts]}
+
+
+def _index_names(project: Project, index: Index) -> frozenset[str]:
+    """The normalised names the index already has: its documents' titles, aliases and first headings
+    (a document told apart keeps its bare heading out of the titles, yet another one with that
+    heading must be told apart too)."""
+    names = {normalize(name) for doc in index.docs for name in doc.names}
+    files = [path for path in index.doc_files() if path.is_file()]
+    names.update(normalize(facts.title) for facts in project.facts_for(files) if facts.error is None and facts.title)
+    return frozenset(names)

@@ -40,7 +40,10 @@ if TYPE_CHECKING:
     import mcp_types
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
     from starlette.types import ASGIApp
+
+    from mdmark.tools.resources import Entry
 
 #: Opens the line of the instructions that lists the guide's pages (the plugin's SessionStart hook
 #: copies the ``- name: title — description`` lines under it).
@@ -183,30 +186,19 @@ def register_resources(server: Server[Any], project: Path | None, seconds: float
 
     from mdmark.tools import resources
 
-    def failure(exc: BaseException, what: str) -> MCPError:
-        if isinstance(exc, resources.ResourceError):
-            return MCPError(-32002 if exc.not_found else mcp_types.INVALID_PARAMS, exc.message)
-        if isinstance(exc, MdmarkError):
-            return MCPError(mcp_types.INVALID_PARAMS, exc.message)
-        logging.getLogger("mdmark.server").error("%s failed", what, exc_info=exc)
-        return MCPError(mcp_types.INTERNAL_ERROR, internal_error_message(exc if isinstance(exc, Exception) else RuntimeError(exc)))
-
     async def bounded(what: str, fn: Callable[[], T]) -> T:
         try:
             return await in_thread(what, fn, seconds)
         except MCPError:
             raise
         except Exception as exc:
-            raise failure(exc, what) from None
+            raise _resource_failure(exc, what) from None
 
     def here(ctx: ServerRequestContext[Any]) -> Path | None:
         try:
             return connection_project(ctx, project)
         except MdmarkError as exc:
             raise MCPError(mcp_types.INVALID_PARAMS, exc.message) from None
-
-    def resource(entry: resources.Entry) -> mcp_types.Resource:
-        return mcp_types.Resource(uri=entry.uri, name=entry.name, title=entry.title, description=entry.description, mime_type=entry.mime)
 
     templates = [
         mcp_types.ResourceTemplate(uri_template=t.uri, name=t.name, title=t.title, description=t.description, mime_type=t.mime)
@@ -219,7 +211,7 @@ def register_resources(server: Server[Any], project: Path | None, seconds: float
         folder = here(ctx)
         cursor = params.cursor if params is not None else None
         page, nxt = await bounded("resources/list", lambda: resources.listed(folder, cursor))
-        return mcp_types.ListResourcesResult(resources=[resource(e) for e in page], next_cursor=nxt)
+        return mcp_types.ListResourcesResult(resources=[_protocol_resource(e) for e in page], next_cursor=nxt)
 
     async def list_templates(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -254,6 +246,29 @@ def register_resources(server: Server[Any], project: Path | None, seconds: float
     server.add_request_handler("resources/read", mcp_types.ReadResourceRequestParams, read_resource)
     server.add_request_handler("completion/complete", mcp_types.CompleteRequestParams, complete)
     server.middleware.append(_resource_params_are_strings)
+
+
+def _resource_failure(exc: BaseException, what: str) -> MCPError:
+    """What a failed resource read or completion answers: a :class:`ResourceError`'s one sentence
+    (-32002 for a resource that is not there), a user's mistake's sentence, else an internal error
+    (logged with its traceback, never shown to the client)."""
+    import mcp_types
+    from mcp.shared.exceptions import MCPError
+
+    from mdmark.tools.resources import ResourceError
+
+    if isinstance(exc, ResourceError):
+        return MCPError(-32002 if exc.not_found else mcp_types.INVALID_PARAMS, exc.message)
+    if isinstance(exc, MdmarkError):
+        return MCPError(mcp_types.INVALID_PARAMS, exc.message)
+    logging.getLogger("mdmark.server").error("%s failed", what, exc_info=exc)
+    return MCPError(mcp_types.INTERNAL_ERROR, internal_error_message(exc if isinstance(exc, Exception) else RuntimeError(exc)))
+
+
+def _protocol_resource(entry: Entry) -> mcp_types.Resource:
+    import mcp_types
+
+    return mcp_types.Resource(uri=entry.uri, name=entry.name, title=entry.title, description=entry.description, mime_type=entry.mime)
 
 
 async def _resource_params_are_strings(ctx: ServerRequestContext[Any], call_next: Any) -> Any:

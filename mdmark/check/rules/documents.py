@@ -12,7 +12,8 @@ from mdmark.util.globs import match_files
 from mdmark.check.rules.context import CheckContext
 from mdmark.util.sentences import fix_to
 from mdmark.index.model import Index
-from mdmark.util.text import close_file
+from mdmark.index.qualified_title import qualifier_of
+from mdmark.util.text import close_file, normalize
 
 
 def missing_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -65,19 +66,28 @@ def unindexed_docs(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 def title_mismatches(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """The index title is the first heading; or, when that heading is another document's name too
+    (its heading, title or alias), the heading told apart (:mod:`mdmark.index.qualified_title`)."""
     index = ctx.index
     assert index is not None
-    for doc in index.docs:
+    headings: dict[int, str | None] = {}
+    owners: dict[str, set[int]] = {}
+    for n, doc in enumerate(index.docs):
         facts = ctx.facts.get(ctx.doc_file(doc))
-        if facts is None or facts.error is not None:
-            continue
-        title = facts.title
+        if facts is not None and facts.error is None:
+            headings[n] = facts.title
+        for name in (headings.get(n) or "", *doc.names):
+            owners.setdefault(normalize(name), set()).add(n)
+    for n, title in headings.items():
+        doc = index.docs[n]
         if title is None:
             message = f"文書 `{doc.path}` に見出しが無いので、索引の title に合わせて先頭に `# {doc.title}` を書いてください。"
-        elif title.strip() != doc.title.strip():
-            message = f"索引の title `{doc.title}` と文書 `{doc.path}` の最初の見出し `{title}` が違うので、どちらかに合わせてください。"
-        else:
+        elif title.strip() == doc.title.strip():
             continue
+        elif qualifier_of(doc.title, title) is not None and owners.get(normalize(title), set()) - {n}:
+            continue  # told apart from another document of the same name
+        else:
+            message = f"索引の title `{doc.title}` と文書 `{doc.path}` の最初の見出し `{title}` が違うので、どちらかに合わせてください。"
         yield ctx.in_index(f"{doc.where}.title", DriftKind.TITLE_MISMATCH, message)
 
 
