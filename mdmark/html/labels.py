@@ -94,7 +94,7 @@ PAGE_WORDS = {
     "toc": ("Contents", "目次"),
     "search": ("Search", "検索"),
     "search_hint": ("Search (/)", "検索（/ キー）"),
-    "results": ("{n} matches", "{n} 件"),
+    "results": ("Matches: {n}", "{n} 件"),
     "more": ("{n} more not shown: add a word to narrow", "ほか {n} 件（言葉を足すと絞れます）"),
     "none": ("No matches", "一致する箇所はありません"),
     "copy": ("Copy", "コピー"),
