@@ -36,38 +36,22 @@
     return text.toLowerCase();
   };
 
-  var headingOf = function (section) {
-    for (var child = section.firstElementChild; child; child = child.nextElementSibling) {
-      if (/^H[1-6]$/.test(child.tagName)) {
-        return child;
-      }
-    }
-    return null;
-  };
-
-  var ownText = function (section, heading) {
-    var parts = [];
-    var walker = document.createTreeWalker(section, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-      acceptNode: function (node) {
-        if (node.nodeType === 3) {
-          return NodeFilter.FILTER_ACCEPT;
-        }
-        if (node === heading || node.tagName === "SECTION" || node.matches(SKIP)) {
-          return NodeFilter.FILTER_REJECT;
-        }
-        return NodeFilter.FILTER_SKIP;
-      }
-    });
-    while (walker.nextNode()) {
-      parts.push(walker.currentNode.data);
-    }
-    return clean(parts.join(""));
+  // The text of a node but what SKIP names inside it (a rare case: a code block's button, a
+  // heading's permalink), by a copy with those parts taken out.
+  var without = function (node) {
+    var copy = node.cloneNode(true);
+    Array.prototype.forEach.call(copy.querySelectorAll(SKIP), function (part) { part.remove(); });
+    return copy.textContent;
   };
 
   var headingText = function (heading) {
-    var copy = heading.cloneNode(true);
-    Array.prototype.forEach.call(copy.querySelectorAll("a.headerlink"), function (a) { a.remove(); });
-    return clean(copy.textContent);
+    var text = heading.textContent;
+    var last = heading.lastElementChild;
+    // The permalink is the heading's last element: its text cut off the end, no copy needed.
+    if (last && last.matches("a.headerlink") && !last.nextSibling) {
+      return clean(text.slice(0, text.length - last.textContent.length));
+    }
+    return clean(heading.querySelector(SKIP) ? without(heading) : text);
   };
 
   // Where a result lands: the heading's readable anchor (the empty <span id> MyST puts before it)
@@ -83,39 +67,83 @@
     return section.id;
   };
 
+  // The index: each section's entry, and all their folded texts in one string (NUL between them,
+  // `starts` where each begins), so a query is one native scan of it, not one per section.
   var entries = null;
+  var folded = "";
+  var starts = [];
   var collect = function () {
     entries = [];
+    // One query for every part to leave out, then a mark on each child of a section that holds one:
+    // reading a section is then one textContent per child (the costly walk is for those alone).
+    var skipped = new Set();
+    var holding = new Set();
+    Array.prototype.forEach.call(document.querySelectorAll(SKIP), function (part) {
+      skipped.add(part);
+      for (var node = part.parentElement; node && node.tagName !== "SECTION"; node = node.parentElement) {
+        holding.add(node);
+      }
+    });
+    var texts = [];
     Array.prototype.forEach.call(document.querySelectorAll("section.mdmark-doc"), function (doc) {
       var first = doc.querySelector("h1, h2, h3, h4, h5, h6");
       var docTitle = first ? headingText(first) : doc.id;
       var visit = function (section) {
-        var heading = headingOf(section);
+        var heading = null;
+        var parts = [];
+        var inner = [];
+        for (var child = section.firstChild; child; child = child.nextSibling) {
+          if (child.nodeType === 3) {
+            parts.push(child.data);
+          } else if (child.nodeType !== 1 || skipped.has(child)) {
+            continue;
+          } else if (child.tagName === "SECTION") {
+            inner.push(child);
+          } else if (!heading && /^H[1-6]$/.test(child.tagName)) {
+            heading = child;
+          } else {
+            parts.push(holding.has(child) ? without(child) : child.textContent);
+          }
+        }
+        var text = clean(parts.join(""));
         var title = heading ? headingText(heading) : docTitle;
-        var text = ownText(section, heading);
         var id = section === doc ? doc.id : anchorOf(section, heading, doc);
         if (id && (text || heading)) {
           entries.push({
             id: id, doc: docTitle, title: title, text: text,
-            foldedTitle: fold(title), foldedDoc: fold(docTitle), folded: fold(text), top: section === doc || section.parentElement === doc
+            foldedTitle: fold(title), foldedDoc: fold(docTitle), top: section === doc || section.parentElement === doc
           });
+          texts.push(fold(text));
         }
-        Array.prototype.forEach.call(section.children, function (child) {
-          if (child.tagName === "SECTION" && !child.matches(SKIP)) {
-            visit(child);
-          }
-        });
+        inner.forEach(visit);
       };
       visit(doc);
     });
+    starts = [];
+    var at = 0;
+    texts.forEach(function (text) {
+      starts.push(at);
+      at += text.length + 1;
+    });
+    folded = texts.join("\u0000");
   };
 
-  var count = function (text, term) {
-    var n = 0;
-    for (var at = text.indexOf(term); at >= 0 && n < 20; at = text.indexOf(term, at + term.length)) {
-      n += 1;
+  var textOf = function (index) {
+    var end = index + 1 < starts.length ? starts[index + 1] - 1 : folded.length;
+    return folded.slice(starts[index], end);
+  };
+
+  // How often ``term`` occurs in each entry's text (at most 20 counted), by entry number.
+  var occurrences = function (term) {
+    var counts = new Map();
+    var entry = 0;
+    for (var at = folded.indexOf(term); at >= 0; at = folded.indexOf(term, at + term.length)) {
+      while (entry + 1 < starts.length && starts[entry + 1] <= at) {
+        entry += 1;
+      }
+      counts.set(entry, Math.min(20, (counts.get(entry) || 0) + 1));
     }
-    return n;
+    return counts;
   };
 
   var search = function (query) {
@@ -123,6 +151,7 @@
     if (!terms.length) {
       return [];
     }
+    var counts = terms.map(occurrences);
     var found = [];
     entries.forEach(function (entry, order) {
       var score = 0;
@@ -130,7 +159,7 @@
         var term = terms[i];
         var inTitle = entry.foldedTitle.indexOf(term) >= 0;
         var inDoc = entry.foldedDoc.indexOf(term) >= 0;
-        var times = count(entry.folded, term);
+        var times = counts[i].get(order) || 0;
         if (!inTitle && !inDoc && !times) {
           return;
         }
@@ -143,12 +172,13 @@
   };
 
   // The text around the first match, the matches marked (as text nodes: nothing is parsed as markup).
-  var snippet = function (entry, terms) {
+  var snippet = function (entry, order, terms) {
     var text = entry.text;
-    var folded = entry.folded.length === text.length ? entry.folded : fold(text);
+    var stored = textOf(order);
+    var lowered = stored.length === text.length ? stored : fold(text);
     var first = -1;
     terms.forEach(function (term) {
-      var at = folded.indexOf(term);
+      var at = lowered.indexOf(term);
       if (at >= 0 && (first < 0 || at < first)) {
         first = at;
       }
@@ -260,7 +290,7 @@
       }
       a.appendChild(where);
       if (entry.text) {
-        a.appendChild(snippet(entry, hit[3]));
+        a.appendChild(snippet(entry, hit[1], hit[3]));
       }
       li.appendChild(a);
       list.appendChild(li);
@@ -273,9 +303,12 @@
       more.textContent = say("more", found.length - LIMIT);
       panel.appendChild(more);
     }
-    panel.hidden = false;
-    input.setAttribute("aria-expanded", "true");
-    place();
+    if (panel.hidden) {
+      // Placed when it opens (the box does not move while one types): no layout per keystroke.
+      panel.hidden = false;
+      input.setAttribute("aria-expanded", "true");
+      place();
+    }
   };
 
   var timer = 0;
@@ -286,6 +319,13 @@
   input.addEventListener("focus", function () {
     if (input.value && panel.hidden) {
       show();
+    } else if (entries === null) {
+      // The index is made while the reader starts typing, not after the first word.
+      window.setTimeout(function () {
+        if (entries === null) {
+          collect();
+        }
+      }, 0);
     }
   });
   input.addEventListener("keydown", function (event) {
