@@ -52,7 +52,7 @@ def main() -> None:
     from corpus import generate
 
     from mdmark.builders.build import build_site
-    from mdmark.html.page import _resource
+    from mdmark.html.page import _script
 
     root = args.keep or Path(tempfile.mkdtemp(prefix="mdmark-search-bench-")) / "kb"
     if not (root / "mdmark.config.yaml").exists():
@@ -60,7 +60,7 @@ def main() -> None:
     out = Path(build_site(root)["out"])
     page = out.read_text(encoding="utf-8")
     size = len(page.encode("utf-8"))
-    scripts = sum(len(_resource(n).encode("utf-8")) for n in ("copy.js", "search.js"))
+    scripts = sum(len(_script(n).encode("utf-8")) for n in ("copy.js", "search.js"))
     words = re.search(r'<script type="application/json" id="mdmark-words">(.*?)</script>', page, re.DOTALL)
     added = scripts + (len(words.group(0).encode("utf-8")) if words else 0)
     executable = chromium()

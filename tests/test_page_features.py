@@ -343,3 +343,26 @@ def test_english_page_speaks_english(browser: Browser, tmp_path: Path) -> None:
     _type(browser, "gateway")
     assert [r[1] for r in _results(browser)] == ["Network › Gateway"]
     assert browser.evaluate("document.querySelector('.mdmark-search-status').textContent") == "Matches: 1"
+
+
+@needs_chromium
+def test_dark_theme_keeps_the_graphs_readable(browser: Browser, tmp_path: Path) -> None:
+    """The relation graphs keep the light paper they are drawn for: dark text on light boxes."""
+    import shutil
+
+    from conftest import FIXTURES
+
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES / "graph" / "project", root)
+    out = Path(build_site(root)["out"])
+    browser.open(out.as_uri() + "#mdmark-graph")
+    browser.call("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    try:
+        paper = browser.evaluate(
+            "[...document.querySelectorAll('svg.mdmark-graph')].map(svg => getComputedStyle(svg).backgroundColor)"
+        )
+        assert paper and set(paper) == {"rgb(246, 248, 250)"}, paper
+        assert browser.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(13, 17, 23)"
+        browser.screenshot(tmp_path / "graph-dark.png")
+    finally:
+        browser.call("Emulation.setEmulatedMedia", {"features": []})
