@@ -314,10 +314,7 @@ def _nav_state(browser: Browser) -> dict:
 
 def _frames(browser: Browser) -> None:
     """Wait for two animation frames (the script updates the navigation on the next one)."""
-    browser.call(
-        "Runtime.evaluate",
-        {"expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", "awaitPromise": True},
-    )
+    browser.frames()
 
 
 def _scroll_to(browser: Browser, element_id: str) -> None:

@@ -115,15 +115,8 @@ def _results(browser: Browser) -> list[list[str]]:
     )
 
 
-def _frames(browser: Browser) -> None:
-    browser.call(
-        "Runtime.evaluate",
-        {"expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", "awaitPromise": True},
-    )
-
-
 def _current(browser: Browser) -> str | None:
-    _frames(browser)
+    browser.frames()
     return browser.evaluate(  # type: ignore[no-any-return]
         "(() => { const a = document.querySelector('#mdmark-toc [aria-current]'); return a ? a.textContent : null; })()"
     )
@@ -155,7 +148,7 @@ def test_search_finds_a_japanese_word_inside_a_sentence_and_lands_at_its_section
     assert [r[0] for r in _results(browser)] == [f"#{section}"]
     assert browser.evaluate("document.querySelector('.mdmark-search-status').textContent") == "1 件"
     _key(browser, "Enter", "Enter", 13)
-    _frames(browser)
+    browser.frames()
     assert browser.evaluate("decodeURIComponent(location.hash)") == f"#{section}"
     top = browser.evaluate(f"Math.round(document.getElementById({json.dumps(section)}).getBoundingClientRect().top)")
     assert 0 <= top < 100, top
@@ -186,7 +179,7 @@ def test_search_finds_an_english_word_whatever_its_case_by_keyboard(browser: Bro
     _key(browser, "ArrowDown", "ArrowDown", 40)
     assert browser.evaluate("document.activeElement.getAttribute('aria-activedescendant')") == "mdmark-search-hit-0"
     _key(browser, "Enter", "Enter", 13)
-    _frames(browser)
+    browser.frames()
     assert browser.evaluate("decodeURIComponent(location.hash)") == f"#{doc_id('auth')}"
     _key(browser, "/", "Slash", 191, "/")
     _key(browser, "Escape", "Escape", 27)
@@ -235,7 +228,7 @@ def test_copy_button_puts_the_code_on_the_clipboard(browser: Browser, site: Path
         browser.evaluate("delete Navigator.prototype.clipboard")
         assert browser.evaluate("navigator.clipboard === undefined")
         browser.click("div.highlight-pycon button.mdmark-copy")
-        _frames(browser)
+        browser.frames()
         assert browser.evaluate("document.querySelector('div.highlight-pycon button.mdmark-copy').textContent") == "コピーしました"
         browser.open("about:blank")
         browser.open(site.as_uri())
@@ -323,7 +316,7 @@ def test_phone_header_stays_with_the_button_and_the_search(browser: Browser, sit
         _type(browser, "夜間")
         assert [r[0] for r in _results(browser)] == [f"#{doc_id('auth')}:トークンの扱い"]
         browser.click("#mdmark-search-results a")
-        _frames(browser)
+        browser.frames()
         assert browser.evaluate("decodeURIComponent(location.hash)") == f"#{doc_id('auth')}:トークンの扱い"
         assert browser.evaluate("Math.round(document.getElementById('mdmark-nav').getBoundingClientRect().top)") == 0
     finally:
