@@ -31,12 +31,21 @@
       return found;
     };
 
+    // The entry of each place a link of the list lands on: its element, and for a heading's
+    // anchor (an empty <span> before the heading) the heading's section too.
+    var owners = new Map();
     var measure = function () {
       targets = [];
+      owners = new Map();
       links.forEach(function (link) {
         var element = target(link.getAttribute("href"));
         if (element) {
           targets.push({ top: element.getBoundingClientRect().top + window.scrollY, link: link });
+          [element, element.tagName === "SPAN" && !element.firstChild ? element.parentElement : null].forEach(function (place) {
+            if (place && !owners.has(place)) {
+              owners.set(place, link);
+            }
+          });
         }
       });
       // Stable: of two entries at one place (a document and its first section) the first wins.
@@ -99,12 +108,42 @@
       }
     };
 
+    // After a jump to an anchor (a click, the address's #…, a search result) the entry of that
+    // place is marked until the reader scrolls on: near the end of the page the place cannot reach
+    // the top of the window, and the position alone would name the section before it.
+    var pinned = null;
+    var pinnedAt = 0;
+    var pin = function () {
+      var element = location.hash.length > 1 ? target(location.hash) : null;
+      // The place's own entry, else the entry of the section (or document) around it.
+      for (var node = element; node && node !== document.body; node = node.parentElement) {
+        if (owners.has(node)) {
+          pinned = owners.get(node);
+          pinnedAt = -1;
+          return;
+        }
+      }
+      pinned = null;
+    };
+
     var update = function () {
       pending = false;
       if (document.documentElement.scrollHeight !== measuredHeight) {
         measure();
       }
-      var line = window.scrollY + headerHeight() + 24;
+      if (pinned) {
+        if (pinnedAt < 0) {
+          pinnedAt = window.scrollY;
+        }
+        if (Math.abs(window.scrollY - pinnedAt) < 2) {
+          mark(pinned);
+          return;
+        }
+        pinned = null;
+      }
+      // The line the jump to an anchor puts a heading under: the sticky header or the scroll padding.
+      var padding = parseFloat(window.getComputedStyle(document.documentElement).scrollPaddingTop) || 0;
+      var line = window.scrollY + Math.max(headerHeight(), padding) + 24;
       var low = 0;
       var high = targets.length - 1;
       var found = -1;
@@ -129,8 +168,8 @@
 
     window.addEventListener("scroll", schedule, { passive: true });
     window.addEventListener("resize", function () { measuredHeight = -1; schedule(); });
-    window.addEventListener("load", function () { measuredHeight = -1; schedule(); });
-    window.addEventListener("hashchange", schedule);
+    window.addEventListener("load", function () { measuredHeight = -1; pin(); pinnedAt = -1; schedule(); });
+    window.addEventListener("hashchange", function () { pin(); schedule(); });
     // The phone drawer closes once a place is picked.
     toc.addEventListener("click", function (event) {
       if (drawer && event.target.closest && event.target.closest("a")) {
@@ -139,6 +178,7 @@
       }
     });
     measure();
+    pin();
     update();
   }
 

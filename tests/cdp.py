@@ -135,6 +135,13 @@ class Browser:
             time.sleep(0.1)
         return False
 
+    def frames(self) -> None:
+        """Wait for two animation frames (the page's script updates what it shows on the next one)."""
+        self.call(
+            "Runtime.evaluate",
+            {"expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", "awaitPromise": True},
+        )
+
     def open(self, url: str) -> None:
         mark = len(self.events)
         self.call("Page.navigate", {"url": url})

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import run_mdmark as run
+from html_helpers import script_problems
 
 from mdmark.cli.main import build_parser
 from mdmark.config.main import CONFIG_SCHEMA
@@ -321,7 +322,9 @@ def test_mdmark_export_renders_every_notation_element(guide_copy: Path, tmp_path
     assert missing == []
     # The comment line shows in the code block of its example but not as text after it.
     assert html.count("この行は HTML に出ません。") == 1
-    assert "<script" not in html and "<link" not in html
+    # Nothing loads: no <link>, and no script but the inline ones the policy names (the copy button's).
+    assert "<link" not in html and script_problems(html) == []
+    assert 'button.className = "mdmark-copy"' in html
     assert done.stderr == ""
 
 

@@ -94,7 +94,7 @@ def export_html(
     overwritten either way.
     """
     from mdmark.html.links import ExportLinks, fill
-    from mdmark.html.page import check_out_path, css_warnings, mermaid_scripts, page_chunks, stylesheet, write_page
+    from mdmark.html.page import check_out_path, copy_scripts, css_warnings, mermaid_scripts, page_chunks, stylesheet, write_page
     from mdmark.graph.views import export_aside
     from mdmark.html.render import render_document
     from mdmark.references.problems import trust_notice
@@ -140,7 +140,7 @@ def export_html(
         title=title,
         css=stylesheet(project.config),
         body=['<article class="mdmark-doc">\n', body, "</article>\n", export_aside(project, source, target)],
-        scripts=mermaid_scripts([body]),
+        scripts=[*mermaid_scripts([body]), *copy_scripts([body])],
     )
     if write is None:
         write_page(target, chunks, shown_out)

@@ -63,3 +63,58 @@ def _catalog(language: str) -> gettext.NullTranslations:
 def translated(lang: str, message: str) -> str:
     """``message`` (one of Sphinx's English message ids) in the page language ``lang``."""
     return _catalog(catalog_language(lang)).gettext(message)
+
+
+#: Japanese words for Sphinx messages its Japanese catalog leaves in English (the permalinks' titles
+#: are newer than the catalog's translations): a Japanese page says them in Japanese too.
+_JA_SPHINX = {
+    "Link to this heading": "この見出しへのリンク",
+    "Link to this definition": "この定義へのリンク",
+    "Link to this term": "この用語へのリンク",
+    "Link to this table": "この表へのリンク",
+    "Link to this code": "このコードへのリンク",
+    "Link to this image": "この画像へのリンク",
+    "Link to this toctree": "この目次へのリンク",
+    "Link to this equation": "この数式へのリンク",
+}
+
+
+def permalink_title(lang: str, message: str) -> str:
+    """A permalink's tooltip (Sphinx's ``Link to this heading`` …) in the page language ``lang``:
+    Sphinx's catalog, else mdmark's own Japanese for what the catalog leaves untranslated."""
+    said = translated(lang, message)
+    if said == message and catalog_language(lang).split("_", 1)[0] == "ja":
+        return _JA_SPHINX.get(message, message)
+    return said
+
+
+#: The built page's own words (the search box, the code blocks' copy button, the navigation's
+#: button), which no Sphinx catalog has: English, and Japanese. ``{n}``: a count.
+PAGE_WORDS = {
+    "toc": ("Contents", "目次"),
+    "search": ("Search", "検索"),
+    "search_hint": ("Search (/)", "検索（/ キー）"),
+    "results": ("Matches: {n}", "{n} 件"),
+    "more": ("{n} more not shown: add a word to narrow", "ほか {n} 件（言葉を足すと絞れます）"),
+    "none": ("No matches", "一致する箇所はありません"),
+    "copy": ("Copy", "コピー"),
+    "copy_code": ("Copy the code", "コードをコピー"),
+    "copied": ("Copied", "コピーしました"),
+    "copy_failed": ("Could not copy", "コピーできませんでした"),
+}
+
+#: The page words another language takes from Sphinx's catalog when the catalog has them.
+_FROM_SPHINX = {"toc": "Table of Contents", "search": "Search"}
+
+
+def page_words(lang: str) -> dict[str, str]:
+    """:data:`PAGE_WORDS` in the page language ``lang``: Japanese for ``ja``; otherwise English,
+    with the words Sphinx's catalog of ``lang`` translates (Search → Suche)."""
+    if catalog_language(lang).split("_", 1)[0] == "ja":
+        return {key: ja for key, (_en, ja) in PAGE_WORDS.items()}
+    words = {key: en for key, (en, _ja) in PAGE_WORDS.items()}
+    for key, message in _FROM_SPHINX.items():
+        said = translated(lang, message)
+        if said != message:
+            words[key] = said
+    return words

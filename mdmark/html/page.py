@@ -12,6 +12,7 @@ import base64
 import functools
 import hashlib
 import importlib.resources
+import json
 import re
 import secrets
 from collections.abc import Iterable, Iterator
@@ -74,6 +75,21 @@ def _resource(name: str) -> str:
     return importlib.resources.files("mdmark.templates").joinpath(name).read_text(encoding="utf-8")
 
 
+_LINE_COMMENT = re.compile(r"^[ \t]*//.*\n", re.MULTILINE)
+_CSS_COMMENT = re.compile(r"/\*.*?\*/[ \t]*", re.DOTALL)
+
+
+def _script(name: str) -> str:
+    """One of mdmark's scripts as every page carries it: without its whole-line comments, which are
+    for the reader of ``templates/``, not for the browser (a thousand pages need not carry them)."""
+    return _LINE_COMMENT.sub("", _resource(name))
+
+
+def _css(text: str) -> str:
+    """mdmark's own stylesheet text without its comments (as :func:`_script`)."""
+    return _CSS_COMMENT.sub("", text)
+
+
 @functools.cache
 def template(name: str = "page.html") -> Template:
     from jinja2 import Environment
@@ -112,15 +128,28 @@ def _mermaid() -> tuple[str, str]:
 @functools.cache
 def page_script() -> str:
     """The built page's script (navigation that follows the reader, the drawer, the neighbourhood
-    pictures); the page works without it."""
-    return _resource("page.js")
+    pictures, the code blocks' copy buttons, the offline search); the page works without it. One
+    script, so the policy names one hash."""
+    return "\n".join(_script(name) for name in ("page.js", "copy.js", "search.js"))
+
+
+#: What a code block starts with in a fragment (Pygments' ``div.highlight``, docutils' literal block).
+CODE_MARKS = ('<div class="highlight"', 'class="literal-block')
+
+
+def copy_scripts(sections: Iterable[str]) -> list[str]:
+    """The exported page's script: the copy button of its code blocks, when one of ``sections``
+    holds one; none otherwise (the built page has it in :func:`page_script`)."""
+    if not any(mark in text for text in sections for mark in CODE_MARKS):
+        return []
+    return [_script("copy.js")]
 
 
 @functools.cache
 def _static_css() -> str:
     """mdmark's stylesheet, then sphinx-design's (no ``url()`` in it: inlinable as is)."""
     design = importlib.resources.files("sphinx_design").joinpath("static", "sphinx-design.min.css")
-    return design.read_text(encoding="utf-8") + "\n" + _resource("mdmark.css")
+    return design.read_text(encoding="utf-8") + "\n" + _css(_resource("mdmark.css"))
 
 
 #: The Pygments style of the code colours (Sphinx's own). The markup only carries token classes,
@@ -128,11 +157,17 @@ def _static_css() -> str:
 PYGMENTS_STYLE = "sphinx"
 
 
+#: The Pygments style of the code colours under the reader's dark setting (``prefers-color-scheme``).
+PYGMENTS_DARK_STYLE = "github-dark"
+
+
 @functools.cache
 def _pygments_css() -> str:
     from sphinx.highlighting import PygmentsBridge
 
-    return str(PygmentsBridge("html", PYGMENTS_STYLE).get_stylesheet())
+    light = str(PygmentsBridge("html", PYGMENTS_STYLE).get_stylesheet())
+    dark = str(PygmentsBridge("html", PYGMENTS_DARK_STYLE).get_stylesheet())
+    return _css(f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}")
 
 
 def refused_css(config: Config) -> list[tuple[str, str]]:
@@ -210,6 +245,11 @@ def page_chunks(
             "ページに埋め込むスクリプトに `</script` か `<script` があり <script> の中に置けないので、`<\\/script` のように書き換えてください。"
         )
     pieces = [body] if isinstance(body, str) else body
+    from mdmark.html.labels import page_words
+
+    words = page_words(lang)
+    # The scripts' words in the page language, as data (read, never run: no hash needed).
+    said = json.dumps(words, ensure_ascii=False).replace("</", "<\\/") if scripts else ""
     # The template places a marker where the body goes; the body's pieces replace it on the way
     # out, so neither the body nor the page is ever one string. The marker is random per call, so
     # no title, stylesheet or data can contain it.
@@ -224,6 +264,8 @@ def page_chunks(
         nav=Markup(nav if isinstance(nav, str) else nav_markup(nav) if nav else ""),
         data=Markup(data),
         scripts=[Markup(text) for text in scripts],
+        words=words,
+        said=Markup(said),
         version=__version__,
     )
     return _fill_body(stream, marker, pieces)

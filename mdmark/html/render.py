@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "14"
+RENDER_VERSION = "15"
 
 #: Placeholder href of a cross-reference; the number indexes :attr:`Fragment.xrefs`.
 XREF_PREFIX = "mdmark:xref:"
@@ -177,10 +177,10 @@ def _translator_over(base: Any) -> type[Any]:
             node.insert(0, nodes.title(name, translated(self.mdmark_lang, message)))
 
         def add_permalink_ref(self, node: nodes.Element, title: str) -> None:
-            from mdmark.html.labels import translated
+            from mdmark.html.labels import permalink_title
 
             # ``title`` is the English message id when the application reads in English.
-            super().add_permalink_ref(node, translated(self.mdmark_lang, str(title)))
+            super().add_permalink_ref(node, permalink_title(self.mdmark_lang, str(title)))
 
         def visit_math(self, node: nodes.Element, math_env: str = "") -> None:
             self._mathml(node, block=False)
