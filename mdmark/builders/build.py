@@ -292,7 +292,7 @@ def build_site(
     the text instead of writing it); by default :func:`~mdmark.html.page.write_page`."""
     from mdmark.builders.sections import Finished, Recorder, fingerprint, whole_key
     from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
-    from mdmark.html.nav import NavDoc, heading_markup, navigation
+    from mdmark.html.nav import NavDoc, navigation, title_markup
     from mdmark.html.page import (
         check_out_path, css_warnings, mermaid_scripts, nav_markup, page_chunks, page_script, stylesheet, write_page,
     )  # fmt: skip
@@ -383,7 +383,7 @@ def build_site(
     kept = _kept(project, out)
     with kept.lock:
         # Titles as the page shows them (inline HTML), for the navigation and the toctrees in the page.
-        markup = {f.docname: kept.markup_of(f.docname, f.html, functools.partial(heading_markup, f.html)) for f in fragments}
+        markup = {f.docname: kept.markup_of(f.docname, f.headings, functools.partial(title_markup, f)) for f in fragments}
         body: list[str] = []
         nav_docs: list[NavDoc] = []
         start = project.start.resolve()
@@ -414,7 +414,7 @@ def build_site(
             same = section is not None and section.source == (id(facts), id(fragment), id(named))
             own: Hashable = None
             if not same:
-                own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
+                own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.tags, fragment.notes, facts.toctrees)
                 same = section is not None and section.own == own
             if section is not None and same and recorder.still(section, is_doc_file, changed):
                 kept.kept += 1
@@ -427,7 +427,7 @@ def build_site(
                     html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, doc_id(docname))), links, facts.toctrees)
                     said = document_warnings(shown, facts, [*fragment.notes, *notes], watched)
                 if own is None:
-                    own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
+                    own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.tags, fragment.notes, facts.toctrees)
                 # Each question once (the model is the same throughout a build: so is its answer).
                 section = Finished(own, tuple({(kind, name): (kind, name, answer) for kind, name, answer in reads}.values()), html, said)
                 section.keep_source(facts, fragment, named)
