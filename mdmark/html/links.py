@@ -19,7 +19,7 @@ import os
 import posixpath
 import re
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ class _Links:
         self.out_dir = out.parent
         #: docname → heading id → the heading's inner HTML as the page shows it
         #: (:func:`mdmark.html.nav.heading_markup`); titles without an entry are escaped text.
-        self.markup: dict[str, dict[str, str]] = {}
+        self.markup: Mapping[str, dict[str, str]] = {}
         #: Told ``(what, of what, the answer)`` for each question about another document this page
         #: asks outside the reference model (the build keeps finished sections by them).
         self.noted: Callable[[str, str, Any], object] | None = None
