@@ -47,7 +47,7 @@ class _Links:
         self.srcdir = srcdir
         self.out_dir = out.parent
         #: docname → heading id → the heading's inner HTML as the page shows it
-        #: (:func:`mdmark.html.nav.heading_markup`); titles without an entry are escaped text.
+        #: (:func:`mdmark.html.nav.title_markup`); titles without an entry are escaped text.
         self.markup: Mapping[str, dict[str, str]] = {}
         #: Told ``(what, of what, the answer)`` for each question about another document this page
         #: asks outside the reference model (the build keeps finished sections by them).
