@@ -106,6 +106,8 @@ class DoctreePass:
         self.deps: dict[str, Stamp] = {}
         self.source_of = source_paths(env)
         self.lang = lang
+        #: The key of the fragment's placeholders (:func:`mdmark.html.placeholders.key_of`).
+        self.key = placeholders.key_of(source)
 
     def line(self, node: nodes.Node) -> int:
         own = getattr(node, "line", None)
@@ -137,7 +139,7 @@ class DoctreePass:
             node.children = []
             ref.extend(children)
         else:
-            mark = placeholders.token(placeholders.TEXT, number)
+            mark = placeholders.token(placeholders.TEXT, number, self.key)
             inner = node.children[0] if len(node.children) == 1 and isinstance(node.children[0], nodes.Element) else None
             if inner is not None and not isinstance(inner, nodes.Text):
                 copy = inner.copy()  # keeps the styling element (e.g. <span class="std std-ref">)
@@ -169,7 +171,7 @@ class DoctreePass:
         """Its entries are resolved when the page is assembled (:mod:`mdmark.html.links`)."""
         from docutils import nodes
 
-        marker = nodes.raw("", placeholders.token(placeholders.TOCTREE, self.toctrees), format="html")
+        marker = nodes.raw("", placeholders.token(placeholders.TOCTREE, self.toctrees, self.key), format="html")
         self.toctrees += 1
         wrapper = node.parent
         if isinstance(wrapper, nodes.compound) and len(wrapper.children) == 1:

@@ -213,7 +213,9 @@ def fill(fragment: Fragment, links: _Links, toctrees: list[Toctree]) -> tuple[st
     answers = [links(x) for x in fragment.xrefs]
     notes = [Note(x.line, problem) for x, (_h, _t, problem) in zip(fragment.xrefs, answers, strict=True) if problem]
 
-    def link(number: int) -> str:
+    def link(number: int) -> str | None:
+        if number >= len(answers):
+            return None
         target = answers[number][0]
         before, after = fragment.tags.get(number, ("", ""))
         if target is not None:
@@ -222,17 +224,21 @@ def fill(fragment: Fragment, links: _Links, toctrees: list[Toctree]) -> tuple[st
         classes = _class_of(before + after)
         return f'<span class="{classes} mdmark-unresolved">' if classes else '<span class="mdmark-unresolved">'
 
-    def link_end(number: int) -> str:
+    def link_end(number: int) -> str | None:
+        if number >= len(answers):
+            return None
         return "</a>" if answers[number][0] is not None else "</span>"
 
-    def text(number: int) -> str:
+    def text(number: int) -> str | None:
+        if number >= len(answers):
+            return None
         return htmllib.escape(answers[number][1] or fragment.xrefs[number].target, quote=False)
 
     def toctree(number: int) -> str:
         return links.toctree(toctrees[number]) if number < len(toctrees) else ""
 
     fillers = {placeholders.LINK: link, placeholders.LINK_END: link_end, placeholders.TEXT: text, placeholders.TOCTREE: toctree}
-    return placeholders.fill(fragment.html, fillers), notes
+    return placeholders.fill(fragment.html, fragment.key, fillers), notes
 
 
 def _class_of(attributes: str) -> str:

@@ -55,10 +55,10 @@ def title_markup(fragment: Fragment) -> dict[str, str]:
     (its entry shows the plain title)."""
     out: dict[str, str] = {}
     for ident, inner in fragment.headings.items():
-        if placeholders.holds(inner, placeholders.TEXT):
+        if placeholders.holds(inner, placeholders.TEXT, fragment.key):
             continue
         # No filler: a placeholder link's tags go, its content stays.
-        cleaned, _dropped, _handlers = sanitize(placeholders.fill(inner.strip(), {}), title=True)
+        cleaned, _dropped, _handlers = sanitize(placeholders.fill(inner.strip(), fragment.key, {}), title=True)
         out[ident] = cleaned.strip()
     return out
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "15"
+RENDER_VERSION = "16"
 
 
 @dataclass
@@ -59,6 +59,8 @@ class Fragment:
     #: Each section title's inner HTML as written (placeholders included), by the section's id:
     #: what the navigation and toctrees show of it (:func:`mdmark.html.nav.title_markup`).
     headings: dict[str, str] = field(default_factory=dict)
+    #: The key of its placeholders (:func:`mdmark.html.placeholders.key_of`).
+    key: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """As :func:`dataclasses.asdict` (faster: every fragment goes to the cache and back from a worker)."""
@@ -70,6 +72,7 @@ class Fragment:
             "deps": list(self.deps),
             "tags": [[n, *tag] for n, tag in self.tags.items()],
             "headings": self.headings,
+            "key": self.key,
         }
 
     def fresh(self, srcdir: Path) -> bool:
@@ -85,6 +88,7 @@ class Fragment:
             deps=[(str(rel), stamp_from_json(stamp)) for rel, stamp in data.get("deps", [])],
             tags={int(n): (str(before), str(after)) for n, before, after in data["tags"]},
             headings=dict(data["headings"]),
+            key=str(data["key"]),
         )
 
 
@@ -168,7 +172,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
             builder.fignumbers = {}
             builder.imgpath = "_images"
             builder.dlpath = "_downloads"
-            translator = create_translator(app, tree, lang)
+            translator = create_translator(app, tree, lang, work.key)
             tree.walkabout(translator)
             html = "".join(translator.fragment)
     from mdmark.host.warnings_ja import warning_sentence
@@ -180,7 +184,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
     ]
     notes.sort(key=lambda n: n.line or 0)
     deps = sorted(work.deps.items())
-    return Fragment(docname, html, work.xrefs, notes, deps, translator.mdmark_tags, translator.mdmark_headings)
+    return Fragment(docname, html, work.xrefs, notes, deps, translator.mdmark_tags, translator.mdmark_headings, work.key)
 
 
 # -- parallel rendering (cold builds) ---------------------------------------------------------------

@@ -31,15 +31,16 @@ else:
     _Base = object
 
 
-def create_translator(app: Sphinx, tree: nodes.document, lang: str) -> Any:
+def create_translator(app: Sphinx, tree: nodes.document, lang: str, key: str) -> Any:
     """Like ``builder.create_translator``, keeping mdmark's own visitors over registered ones;
-    ``lang``: the page's language (its fixed labels)."""
+    ``lang``: the page's language (its fixed labels); ``key``: the fragment's placeholders' key."""
     from types import MethodType
 
     base: Any = app.registry.get_translator_class(app.builder)
     cls = _translator_over(base)
     translator = cls(tree, app.builder)
     translator.mdmark_lang = lang
+    translator.mdmark_key = key
     handlers = app.registry.translation_handlers.get(app.builder.name) or app.registry.translation_handlers.get(
         app.builder.format, {}
     )
@@ -63,6 +64,8 @@ class MdmarkVisitors(_Base):
 
     #: The page's language (its fixed labels).
     mdmark_lang = ""
+    #: The key of the fragment's placeholders (:func:`mdmark.html.placeholders.key_of`).
+    mdmark_key = ""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -84,14 +87,14 @@ class MdmarkVisitors(_Base):
         href = f' href="{placeholders.XREF_PREFIX}{number}"'
         before, _href, after = self.body[at][len("<a") : -len(">")].partition(href)
         self.mdmark_tags[number] = (before, after)
-        self.body[at] = placeholders.token(placeholders.LINK, number)
+        self.body[at] = placeholders.token(placeholders.LINK, number, self.mdmark_key)
 
     def depart_reference(self, node: nodes.Element) -> None:
         number = placeholders.xref_number(str(node.get("refuri", "")))
         at = len(self.body)
         super().depart_reference(node)
         if number is not None:
-            self.body[at] = placeholders.token(placeholders.LINK_END, number)
+            self.body[at] = placeholders.token(placeholders.LINK_END, number, self.mdmark_key)
 
     # -- section titles: kept for the navigation ----------------------------------------------
 
