@@ -458,13 +458,14 @@ class _SiteBuild:
         docname = fragment.docname
         srcdir = self.pipeline.srcdir
         section = kept.finished.get(docname)
-        # The very facts, fragment and names the section was last found or made for: its own
-        # inputs are the same without building and comparing their key.
-        same = section is not None and section.source == (id(facts), id(fragment), id(named))
-        own: Hashable = None
-        if not same:
+        own: Hashable
+        if section is not None and section.source == (id(facts), id(fragment), id(named)):
+            # The very facts, fragment and names the section was last found or made for: its own
+            # inputs are the same without building and comparing their key.
+            own = section.own
+        else:
             own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.tags, fragment.notes, facts.toctrees)
-            same = section is not None and section.own == own
+        same = section is not None and section.own == own
 
         def is_doc_file(name: str) -> bool:
             return (srcdir / f"{name}.md").is_file()
@@ -479,8 +480,6 @@ class _SiteBuild:
             links.noted = recorder.note
             html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, doc_id(docname))), links, facts.toctrees)
             said = document_warnings(shown, facts, [*fragment.notes, *notes], watched)
-        if own is None:
-            own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.tags, fragment.notes, facts.toctrees)
         # Each question once (the model is the same throughout a build: so is its answer).
         section = Finished(own, tuple({(kind, name): (kind, name, answer) for kind, name, answer in reads}.values()), html, said)
         section.keep_source(facts, fragment, named)
