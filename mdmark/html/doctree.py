@@ -131,6 +131,7 @@ class DoctreePass:
         number = len(self.xrefs)
         self.xrefs.append(xref)
         ref = nodes.reference("", "", internal=True, refuri=f"{placeholders.XREF_PREFIX}{number}")
+        ref[placeholders.XREF_ATTRIBUTE] = number  # a link a document wrote with that href is no placeholder
         ref["classes"] = [c for c in node.get("classes", []) if not c.startswith("sd-button-ref-content-")]
         ref.source, ref.line = node.source, node.line
         if keep_text:
@@ -278,7 +279,7 @@ class DoctreePass:
         if "refuri" not in node or node.parent is None:
             return
         uri = str(node["refuri"])
-        if not uri or placeholders.xref_number(uri) is not None or _SCHEME.match(uri) or uri.startswith("//"):
+        if not uri or placeholders.XREF_ATTRIBUTE in node or _SCHEME.match(uri) or uri.startswith("//"):
             return
         if "external" in node.get("classes", ()) and not uri.startswith("#"):
             return

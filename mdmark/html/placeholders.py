@@ -38,8 +38,9 @@ _TOKEN = re.compile(
     re.escape(OPEN) + "(" + "|".join(re.escape(k) for k in sorted(KINDS, key=len, reverse=True)) + r")(\d+)\.([0-9a-f]+)" + re.escape(CLOSE)
 )
 
-#: The href a reference's placeholder node carries between the doctree pass and the translator,
-#: which writes the :data:`LINK` token in place of its start tag.
+#: The attribute (the reference's number) and the href of a placeholder reference node the
+#: doctree pass made, which the translator writes as the :data:`LINK` and :data:`LINK_END` tokens.
+XREF_ATTRIBUTE = "mdmark_xref"
 XREF_PREFIX = "mdmark:xref:"
 
 
@@ -51,14 +52,6 @@ def key_of(source: str) -> str:
 def token(kind: str, number: int, key: str) -> str:
     """The placeholder of ``kind`` for reference (or toctree) ``number`` in the fragment of ``key``."""
     return f"{OPEN}{kind}{number}.{key}{CLOSE}"
-
-
-def xref_number(href: str) -> int | None:
-    """The reference number of a placeholder node's href, None for any other href."""
-    if not href.startswith(XREF_PREFIX):
-        return None
-    tail = href[len(XREF_PREFIX) :]
-    return int(tail) if tail.isdigit() else None
 
 
 def holds(html: str, kind: str, key: str) -> bool:

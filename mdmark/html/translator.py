@@ -79,7 +79,7 @@ class MdmarkVisitors(_Base):
     # -- references: placeholders the page assembly fills in ----------------------------------
 
     def visit_reference(self, node: nodes.Element) -> None:
-        number = placeholders.xref_number(str(node.get("refuri", "")))
+        number = node.get(placeholders.XREF_ATTRIBUTE)
         at = len(self.body)
         super().visit_reference(node)
         if number is None:
@@ -90,7 +90,7 @@ class MdmarkVisitors(_Base):
         self.body[at] = placeholders.token(placeholders.LINK, number, self.mdmark_key)
 
     def depart_reference(self, node: nodes.Element) -> None:
-        number = placeholders.xref_number(str(node.get("refuri", "")))
+        number = node.get(placeholders.XREF_ATTRIBUTE)
         at = len(self.body)
         super().depart_reference(node)
         if number is not None:
