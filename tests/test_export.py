@@ -93,6 +93,20 @@ def test_link_to_sibling_html_from_other_folder(tmp_path: Path) -> None:
     assert result["warnings"] == []
 
 
+def test_text_that_looks_like_a_placeholder_stays_text(tmp_path: Path) -> None:
+    """The private-use characters the writer's placeholders are made of, in a document's text, are
+    text: never a link, a title or a toctree, and never a traceback (they indexed past the
+    document's references before)."""
+    written = "\ue000t3\ue001 と \ue000a0.0123456789abcdef\ue001 と \ue000toc0\ue001"
+    (tmp_path / "a.md").write_text(f"# A\n\n{written}\n\n[B](b.md)\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# B\n", encoding="utf-8")
+    result = export_html(tmp_path, "a.md")
+    body = article(Path(result["out"]).read_text(encoding="utf-8"))
+    assert f"<p>{written}</p>" in body
+    assert '<a class="reference internal" href="b.html"><span class="xref myst">B</span></a>' in body
+    assert result["warnings"] == []
+
+
 def test_overwrites_existing_html(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
     (tmp_path / "a.html").write_text("<html>old</html>", encoding="utf-8")

@@ -62,7 +62,7 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/html/page.py", "_static_css"): "files shipped in the package",
     ("mdmark/html/page.py", "_pygments_css"): "Pygments' stylesheet for a style name: pure",
     ("mdmark/html/page.py", "page_script"): "a file shipped in the package",
-    ("mdmark/html/render.py", "_translator_over"): "a class made from a class: pure",
+    ("mdmark/html/translator.py", "_translator_over"): "a class made from a class: pure",
     ("mdmark/util/globs.py", "_compile"): "a regular expression from a glob: pure",
     ("mdmark/util/landlock.py", "_libc"): "the C library this process is linked with: fixed for the process",
 }

@@ -28,7 +28,10 @@ from mdmark.util.globs import match_files
 from mdmark.util.text import quote_list
 
 if TYPE_CHECKING:
-    from mdmark.builders.sections import PageSections
+    from mdmark.builders.sections import Finished, PageSections, Recorder
+    from mdmark.graph.views import PageGraphs
+    from mdmark.html.nav import NavDoc
+    from mdmark.html.page import NavEntry
     from mdmark.config.main import BuildSettings
     from mdmark.html.render import Fragment
     from mdmark.index.model import Index
@@ -265,7 +268,7 @@ def _page_order(
 
 def _model(project: Project, model: Model) -> Model:
     """``model`` with the figure numbers and toctree tables of the last build's model when it has
-    the same inputs and no document changed what they are made of (:func:`~mdmark.references.main.global_part`)."""
+    the same inputs and no document changed what they are made of (:func:`~mdmark.references.tracking.global_part`)."""
     from mdmark.references.tracking import global_part
 
     by_name = model.known if model.known is not None else {}
@@ -280,6 +283,248 @@ def _model(project: Project, model: Model) -> Model:
     return model
 
 
+@dataclass
+class _Read:
+    """What reading the page's documents gave: the page's files in order, their facts and
+    fragments, and the reference model over them."""
+
+    ordered: list[Path]
+    facts: list[DocFacts]
+    fragments: list[Fragment]
+    model: Model
+    index: Index | None
+    index_files: list[Path]
+    #: Each file's resolved path (the other sources' by their own path).
+    real: dict[Path, Path]
+
+
+@dataclass
+class _Sections:
+    """The page's body in pieces, the navigation's documents and the warnings, as the sections gave them."""
+
+    body: list[str] = field(default_factory=list)
+    nav_docs: list[NavDoc] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class _SiteBuild:
+    """One run of :func:`build_site`, in its named steps: :meth:`read` the documents, make their
+    :meth:`sections` of the page, the :meth:`navigation`, and :meth:`write` the page."""
+
+    def __init__(self, start: Path, config: str | None, progress: Callable[[int, int], None] | None) -> None:
+        self.project = project = Project.open(start, config)
+        self.cfg = cfg = project.config
+        cfg.require("build", "markdown", "html")
+        if cfg.build is None:
+            raise MdmarkError(
+                f"設定 `{cfg.shown}` に build が無いので、build に include（まとめる文書のパターン）と out（出力先）を書いてください。"
+            )
+        from mdmark.html.page import check_out_path
+
+        self.start = start
+        self.settings = cfg.build
+        self.out = (project.root / self.settings.out).absolute()
+        self.shown_out = display(self.out, project.start)
+        project.ensure_writable_target(self.out)
+        check_out_path(self.out, self.shown_out)
+        self.layout = _layout(project, self.settings)
+        self.pipeline = project.pipeline
+        self.lang = page_language(project)
+        self.progress = progress
+        self.ready = 0
+
+    def advance(self, count: int) -> None:
+        self.ready += count
+        if self.progress:
+            self.progress(self.ready, len(self.layout.files))
+
+    def read(self) -> _Read:
+        """The page's documents in order, with their facts and fragments and the reference model.
+
+        A cold build parses and renders in worker processes (both cores for all of the work); what
+        is cached is only read, so a rebuild with one document changed renders one document. A
+        document is parsed and rendered in one trip to a worker (its facts come back with its
+        fragment), not parsed for the reference model and then parsed again to be rendered."""
+        from mdmark.html.render import render_document, render_parallel
+
+        project, layout, pipeline, lang = self.project, self.layout, self.pipeline, self.lang
+        others = _other_sources(layout)
+        # The other sources' paths are the model's (under the source folder, as the facts are kept).
+        real = {**layout.real(), **{p: p for p in others.values()}} if others else layout.real()
+        stamped = project.workspace.stamped_facts(pipeline)
+        known: dict[Path, DocFacts] = {}
+        cold, cached = _uncached(pipeline, stamped, layout, lang, known)
+        self.advance(len(layout.files) - len(cold))
+        if cold:
+            # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
+            meanwhile = project.index if self.cfg.index is not None and parallel(len(cold)) else None
+            render_parallel(pipeline, cold, lang, self.advance, meanwhile=meanwhile)
+        # The documents' facts by their files' stats: what the check reads too (the same objects).
+        model = project.model_from(layout.model, stamped.facts_many, known)
+        index = project.index() if self.cfg.index is not None else None
+        index_files = _index_files(project, index, layout) if index is not None else []
+        ordered = _page_order(
+            project, layout, model, index_files,
+            lambda: _ordered(layout.files, real, project.source_dir, model, index_files, others),
+        )  # fmt: skip
+        all_facts = _facts_of(pipeline, ordered, real, known)
+        broken = [(path, f) for path, f in zip(ordered, all_facts, strict=True) if f.error]
+        if broken:
+            # Every document that cannot be read, at its place, as check reports it (the page is
+            # written only when all of them can be).
+            raise MdmarkError("\n".join(unreadable_note(shown_under(real[p], self.start), f) for p, f in broken))
+        model = _model(project, model.with_order([docname_of(f.path) for f in all_facts]))
+        fragments = []
+        for path, facts in zip(ordered, all_facts, strict=True):
+            hit = cached.get(path)
+            # The cached fragment of the very content the facts come from (a save in between: rendered anew).
+            fragments.append(hit[1] if hit is not None and hit[0] == facts.sha else render_document(pipeline, path, facts, lang))
+        return _Read(ordered, all_facts, fragments, model, index, index_files, real)
+
+    def section_ids(self, read: _Read) -> dict[Path, str]:
+        """Each document's section id by its resolved path: the last build's for the very same order
+        (a document's name follows from its path), so the drawings find their anchors unchanged by identity."""
+        from mdmark.html.links import doc_id
+
+        key = _memo_key(self.project, "build-section-ids")
+        last = self.project.workspace.last_runs.get(key)
+        if isinstance(last, tuple) and last[0] is read.ordered:
+            return cast(dict[Path, str], last[1])
+        ids = {read.real[p]: doc_id(f.docname) for p, f in zip(read.ordered, read.fragments, strict=True)}
+        self.project.workspace.last_runs.put(key, (read.ordered, ids))
+        return ids
+
+    def sections(self, read: _Read, kept: PageSections, graphs: PageGraphs) -> _Sections:
+        """Each document's section of the page: the last build's when what it was made from is the
+        same (:mod:`mdmark.builders.sections`), else its fragment filled in for the page."""
+        from mdmark.builders.sections import Recorder, whole_key
+        from mdmark.html.links import doc_id
+        from mdmark.html.nav import NavDoc, title_markup
+        from mdmark.html.page import css_warnings
+        from mdmark.references.problems import trust_notice
+
+        model = read.model
+        # Titles as the page shows them (inline HTML), for the navigation and the toctrees in the page.
+        markup = {f.docname: kept.markup_of(f.docname, f.headings, functools.partial(title_markup, f)) for f in read.fragments}
+        here = self.project.start.resolve()
+        names = self.layout.names_under(self.project.root, here)
+        page_order = tuple(f.docname for f in read.fragments)
+        kept.begin(whole_key(model, (page_order, str(self.out), self.lang, self.pipeline.parse_key)))
+        by_name = model.known if model.known is not None else {}
+        # Only the documents whose facts changed since the last build are asked about again.
+        changed = kept.changed_since(by_name)
+        recorder = Recorder(model, markup)
+        in_page = set(page_order)
+        index_titles = (
+            dict(zip(read.index_files, (d.title for d in read.index.docs), strict=True)) if read.index is not None else {}
+        )
+        made = _Sections(warnings=css_warnings(self.cfg))
+        for path, facts, fragment in zip(read.ordered, read.facts, read.fragments, strict=True):
+            real = read.real[path]
+            named = names.get(real)
+            if named is None:
+                under = shown_under(real, self.project.root)
+                tag = f'<section class="mdmark-doc" id="{htmllib.escape(doc_id(fragment.docname))}" data-source="{htmllib.escape(under)}">\n'
+                named = names[real] = (under, shown_under(real, here), tag)
+            section = self._section(kept, recorder, changed, in_page, facts, fragment, named)
+            # The section's markup goes in as the very string kept for the rebuild, not copied
+            # into a longer one: the page is written from these pieces without joining them.
+            made.body += (named[2], section.html, graphs.after(real), "</section>\n")
+            title = index_titles.get(real) or facts.title or path.stem
+            made.nav_docs.append(NavDoc(fragment.docname, facts, title, markup[fragment.docname]))
+            made.warnings += section.warnings
+        notice = trust_notice(self.cfg, model.info, read.facts)
+        if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
+            made.warnings.append(format_note(self.cfg.shown, None, notice))
+        kept.keep_only(in_page)
+        kept.held_for(by_name)
+        return made
+
+    def _section(
+        self,
+        kept: PageSections,
+        recorder: Recorder,
+        changed: frozenset[str] | None,
+        in_page: set[str],
+        facts: DocFacts,
+        fragment: Fragment,
+        named: tuple[str, str, str],
+    ) -> Finished:
+        """One document's section: kept when its own inputs and what it read are the same, else made."""
+        from mdmark.builders.sections import Finished, fingerprint
+        from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
+
+        rel, shown, _opening = named
+        docname = fragment.docname
+        srcdir = self.pipeline.srcdir
+        section = kept.finished.get(docname)
+        own: Hashable
+        if section is not None and section.source == (id(facts), id(fragment), id(named)):
+            # The very facts, fragment and names the section was last found or made for: its own
+            # inputs are the same without building and comparing their key.
+            own = section.own
+        else:
+            own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.tags, fragment.notes, facts.toctrees)
+        same = section is not None and section.own == own
+
+        def is_doc_file(name: str) -> bool:
+            return (srcdir / f"{name}.md").is_file()
+
+        if section is not None and same and recorder.still(section, is_doc_file, changed):
+            kept.kept += 1
+            section.keep_source(facts, fragment, named)
+            return section
+        with recorder.recording() as (watched, reads):
+            links = BuildLinks(watched, docname, srcdir, self.out, in_page)
+            links.markup = recorder.markup
+            links.noted = recorder.note
+            html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, doc_id(docname))), links, facts.toctrees)
+            said = document_warnings(shown, facts, [*fragment.notes, *notes], watched)
+        # Each question once (the model is the same throughout a build: so is its answer).
+        section = Finished(own, tuple({(kind, name): (kind, name, answer) for kind, name, answer in reads}.values()), html, said)
+        section.keep_source(facts, fragment, named)
+        kept.finished[docname] = section
+        kept.made += 1
+        return section
+
+    def navigation(self, read: _Read, kept: PageSections, nav_docs: list[NavDoc]) -> list[NavEntry]:
+        """The page's navigation: the last build's while nothing it reads changed.
+
+        It reads the page's documents (titles, headings, toctrees, markup) and, for a toctree entry
+        outside the page, the model's documents' titles and headings; the rest (toctrees, the root
+        document, the set of documents) is in the whole-page key."""
+        from mdmark.html.nav import navigation
+
+        by_name = read.model.known if read.model.known is not None else {}
+        nav_key = (
+            kept.generation,
+            tuple((d.docname, d.title, d.markup, d.facts.title, d.facts.headings, d.facts.toctrees) for d in nav_docs),
+            tuple((n, f.title, f.headings) if f is not None else n for n, f in by_name.items()),
+        )
+        return kept.nav_of(nav_key, lambda: navigation(read.model, nav_docs))
+
+    def write(self, body: list[str], toc: str, graphs: PageGraphs, write: Callable[[Path, str, str], None] | None) -> None:
+        """The page around the sections, written (or handed to ``write``)."""
+        from mdmark.html.page import mermaid_scripts, page_chunks, page_script, stylesheet, write_page
+
+        chunks = page_chunks(
+            mode="build",
+            lang=self.lang,
+            title=self.settings.title,
+            css=stylesheet(self.cfg),
+            body=body,
+            nav=toc,
+            data=graphs.data,
+            scripts=[*mermaid_scripts(body), page_script()],
+        )
+        if write is None:
+            # Streamed into the output file: the page (tens of megabytes at thousands of documents)
+            # is never one string, nor a second copy of every section.
+            write_page(self.out, chunks, self.shown_out)
+        else:
+            write(self.out, "".join(chunks), self.shown_out)
+
+
 def build_site(
     start: Path,
     config: str | None = None,
@@ -290,191 +535,18 @@ def build_site(
 
     ``write(out, text, shown_out)`` replaces the writing of the page (``mdmark preview`` serves
     the text instead of writing it); by default :func:`~mdmark.html.page.write_page`."""
-    from mdmark.builders.sections import Finished, Recorder, fingerprint, whole_key
-    from mdmark.html.links import BuildLinks, doc_id, fill, prefix_ids
-    from mdmark.html.nav import NavDoc, heading_markup, navigation
-    from mdmark.html.page import (
-        check_out_path, css_warnings, mermaid_scripts, nav_markup, page_chunks, page_script, stylesheet, write_page,
-    )  # fmt: skip
-    from mdmark.html.render import render_document, render_parallel
-    from mdmark.references.problems import trust_notice
-
-    project = Project.open(start, config)
-    cfg = project.config
-    cfg.require("build", "markdown", "html")
-    if cfg.build is None:
-        raise MdmarkError(
-            f"設定 `{cfg.shown}` に build が無いので、build に include（まとめる文書のパターン）と out（出力先）を書いてください。"
-        )
-    settings = cfg.build
-    out = (project.root / settings.out).absolute()
-    shown_out = display(out, project.start)
-    project.ensure_writable_target(out)
-    check_out_path(out, shown_out)
-    layout = _layout(project, settings)
-    files = layout.files
-    pipeline = project.pipeline
-    lang = page_language(project)
-    total = len(files)
-    ready = 0
-
-    def advance(count: int) -> None:
-        nonlocal ready
-        ready += count
-        if progress:
-            progress(ready, total)
-
-    # A cold build parses and renders in worker processes (both cores for all of the work);
-    # what is cached is only read, so a rebuild with one document changed renders one document.
-    # A document is parsed and rendered in one trip to a worker (its facts come back with its
-    # fragment), not parsed for the reference model and then parsed again to be rendered.
-    others = _other_sources(layout)
-    # The other sources' paths are the model's (under the source folder, as the facts are kept).
-    real = {**layout.real(), **{p: p for p in others.values()}} if others else layout.real()
-    stamped = project.workspace.stamped_facts(pipeline)
-    known: dict[Path, DocFacts] = {}
-    cold, cached = _uncached(pipeline, stamped, layout, lang, known)
-    advance(total - len(cold))
-    if cold:
-        # The index is read (and its YAML parsed) while the workers parse: it is needed only after them.
-        meanwhile = project.index if cfg.index is not None and parallel(len(cold)) else None
-        render_parallel(pipeline, cold, lang, advance, meanwhile=meanwhile)
-        cold = []
-    # The documents' facts by their files' stats: what the check reads too (the same objects).
-    model = project.model_from(layout.model, stamped.facts_many, known)
-    index = project.index() if cfg.index is not None else None
-    index_files = _index_files(project, index, layout) if index is not None else []
-    ordered = _page_order(
-        project, layout, model, index_files, lambda: _ordered(files, real, project.source_dir, model, index_files, others)
-    )
-    all_facts = _facts_of(pipeline, ordered, real, known)
-    broken = [(path, f) for path, f in zip(ordered, all_facts, strict=True) if f.error]
-    if broken:
-        # Every document that cannot be read, at its place, as check reports it (the page is
-        # written only when all of them can be).
-        raise MdmarkError(
-            "\n".join(unreadable_note(shown_under(real[p], start), f) for p, f in broken)
-        )
-    model = _model(project, model.with_order([docname_of(f.path) for f in all_facts]))
-
-    index_titles = dict(zip(index_files, (d.title for d in index.docs), strict=True)) if index is not None else {}
-    waiting = {real[p] for p in cold}
-    fragments = []
-    for path, facts in zip(ordered, all_facts, strict=True):
-        hit = cached.get(path)
-        # The cached fragment of the very content the facts come from (a save in between: rendered anew).
-        fragments.append(hit[1] if hit is not None and hit[0] == facts.sha else render_document(pipeline, path, facts, lang))
-        if real[path] in waiting:
-            advance(1)
-
-    in_page = {fragment.docname for fragment in fragments}
     from mdmark.graph.views import build_graphs
+    from mdmark.html.page import nav_markup
 
-    # Each document's section id by its resolved path: the last build's for the very same order (a
-    # document's name follows from its path), so the drawings find their anchors unchanged by identity.
-    ids_key = _memo_key(project, "build-section-ids")
-    last_ids = project.workspace.last_runs.get(ids_key)
-    if isinstance(last_ids, tuple) and last_ids[0] is ordered:
-        section_ids = cast(dict[Path, str], last_ids[1])
-    else:
-        section_ids = {real[p]: doc_id(f.docname) for p, f in zip(ordered, fragments, strict=True)}
-        project.workspace.last_runs.put(ids_key, (ordered, section_ids))
-    graphs = build_graphs(project, section_ids, index_files)
-    kept = _kept(project, out)
+    build = _SiteBuild(start, config, progress)
+    read = build.read()
+    graphs = build_graphs(build.project, build.section_ids(read), read.index_files)
+    kept = _kept(build.project, build.out)
     with kept.lock:
-        # Titles as the page shows them (inline HTML), for the navigation and the toctrees in the page.
-        markup = {f.docname: kept.markup_of(f.docname, f.html, functools.partial(heading_markup, f.html)) for f in fragments}
-        body: list[str] = []
-        nav_docs: list[NavDoc] = []
-        start = project.start.resolve()
-        names = layout.names_under(project.root, start)
-        warnings: list[str] = css_warnings(cfg)
-        page_order = tuple(f.docname for f in fragments)
-        kept.begin(whole_key(model, (page_order, str(out), lang, pipeline.parse_key)))
-        by_name = model.known if model.known is not None else {}
-        # Only the documents whose facts changed since the last build are asked about again.
-        changed = kept.changed_since(by_name)
-        recorder = Recorder(model, markup)
-        srcdir = pipeline.srcdir
-
-        def is_doc_file(docname: str) -> bool:
-            return (srcdir / f"{docname}.md").is_file()
-
-        for path, facts, fragment in zip(ordered, all_facts, fragments, strict=True):
-            docname = fragment.docname
-            named = names.get(real[path])
-            if named is None:
-                under = shown_under(real[path], project.root)
-                tag = f'<section class="mdmark-doc" id="{htmllib.escape(doc_id(docname))}" data-source="{htmllib.escape(under)}">\n'
-                named = names[real[path]] = (under, shown_under(real[path], start), tag)
-            rel, shown, opening = named
-            section = kept.finished.get(docname)
-            # The very facts, fragment and names the section was last found or made for: its own
-            # inputs are the same without building and comparing their key.
-            same = section is not None and section.source == (id(facts), id(fragment), id(named))
-            own: Hashable = None
-            if not same:
-                own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
-                same = section is not None and section.own == own
-            if section is not None and same and recorder.still(section, is_doc_file, changed):
-                kept.kept += 1
-                section.keep_source(facts, fragment, named)
-            else:
-                with recorder.recording() as (watched, reads):
-                    links = BuildLinks(watched, docname, srcdir, out, in_page)
-                    links.markup = markup
-                    links.noted = recorder.note
-                    html, notes = fill(dataclasses.replace(fragment, html=prefix_ids(fragment.html, doc_id(docname))), links, facts.toctrees)
-                    said = document_warnings(shown, facts, [*fragment.notes, *notes], watched)
-                if own is None:
-                    own = (rel, shown, fingerprint(facts), fragment.html, fragment.xrefs, fragment.notes, facts.toctrees)
-                # Each question once (the model is the same throughout a build: so is its answer).
-                section = Finished(own, tuple({(kind, name): (kind, name, answer) for kind, name, answer in reads}.values()), html, said)
-                section.keep_source(facts, fragment, named)
-                kept.finished[docname] = section
-                kept.made += 1
-            # The section's markup goes in as the very string kept for the rebuild, not copied
-            # into a longer one: the page is written from these pieces without joining them.
-            body += (
-                opening,
-                section.html,
-                graphs.after(real[path]),
-                "</section>\n",
-            )
-            title = index_titles.get(real[path]) or facts.title or path.stem
-            nav_docs.append(NavDoc(docname, facts, title, markup[docname]))
-            warnings += section.warnings
-        notice = trust_notice(cfg, model.info, all_facts)
-        if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
-            warnings.append(format_note(cfg.shown, None, notice))
-        kept.keep_only(in_page)
-        kept.held_for(by_name)
-        # The navigation reads the page's documents (titles, headings, toctrees, markup) and, for
-        # a toctree entry outside the page, the model's documents' titles and headings; the rest
-        # (toctrees, the root document, the set of documents) is in the whole-page key.
-        nav_key = (
-            kept.generation,
-            tuple((d.docname, d.title, d.markup, d.facts.title, d.facts.headings, d.facts.toctrees) for d in nav_docs),
-            tuple((n, f.title, f.headings) if f is not None else n for n, f in by_name.items()),
-        )
-        nav = kept.nav_of(nav_key, lambda: navigation(model, nav_docs))
-        graphs.finish(body, nav)
+        made = build.sections(read, kept, graphs)
+        nav = build.navigation(read, kept, made.nav_docs)
+        graphs.finish(made.body, nav)
         # Written once per navigation: a save that changes no title or heading writes none of it.
         toc = kept.nav_markup(bool(graphs.overview), functools.partial(nav_markup, nav))
-    chunks = page_chunks(
-        mode="build",
-        lang=lang,
-        title=settings.title,
-        css=stylesheet(cfg),
-        body=body,
-        nav=toc,
-        data=graphs.data,
-        scripts=[*mermaid_scripts(body), page_script()],
-    )
-    if write is None:
-        # Streamed into the output file: the page (tens of megabytes at thousands of documents)
-        # is never one string, nor a second copy of every section.
-        write_page(out, chunks, shown_out)
-    else:
-        write(out, "".join(chunks), shown_out)
-    return {"out": str(out.resolve()), "docs": len(ordered), "warnings": warnings}
+    build.write(made.body, toc, graphs, write)
+    return {"out": str(build.out.resolve()), "docs": len(read.ordered), "warnings": made.warnings}

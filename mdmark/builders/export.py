@@ -15,7 +15,7 @@ from mdmark.project.main import Project
 
 if TYPE_CHECKING:
     from mdmark.core.facts import DocFacts
-    from mdmark.html.render import Note
+    from mdmark.html.doctree import Note
     from mdmark.references.main import Model
 
 

@@ -47,7 +47,7 @@ def fingerprint(facts: DocFacts | None) -> Hashable:
 
 def read_part(facts: DocFacts | None) -> object:
     """What making another document's section can read of a document's facts through the reference
-    model: :func:`~mdmark.references.main.local_part` (its path, title, headings, labels and anchors: what
+    model: :func:`~mdmark.references.tracking.local_part` (its path, title, headings, labels and anchors: what
     a reference to it lands on) and its toctrees (what a toctree listing it shows under it). The rest
     the model reads of every document (labels, targets, figures, toctree membership, included files)
     is in the whole-page key. An unchanged document keeps its very lists: comparing is a walk of
@@ -103,8 +103,8 @@ class PageSections:
 
     #: The key for the whole page (see the module's text); sections made under another are dropped.
     whole: Hashable = None
-    #: docname → (the fragment's identity, its headings' markup).
-    markup: dict[str, tuple[Hashable, dict[str, str]]] = field(default_factory=dict)
+    #: docname → (the fragment's section titles as written, their markup as entries show them).
+    markup: dict[str, tuple[object, dict[str, str]]] = field(default_factory=dict)
     finished: dict[str, Finished] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: Sections made again and kept in the last build (a benchmark and the tests read them).
@@ -136,12 +136,13 @@ class PageSections:
             self.nav_text = (entries, overview, make())
         return self.nav_text[2]
 
-    def markup_of(self, docname: str, identity: Hashable, make: Callable[[], dict[str, str]]) -> dict[str, str]:
+    def markup_of(self, docname: str, written: object, make: Callable[[], dict[str, str]]) -> dict[str, str]:
+        """The markup ``make`` gives for a document's titles ``written``: the last build's while they are the same."""
         hit = self.markup.get(docname)
-        if hit is not None and hit[0] == identity:
+        if hit is not None and hit[0] == written:
             return hit[1]
         value = make()
-        self.markup[docname] = (identity, value)
+        self.markup[docname] = (written, value)
         return value
 
     def begin(self, whole: Hashable) -> None:

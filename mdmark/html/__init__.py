@@ -1,8 +1,11 @@
 """The HTML writer behind ``mdmark export`` and ``mdmark build`` (and the MCP tools of the same names).
 
 * :mod:`mdmark.html.render` — one document's doctree (from the pipeline) → a cached HTML fragment,
-  written by the Sphinx app's HTML translator, with references left as placeholders, images as
-  ``data:`` URIs and math as MathML;
+  by two visitors with one method per node type: :mod:`mdmark.html.doctree` (references and
+  toctrees as placeholders, images as ``data:`` URIs, raw HTML cleaned) and
+  :mod:`mdmark.html.translator` (the Sphinx app's HTML translator writing placeholders as tokens,
+  math as MathML, and keeping each section title's markup);
+* :mod:`mdmark.html.placeholders` — the one grammar of those tokens and their one reader;
 * :mod:`mdmark.html.links` — the placeholders filled in for export (sibling ``.html`` files) or for
   build (in-page anchors), and ids prefixed per document for the single page;
 * :mod:`mdmark.html.nav` — the built page's navigation: the toctrees' tree as Sphinx's

@@ -19,18 +19,17 @@ import os
 import posixpath
 import re
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from mdmark.core.facts import Heading, Link, Toctree
-from mdmark.html.render import TEXT_MARK_CLOSE, TEXT_MARK_OPEN, TOCTREE_MARK, XREF_PREFIX, Fragment, Note
+from mdmark.html import placeholders
+from mdmark.html.doctree import Note
+from mdmark.html.render import Fragment
 from mdmark.references.lookup import Resolved
 from mdmark.references.main import Model
 
-_PLACEHOLDER = re.compile(r' href="' + re.escape(XREF_PREFIX) + r'(\d+)"')
-_TEXT_MARK = re.compile(TEXT_MARK_OPEN + r"(\d+)" + TEXT_MARK_CLOSE)
-_TOCTREE = re.compile(re.escape(TOCTREE_MARK) + r"(\d+)-->")
 _ID_ATTR = re.compile(r'(\s(?:id|for|aria-controls|aria-labelledby|aria-describedby|name)=")([^"]*)(")')
 _LOCAL_HREF = re.compile(r'(\shref="#)([^"]+)(")')
 
@@ -49,8 +48,8 @@ class _Links:
         self.srcdir = srcdir
         self.out_dir = out.parent
         #: docname → heading id → the heading's inner HTML as the page shows it
-        #: (:func:`mdmark.html.nav.heading_markup`); titles without an entry are escaped text.
-        self.markup: dict[str, dict[str, str]] = {}
+        #: (:func:`mdmark.html.nav.title_markup`); titles without an entry are escaped text.
+        self.markup: Mapping[str, dict[str, str]] = {}
         #: Told ``(what, of what, the answer)`` for each question about another document this page
         #: asks outside the reference model (the build keeps finished sections by them).
         self.noted: Callable[[str, str, Any], object] | None = None
@@ -97,7 +96,7 @@ class _Links:
     def __call__(self, link: Link) -> tuple[str | None, str | None, str | None]:
         """(href, text for a reference without its own, a problem of this page only) of one reference.
 
-        The reference's own problems are :func:`mdmark.references.main.document_problems`' (check's sentences).
+        The reference's own problems are :func:`mdmark.references.problems.document_problems`' (check's sentences).
         """
         resolved = self.model.resolve(link, self.docname)
         if resolved.problem is not None and link.role == "local":
@@ -210,42 +209,43 @@ def unlinked_message(link: Link, resolved: Resolved) -> str:
     return f"{role}参照 `{written}` の行き先がどの文書にも無く文字のまま出したので、名前を直すか参照先を書いてください。"
 
 
-#: An ``<a>`` whose href is a placeholder, up to its end (links do not nest).
-_PLACEHOLDER_LINK = re.compile(r'<a\b([^>]*?) href="' + re.escape(XREF_PREFIX) + r'(\d+)"([^>]*)>(.*?)</a>', re.S)
-_CLASS_ATTR = re.compile(r'\sclass="([^"]*)"')
-
-
 def fill(fragment: Fragment, links: _Links, toctrees: list[Toctree]) -> tuple[str, list[Note]]:
     """Replace the placeholders of ``fragment``; return the HTML and the problems only this page has."""
     answers = [links(x) for x in fragment.xrefs]
     notes = [Note(x.line, problem) for x, (_h, _t, problem) in zip(fragment.xrefs, answers, strict=True) if problem]
 
-    def href(match: re.Match[str]) -> str:
-        target = answers[int(match.group(1))][0]
-        return "" if target is None else f' href="{htmllib.escape(target)}"'
+    def link(number: int) -> str | None:
+        if number >= len(answers):
+            return None
+        target = answers[number][0]
+        before, after = fragment.tags.get(number, ("", ""))
+        if target is not None:
+            return f'<a{before} href="{htmllib.escape(target)}"{after}>'
+        # Never an <a> that goes nowhere: the reference's content, as text, in a span.
+        classes = _class_of(before + after)
+        return f'<span class="{classes} mdmark-unresolved">' if classes else '<span class="mdmark-unresolved">'
 
-    def text(match: re.Match[str]) -> str:
-        number = int(match.group(1))
+    def link_end(number: int) -> str | None:
+        if number >= len(answers):
+            return None
+        return "</a>" if answers[number][0] is not None else "</span>"
+
+    def text(number: int) -> str | None:
+        if number >= len(answers):
+            return None
         return htmllib.escape(answers[number][1] or fragment.xrefs[number].target, quote=False)
 
-    def toctree(match: re.Match[str]) -> str:
-        number = int(match.group(1))
+    def toctree(number: int) -> str:
         return links.toctree(toctrees[number]) if number < len(toctrees) else ""
 
-    def link(match: re.Match[str]) -> str:
-        target = answers[int(match.group(2))][0]
-        if target is not None:
-            return f'<a{match.group(1)} href="{htmllib.escape(target)}"{match.group(3)}>{match.group(4)}</a>'
-        # Never an <a> that goes nowhere: the reference's content, as text, in a span.
-        found = _CLASS_ATTR.search(match.group(1) + match.group(3))
-        classes = f"{found.group(1)} mdmark-unresolved" if found else "mdmark-unresolved"
-        return f'<span class="{classes}">{match.group(4)}</span>'
+    fillers = {placeholders.LINK: link, placeholders.LINK_END: link_end, placeholders.TEXT: text, placeholders.TOCTREE: toctree}
+    return placeholders.fill(fragment.html, fragment.key, fillers), notes
 
-    out = _PLACEHOLDER_LINK.sub(link, fragment.html)
-    out = _PLACEHOLDER.sub(href, out)
-    out = _TEXT_MARK.sub(text, out)
-    out = _TOCTREE.sub(toctree, out)
-    return out, notes
+
+def _class_of(attributes: str) -> str:
+    """The value of the ``class`` attribute among a start tag's written ``attributes`` ("" without one)."""
+    _before, found, rest = attributes.partition(' class="')
+    return rest.partition('"')[0] if found else ""
 
 
 class ExportLinks(_Links):

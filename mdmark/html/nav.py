@@ -12,31 +12,27 @@ through them.
 The documents of the page that no toctree reaches follow, each with its sections. Without a root
 toctree every document is an entry with its ``##`` and ``###`` sections.
 
-Titles with inline HTML show as that HTML, taken from the rendered (sanitised) heading.
+Titles with inline HTML show as that HTML: the title's markup the writer kept for each section
+(:attr:`mdmark.html.render.Fragment.headings`), cleaned by :func:`title_markup`.
 """
 
 from __future__ import annotations
 
-import html as htmllib
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from mdmark.html import placeholders
 from mdmark.html.links import doc_id, untitled_name
 from mdmark.html.page import NavEntry
-from mdmark.html.render import TEXT_MARK_OPEN
 from mdmark.html.rawhtml import sanitize
 
 if TYPE_CHECKING:
     from mdmark.core.facts import DocFacts, Heading, Toctree
+    from mdmark.html.render import Fragment
     from mdmark.references.main import Model
 
 #: Sections shown under a document when no toctree says how deep (the document is level 1).
 FLAT_DEPTH = 3
-
-_HEADING = re.compile(r'<h[1-6][^>]*>(.*?)<a class="headerlink" href="#([^"]*)"', re.DOTALL)
-_LINK_TAG = re.compile(r"</?a\b[^>]*>", re.IGNORECASE)
-_ID_ATTR = re.compile(r'\s(?:id|name)="[^"]*"')
 
 
 @dataclass
@@ -47,24 +43,23 @@ class NavDoc:
     facts: DocFacts
     #: Its entry's title when no toctree gives one (the index's title, else the document's).
     title: str
-    #: Heading id (as in the document, unprefixed) → the heading's inner HTML (:func:`heading_markup`).
+    #: Heading id (as in the document, unprefixed) → the heading's inner HTML (:func:`title_markup`).
     markup: dict[str, str] = field(default_factory=dict)
 
 
-def heading_markup(fragment_html: str) -> dict[str, str]:
-    """The inner HTML of each heading of a document's fragment (as rendered, before its ids are
-    prefixed), by the id its permalink names: what the page shows (inline HTML as markup, not as its
-    source text), links unwrapped (an entry is a link already), ids dropped (unique in the page),
-    then cleaned by :mod:`mdmark.html.rawhtml` like any raw HTML of a document. A heading whose text
-    is a reference still to be filled in is left out (its entry shows the plain title)."""
+def title_markup(fragment: Fragment) -> dict[str, str]:
+    """Each section title of a document's fragment as an entry shows it, by the section's id (as
+    in the document, unprefixed): what the page shows (inline HTML as markup, not as its source
+    text), cleaned like any raw HTML of a document, without links (an entry is a link already) or
+    ids (unique in the page). A title whose text is a reference still to be filled in is left out
+    (its entry shows the plain title)."""
     out: dict[str, str] = {}
-    for match in _HEADING.finditer(fragment_html):
-        inner = match.group(1).strip()
-        if TEXT_MARK_OPEN in inner:
+    for ident, inner in fragment.headings.items():
+        if placeholders.holds(inner, placeholders.TEXT, fragment.key):
             continue
-        inner = _ID_ATTR.sub("", _LINK_TAG.sub("", inner))
-        cleaned, _dropped, _handlers = sanitize(inner)
-        out[htmllib.unescape(match.group(2))] = cleaned.strip()
+        # No filler: a placeholder link's tags go, its content stays.
+        cleaned, _dropped, _handlers = sanitize(placeholders.fill(inner.strip(), fragment.key, {}), title=True)
+        out[ident] = cleaned.strip()
     return out
 
 

@@ -108,13 +108,15 @@ class _Scan(HTMLParser):
 
 
 def sanitize(
-    html: str, image: Callable[[str], str | None] | None = None
+    html: str, image: Callable[[str], str | None] | None = None, title: bool = False
 ) -> tuple[str, list[str], list[str]]:
     """``html`` cleaned by the allow-list; the elements left out (in order, once each); and the
     attributes left out for running script (``onclick``, ``javascript:`` URLs).
 
     ``image(src)`` gives what an ``<img src>`` becomes: a ``data:`` URI of a file read through the
     door, or None to drop the attribute (a remote or refused image; it says why itself).
+    ``title``: the markup is a heading's, shown as a navigation entry (itself a link, in a page
+    where ids are unique): links are unwrapped (their content stays) and ids left out.
     """
     scan = _Scan()
     scan.feed(html)
@@ -130,11 +132,13 @@ def sanitize(
             return None  # a link must not carry a document of its own
         return value
 
+    tags = set(TAGS) - {"a"} if title else set(TAGS)
+    attributes = {tag: set(names) - ({"id", "name"} if title else set()) for tag, names in ATTRIBUTES.items()}
     cleaned = nh3.clean(
         html,
-        tags=set(TAGS),
+        tags=tags,
         clean_content_tags=set(CONTENT_DROPPED),
-        attributes={tag: set(names) for tag, names in ATTRIBUTES.items()},
+        attributes=attributes,
         tag_attribute_values={tag: {k: set(v) for k, v in values.items()} for tag, values in ATTRIBUTE_VALUES.items()},
         set_tag_attribute_values={tag: dict(values) for tag, values in FORCED_ATTRIBUTES.items()},
         attribute_filter=attribute_filter,
