@@ -70,6 +70,7 @@ class _App:
         conf: Path | None = None,
         root: Path | None = None,
         trusted: bool = False,
+        pins: str | None = None,
     ) -> None:
         from mdmark.host.confine import install
         from mdmark.host.linebreaks import enable
@@ -78,7 +79,7 @@ class _App:
         self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
         # The scratch folder (Sphinx's doctree pickles) goes when the app goes or the process ends.
         weakref.finalize(self, shutil.rmtree, self.workdir, True)
-        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted, root)
+        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted, root, pins)
         self.srcdir = srcdir
         self.conf = conf
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and
@@ -325,7 +326,7 @@ class Pipeline:
             if self._app is None:
                 self._app = _App(
                     self.srcdir, self.settings, self._scratch, conf=self.conf, root=self.project_root,
-                    trusted=self.trusted is not None,
+                    trusted=self.trusted is not None, pins=self.trusted,
                 )  # fmt: skip
                 self._info = self._app.info
                 self._store_info(self._app.info)
