@@ -25,11 +25,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+# At the top, not in the finder: an import inside find_spec would come back to it for ever.
+from mdmark.host.trust import _file_digest, _locked, _now, _outside_environment, _plain_relative, _read_records, _write_records
+from mdmark.host.trust_probe import find_elsewhere
 
 #: Between the digest and the pins in the trust string (a digest is hex, never holds one).
 _SEPARATOR = "\n"
@@ -44,18 +49,21 @@ def trust_pins(conf: Path, cache_dir: Path | None) -> str | None:
     """The trust string of ``conf`` when the user trusts it as it is now (else None): the record's
     digest, then a JSON object of the project root, every pinned file's digest and where to leave
     a note of a lapse (in ``cache_dir``). A note an earlier run left makes the trust lapse first."""
-    from mdmark.host.trust import _now, _read_records, trusted_digest
-
     if cache_dir is not None:
         _take_note(conf, cache_dir / NOTE_NAME)
-    digest = trusted_digest(conf)
-    if digest is None:
+    try:
+        real = conf.resolve()
+    except (OSError, RuntimeError):
         return None
-    record = _read_records().get(str(conf.resolve()))
-    if record is None:  # revoked in between
+    record = _read_records().get(str(real))
+    if record is None or not real.is_file():
         return None
-    pins = {"root": record.root, "files": _now(record).digests, "note": str(cache_dir / NOTE_NAME) if cache_dir else ""}
-    return digest + _SEPARATOR + json.dumps(pins, sort_keys=True, ensure_ascii=False)
+    # As mdmark.host.trust.trusted_digest decides, with the files' digests it hashed kept for the pins.
+    now = _now(record)
+    if not secrets.compare_digest(now.digest, record.digest):
+        return None
+    pins = {"root": record.root, "files": now.digests, "note": str(cache_dir / NOTE_NAME) if cache_dir else ""}
+    return record.digest + _SEPARATOR + json.dumps(pins, sort_keys=True, ensure_ascii=False)
 
 
 def _take_note(conf: Path, note: Path) -> None:
@@ -106,25 +114,17 @@ class PinnedImports:
         self.lapsed: list[str] = []
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is None:
-                continue
-            rel = self._unpinned(spec.origin)
-            if rel is not None:
-                if rel not in self.lapsed:
-                    self.lapsed.append(rel)
-                raise ImportError(f"mdmark: `{rel}` is not pinned by `mdmark trust`", name=name)
-            return spec
-        return None
+        spec = find_elsewhere(self, name, path, target)
+        rel = self._unpinned(spec.origin) if spec is not None else None
+        if rel is not None:
+            if rel not in self.lapsed:
+                self.lapsed.append(rel)
+            raise ImportError(f"mdmark: `{rel}` is not pinned by `mdmark trust`", name=name)
+        return spec
 
     def _unpinned(self, origin: object) -> str | None:
         """``origin``'s path relative to the root when it is a project file the trust does not pin
         as it is now; None for anything else (outside the project, the Python installation)."""
-        from mdmark.host.trust import _file_digest, _outside_environment
-
         if not isinstance(origin, str) or origin in ("built-in", "frozen"):
             return None
         try:
@@ -164,8 +164,6 @@ def note_lapsed(conf: Path, lapsed: Iterable[str], digest: str | None = None) ->
     fingerprint no longer matches and every front-end names them. With ``digest``: only while the
     record is the one the run was trusted by (a note of a run before ``mdmark trust`` is moot)."""
     import dataclasses
-
-    from mdmark.host.trust import _locked, _plain_relative, _read_records, _write_records
 
     wanted = sorted({rel for rel in lapsed if _plain_relative(rel)})
     if not wanted:
