@@ -201,11 +201,20 @@ def _inputs(project: Project, ctx: CheckContext) -> list[str] | None:
     return list(dict.fromkeys([*files, *sources, *folders, *sorted(parents)]))
 
 
+def _lapse_noted(project: Project) -> bool:
+    """Whether the process that ran a trusted conf.py left a note of a lapse (:mod:`mdmark.host.trust_ran`)."""
+    from mdmark.host.trust_ran import NOTE_NAME
+
+    return project.cache_dir is not None and (project.cache_dir / NOTE_NAME).exists()
+
+
 def lookup(project: Project) -> list[Diagnostic] | None:
     """The stored answer of ``project``'s check if none of its inputs changed since, else None."""
     cache = _cache(project)
     if cache is None:
         return None
+    if _lapse_noted(project):
+        return None  # a run's conf.py went to load an unpinned module: the next check says the trust lapsed
     stored = cache.get(_key(project), slot="check")
     if stored is None:
         return None
@@ -225,6 +234,8 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
         # A document that could not be read may have hit a worker's time or memory bound, which
         # another run may not: such an answer is not kept.
         return
+    if _lapse_noted(project):
+        return  # answered by a conf.py refused an unpinned module mid-run: the next check says so
     environment = _environment()
     inputs = _inputs(project, ctx)
     if inputs is None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,7 @@ from mdmark.host.patches import SPHINX_CONTEXT, dangling_footnotes, harden_parsi
 from mdmark.host.session import SPHINX_LOCK, logging_kept
 
 if TYPE_CHECKING:
+    from mdmark.host.trust_ran import Pins
     from docutils import nodes
     from sphinx.application import Sphinx
 
@@ -105,12 +107,16 @@ def create_app(
     workdir: Path,
     trusted: bool = False,
     root: Path | None = None,
+    pins: str | None = None,
 ) -> tuple[Sphinx, ConfInfo]:
     """A Sphinx application reading Markdown the way the project's own build does, and its :class:`ConfInfo`.
 
     ``trusted``: the user trusts ``conf`` (:mod:`mdmark.host.trust`), so it runs as ``sphinx-build``
     would run it; otherwise it is only read (:func:`_create_static_app`), never executed, and no
     extension is loaded from inside the project ``root`` (default: the git work tree of conf.py's folder).
+    ``pins``: the trust string (:func:`mdmark.host.trust_ran.trust_pins`): conf.py may load the
+    project's modules only as the trust pins them; when it goes to load another, the application is
+    made without conf.py, as for a lapsed trust, and its info names the modules (``lapsed``).
 
     Creating an application sets up Sphinx's process-wide logging for it; that set-up is undone
     afterwards, so a ``sphinx-build`` that runs mdmark (``mdmark.sphinx_ext``) keeps its own output.
@@ -123,7 +129,40 @@ def create_app(
     with SPHINX_LOCK, logging_kept(), conf_lock(conf, shared=False), project_output():
         if conf is not None and not trusted:
             return _create_static_app(settings, conf, workdir, root)
+        if conf is not None:
+            from mdmark.host.trust_ran import parse_pins
+
+            pinned = parse_pins(pins)
+            if pinned is not None:
+                return _create_pinned_app(srcdir, settings, conf, workdir, root, pinned)
         return _create_app(srcdir, settings, conf, workdir)
+
+
+def _create_pinned_app(
+    srcdir: Path, settings: MarkdownSettings, conf: Path, workdir: Path, root: Path | None, pinned: Pins
+) -> tuple[Sphinx, ConfInfo]:
+    """The trusted application, conf.py loading only pinned modules of the project; else the
+    application of an untrusted conf.py, its info naming the modules that made the trust lapse."""
+    from mdmark.host.trust_ran import PinnedImports
+
+    guard = PinnedImports(pinned)
+    before = set(sys.modules)
+    sys.meta_path.insert(0, guard)
+    try:
+        made = _create_app(srcdir, settings, conf, workdir)
+    except MdmarkError:
+        if not guard.lapsed:
+            raise
+        made = None  # conf.py stopped at the refused import: the lapse is the answer
+    finally:
+        if guard in sys.meta_path:  # conf.py may have rebuilt the list
+            sys.meta_path.remove(guard)
+    guard.sweep(before)
+    if made is not None and not guard.lapsed:
+        return made
+    guard.leave_note(conf)
+    app, info = _create_static_app(settings, conf, workdir, root)
+    return app, dataclasses.replace(info, lapsed=tuple(guard.lapsed))
 
 
 def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, workdir: Path) -> tuple[Sphinx, ConfInfo]:

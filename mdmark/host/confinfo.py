@@ -88,6 +88,9 @@ class ConfInfo:
     held_suffixes: tuple[str, ...] = ()
     #: conf.py's ``language`` (Sphinx's default, English, when it sets none): the page's fixed labels.
     language: str = "en"
+    #: With :attr:`static`: the project's modules a trusted conf.py went to load unpinned (relative
+    #: to the project root), so the trust lapsed as it ran (:mod:`mdmark.host.trust_ran`).
+    lapsed: tuple[str, ...] = ()
 
     def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
         """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
@@ -122,6 +125,7 @@ class ConfInfo:
             every_role=bool(data.get("every_role", False)),
             held_suffixes=tuple(str(x) for x in data.get("held_suffixes", ())),
             language=str(data.get("language") or "en"),
+            lapsed=tuple(str(x) for x in data.get("lapsed", ())),
         )
 
     def suppressed(self, type_: str) -> bool:

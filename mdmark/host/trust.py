@@ -167,7 +167,11 @@ def _project_of(config_path: Path) -> tuple[Path, Path, Path]:
 def trust(config_path: Path) -> TrustRecord:
     """Record that the user trusts the conf.py the config at ``config_path`` names, as it is now."""
     config, conf, root = _project_of(config_path)
-    imported = imported_modules(config, conf, root)
+    # What trusted runs loaded beyond the last record (an import chosen at run time, see
+    # mdmark.host.trust_ran: in its modules, not its digests) is pinned too.
+    old = read_records().get(str(conf.resolve()))
+    noted = [r for r in old.imported if r not in dict(old.digests)] if old is not None and Path(old.root) == root else []
+    imported = sorted({*imported_modules(config, conf, root), *(r for r in noted if (root / r).is_file())})
     found = fingerprint(conf, root, imported)
     files = [relative(path, root.resolve()) for path in found.files]
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()

@@ -16,6 +16,17 @@ from pathlib import Path
 from typing import Any
 
 
+def find_elsewhere(own: object, name: str, path: Any = None, target: Any = None) -> Any:
+    """The spec the other entries of ``sys.meta_path`` than ``own`` find for ``name`` (None if none does)."""
+    for finder in sys.meta_path:
+        if finder is own or not hasattr(finder, "find_spec"):
+            continue
+        spec = finder.find_spec(name, path, target)
+        if spec is not None:
+            return spec
+    return None
+
+
 class _ImportRecorder:
     """A ``sys.meta_path`` entry that asks the others and notes the file of every module found."""
 
@@ -23,15 +34,10 @@ class _ImportRecorder:
         self.origins: list[str] = []
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None:
-                if spec.origin and spec.origin not in ("built-in", "frozen"):
-                    self.origins.append(spec.origin)
-                return spec
-        return None
+        spec = find_elsewhere(self, name, path, target)
+        if spec is not None and spec.origin and spec.origin not in ("built-in", "frozen"):
+            self.origins.append(spec.origin)
+        return spec
 
 
 def _confine(config_root: Path, conf: Path, work: str) -> None:

@@ -148,7 +148,7 @@ class Pipeline:
             if self._app is None:
                 self._app = App(
                     self.srcdir, self.settings, self._scratch, conf=self.conf, root=self.project_root,
-                    trusted=self.trusted is not None,
+                    trusted=self.trusted is not None, pins=self.trusted,
                 )  # fmt: skip
                 self._info = self._app.info
                 self._store_info(self._app.info)

@@ -44,6 +44,7 @@ class App:
         conf: Path | None = None,
         root: Path | None = None,
         trusted: bool = False,
+        pins: str | None = None,
     ) -> None:
         from mdmark.host.confine import install
         from mdmark.host.linebreaks import enable
@@ -52,7 +53,7 @@ class App:
         self.workdir = Path(tempfile.mkdtemp(prefix="mdmark-sphinx-", dir=workdir_base))
         # The scratch folder (Sphinx's doctree pickles) goes when the app goes or the process ends.
         weakref.finalize(self, shutil.rmtree, self.workdir, True)
-        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted, root)
+        self.sphinx, self.info = create_app(srcdir, settings, conf, self.workdir, trusted, root, pins)
         self.srcdir = srcdir
         self.conf = conf
         #: The text the pipeline hashed, per docname being read: Sphinx reads the file again, and

@@ -6,6 +6,7 @@ extension use, so they find the same config the same way and say the same senten
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -123,10 +124,11 @@ class Project:
             digest: str | None = None
             if conf is not None:
                 from mdmark.host.confine import project_root
-                from mdmark.host.trust import trusted_digest
                 from mdmark.host.trust_fingerprint import fingerprint
+                from mdmark.host.trust_ran import trust_pins
 
-                digest = fingerprint(conf, project_root(self.root)).digest if self.host_runs_conf else trusted_digest(conf)
+                # The pins go to the process that runs conf.py: it loads only the modules they name.
+                digest = fingerprint(conf, project_root(self.root)).digest if self.host_runs_conf else trust_pins(conf, self.cache_dir)
             self._trust = (digest,)
         return self._trust[0]
 
@@ -151,6 +153,13 @@ class Project:
         )
         if self.host_reports:
             info = dataclasses.replace(info, suppress_warnings=(*info.suppress_warnings, *self.host_reports))
+        if info.lapsed and self.config.sphinx_conf is not None:
+            from mdmark.host.trust_ran import note_lapsed
+
+            # The notice then says the trust lapsed, naming them (unless the record cannot be written:
+            # it then says the conf.py is not trusted, and the run is untrusted all the same).
+            with contextlib.suppress(OSError, MdmarkError):
+                note_lapsed(self.config.sphinx_conf, info.lapsed)
         return info
 
     def reference_model(
