@@ -15,16 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-
-def find_elsewhere(own: object, name: str, path: Any = None, target: Any = None) -> Any:
-    """The spec the other entries of ``sys.meta_path`` than ``own`` find for ``name`` (None if none does)."""
-    for finder in sys.meta_path:
-        if finder is own or not hasattr(finder, "find_spec"):
-            continue
-        spec = finder.find_spec(name, path, target)
-        if spec is not None:
-            return spec
-    return None
+from mdmark.util.meta_path import find_elsewhere
 
 
 class _ImportRecorder:

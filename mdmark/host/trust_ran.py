@@ -36,7 +36,7 @@ from typing import Any
 from mdmark.host.trust import _now
 from mdmark.host.trust_fingerprint import _outside_environment, file_digest
 from mdmark.host.trust_records import _plain_relative, locked, read_records, write_records
-from mdmark.host.trust_probe import find_elsewhere
+from mdmark.util.meta_path import find_elsewhere
 
 #: Between the digest and the pins in the trust string (a digest is hex, never holds one).
 _SEPARATOR = "\n"
