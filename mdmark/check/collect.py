@@ -75,10 +75,17 @@ def collect(
         reading()
     from mdmark.check.rules import build_context, run
 
+    # What the last run knew (facts by stat, the layout, each document's drifts): after one edit,
+    # only what that edit can change is read and worked out again.
+    snapshot = facts is None and not texts
+    if snapshot:
+        project.restore_snapshot()
     ctx = build_context(project, base, facts, progress, texts)
     found = run(ctx)
     if reusable:
         stored.store(project, ctx, found)
+    if snapshot:
+        project.save_snapshot()
     return found
 
 

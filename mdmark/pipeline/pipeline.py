@@ -397,6 +397,10 @@ class Pipeline:
                 cache = self._derived[name] = make(self.cache_dir)
         return cache  # type: ignore[return-value]
 
+    def facts_memory(self) -> ContentCache[DocFacts]:
+        """The facts held in memory by content key (a workspace snapshot keeps and restores them)."""
+        return self._facts
+
     @property
     def parse_key(self) -> str:
         """What decides how documents parse here: the settings and conf.py (what a cache key holds

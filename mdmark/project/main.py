@@ -135,6 +135,19 @@ class Project:
             self.root, self.config.markdown, self.cache_dir, self.config.sphinx_conf, self.conf_trusted
         )
 
+    def restore_snapshot(self) -> bool:
+        """Fill this process's workspace from the last run's snapshot (see
+        :mod:`mdmark.workspace.snapshot`), before anything is read; whether one was read."""
+        from mdmark.workspace.snapshot import restore
+
+        return restore(self.workspace, self.pipeline, self.config.path)
+
+    def save_snapshot(self) -> bool:
+        """Write this process's workspace as the next run's snapshot (once per workspace)."""
+        from mdmark.workspace.snapshot import save
+
+        return save(self.workspace, self.pipeline, self.config.path)
+
     @property
     def source_dir(self) -> Path:
         """The folder documents' paths are relative to: conf.py's folder with ``sphinx.conf``, else the config folder."""
