@@ -99,6 +99,9 @@ def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None) -> bo
     except Exception:  # noqa: BLE001 - an entry this user's mdmark wrote that no longer loads (code changed): unused
         return False
     finally:
+        # What was read lives as long as the workspace: out of the collector's generations, or its
+        # next full collection would walk every object of it again (most of a second at 1,200 documents).
+        gc.freeze()
         if enabled:
             gc.enable()
     if not isinstance(value, dict) or value.get("key") != _key(workspace, config, pipeline):
