@@ -128,7 +128,7 @@ def test_a_damaged_snapshot_is_ignored(project: Path, tmp_path: Path, monkeypatc
     first, _ = _lines(project)
     with fresh_workspaces():
         opened = Project.open(project)
-        snapshot = _file(opened.pipeline.cache_dir, opened.config.path)  # type: ignore[arg-type]
+        snapshot = _file(opened.pipeline.cache_dir, opened.config.path, "check")  # type: ignore[arg-type]
     data = bytearray(snapshot.read_bytes())
     if damage == "flip":
         data[len(data) // 2] ^= 0x01
@@ -157,3 +157,32 @@ def test_the_cli_after_an_edit_prints_what_a_cold_run_prints(project: Path, tmp_
     warm, cold = cli(tmp_path / "warm"), cli(tmp_path / "fresh")
     assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout, cold.stderr)
     assert "label-q" in warm.stdout
+
+
+BUILD = '\nbuild:\n  include: ["docs/**/*.md"]\n  out: dist/p.html\n'
+
+
+def _built(root: Path) -> tuple[str, Workspace]:
+    from mdmark.builders.build import build_site
+
+    with fresh_workspaces():
+        build_site(root)
+        return (root / "dist" / "p.html").read_text(encoding="utf-8"), Project.open(root).workspace
+
+
+def test_each_edit_after_a_snapshot_builds_the_page_of_a_cold_build(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with (project / "mdmark.config.yaml").open("a", encoding="utf-8") as config:
+        config.write(BUILD)
+    _age(project)
+    _built(project)
+    for name, edit in EDITS:
+        edit(project)
+        _age(project)
+        page, workspace = _built(project)
+        assert workspace.snapshot_used, name
+        with monkeypatch.context() as m:
+            m.setenv("XDG_CACHE_HOME", str(tmp_path / f"cold-{name}"))
+            cold, _ = _built(project)
+        assert page == cold, name

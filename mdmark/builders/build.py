@@ -311,6 +311,7 @@ def build_site(
     shown_out = display(out, project.start)
     project.ensure_writable_target(out)
     check_out_path(out, shown_out)
+    project.restore_snapshot("build")  # the last run's workspace: after one edit, one document is read
     layout = _layout(project, settings)
     files = layout.files
     pipeline = project.pipeline
@@ -477,4 +478,5 @@ def build_site(
         write_page(out, chunks, shown_out)
     else:
         write(out, "".join(chunks), shown_out)
+    project.save_snapshot("build")
     return {"out": str(out.resolve()), "docs": len(ordered), "warnings": warnings}

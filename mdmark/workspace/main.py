@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from mdmark.workspace.relations import RelationGraph
     from mdmark.config.yamlio import YamlDoc
 
-#: The runs of :attr:`Workspace.last_runs` a snapshot keeps, by the first part of their key: the last
-#: check's parts (:mod:`mdmark.check.rules.reuse`) and the reference model (its close-name hints).
-_SNAPSHOT_RUNS = (("check",), ("reference-model",))
+#: The runs of :attr:`Workspace.last_runs` a check's snapshot keeps, by the first part of their key:
+#: the check's parts (:mod:`mdmark.check.rules.reuse`) and the reference model (its close-name hints).
+_CHECK_RUNS = (("check",), ("reference-model",))
 
 #: Projects one process keeps (the server usually serves one; tests open hundreds).
 MAX_WORKSPACES = 16
@@ -98,19 +98,32 @@ class Workspace:
         """Whether nothing kept between calls was made here yet (a snapshot may fill the workspace)."""
         return not (len(self.last_runs) or len(self._stamped_facts) or len(self.page_sections) or len(self._trees))
 
-    def state(self, pipeline: Pipeline) -> dict[str, Any]:
+    def state(self, pipeline: Pipeline, kind: str) -> dict[str, Any]:
         """What a snapshot keeps of this workspace and ``pipeline`` (see :mod:`mdmark.workspace.snapshot`):
         the memos whose entries say themselves whether they still hold (by stat stamps, content keys
         or the objects they were made from)."""
         stamped = self._stamped_facts.get(id(pipeline))
-        return {
+        base = {
             "sources": pipeline.sources.stamps(),
             "facts": pipeline.facts_memory().memory(),
             "stamped": stamped.known_stamps() if stamped is not None and stamped.pipeline is pipeline else {},
             "indexes": self._indexes.memo.items(),
             "trees": self._trees.items(),
-            # Only the runs whose parts hold no ``id()`` of this process's objects (a build's sections do).
-            "last_runs": [(k, v) for k, v in self.last_runs.items() if isinstance(k, tuple) and k[:1] in _SNAPSHOT_RUNS],
+        }
+        if kind != "build":
+            # A check's: its own parts and the reference model's hints (a build's pages are ten
+            # times the size, and reading them would cost the check more than they save it).
+            base["last_runs"] = [(k, v) for k, v in self.last_runs.items() if isinstance(k, tuple) and k[:1] in _CHECK_RUNS]
+            return base
+        return {
+            **base,
+            "last_runs": self.last_runs.items(),
+            "derived": pipeline.derived_memory(),
+            "graphs": self.graphs.items(),
+            "matchers": self.matchers.items(),
+            "occurrences": self.occurrences.items(),
+            "page_graphs": self.page_graphs.items(),
+            "page_sections": self.page_sections.items(),
         }
 
     def adopt_state(self, pipeline: Pipeline, state: dict[str, Any]) -> None:
@@ -121,6 +134,13 @@ class Workspace:
         self._indexes.memo.adopt(state["indexes"])
         self._trees.adopt(state["trees"])
         self.last_runs.adopt(state["last_runs"])
+        if "derived" in state:  # a build's
+            pipeline.adopt_derived(state["derived"])
+            self.graphs.adopt(state["graphs"])
+            self.matchers.adopt(state["matchers"])
+            self.occurrences.adopt(state["occurrences"])
+            self.page_graphs.adopt(state["page_graphs"])
+            self.page_sections.adopt(state["page_sections"])
 
     # -- pipelines ----------------------------------------------------------------------------
 

@@ -18,6 +18,9 @@ made for one mdmark (its version, the digest of its package's files), one Python
 (:func:`~mdmark.util.environment.environment_digest`), one config file and one parse key (MyST
 settings and conf.py): anything else reads as no snapshot.
 
+A check and a build keep a snapshot each (``kind``): a build's holds its page's finished
+sections too, ten times the size of a check's, which a check would only pay for.
+
 One snapshot per process and workspace is written (the first run that needs one writes it): a CLI
 run is one process; a long-running server writes after its first check only, and keeps its state in
 memory.
@@ -64,30 +67,30 @@ def _package_digest() -> str:
     return hashlib.sha256("\1".join(parts).encode()).hexdigest()
 
 
-def _key(workspace: Workspace, config: Path, pipeline: Pipeline) -> str:
+def _key(workspace: Workspace, config: Path, pipeline: Pipeline, kind: str) -> str:
     from mdmark import __version__
     from mdmark.core.facts import FACTS_VERSION
 
     digest = workspace.package_digest
     if digest is None:
         digest = workspace.package_digest = _package_digest()
-    parts = ("snapshot", str(_FORMAT), __version__, FACTS_VERSION, digest, environment_digest(), str(workspace.root), str(config), pipeline.parse_key)
+    parts = ("snapshot", kind, str(_FORMAT), __version__, FACTS_VERSION, digest, environment_digest(), str(workspace.root), str(config), pipeline.parse_key)
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _file(cache_dir: Path, config: Path) -> Path:
-    # One file per config (the key is inside): a changed setting replaces the snapshot, never adds one.
+def _file(cache_dir: Path, config: Path, kind: str) -> Path:
+    # One file per config and kind (the key is inside): a changed setting replaces the snapshot, never adds one.
     name = hashlib.sha256(str(config).encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return cache_dir / "snapshots" / f"{name}.pickle"
+    return cache_dir / "snapshots" / f"{name}.{kind}.pickle"
 
 
-def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None) -> bool:
+def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: str) -> bool:
     """Fill a workspace made in this process from the snapshot of ``config``'s project, once;
     whether a snapshot was read. A workspace that already did work is left as it is."""
     if config is None or pipeline.cache_dir is None or workspace.snapshot_read or not workspace.pristine():
         return False
     workspace.snapshot_read = True
-    data = read_entry(_file(pipeline.cache_dir, config))  # authenticated, or None
+    data = read_entry(_file(pipeline.cache_dir, config, kind))  # authenticated, or None
     if data is None:
         return False
     from mdmark.workspace.picklefn import loads
@@ -104,14 +107,14 @@ def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None) -> bo
         gc.freeze()
         if enabled:
             gc.enable()
-    if not isinstance(value, dict) or value.get("key") != _key(workspace, config, pipeline):
+    if not isinstance(value, dict) or value.get("key") != _key(workspace, config, pipeline, kind):
         return False
     workspace.adopt_state(pipeline, value["state"])
     workspace.snapshot_used = True
     return True
 
 
-def save(workspace: Workspace, pipeline: Pipeline, config: Path | None) -> bool:
+def save(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: str) -> bool:
     """Write the workspace's state as the snapshot of ``config``'s project, once per workspace;
     whether it was written (the cache is an optimisation: a failure changes nothing else)."""
     if config is None or pipeline.cache_dir is None or workspace.snapshot_written:
@@ -120,14 +123,14 @@ def save(workspace: Workspace, pipeline: Pipeline, config: Path | None) -> bool:
     from mdmark.pipeline.contentcache import ensure_cache_dir
     from mdmark.workspace.picklefn import dumps
 
-    value = {"key": _key(workspace, config, pipeline), "state": workspace.state(pipeline)}
+    value = {"key": _key(workspace, config, pipeline, kind), "state": workspace.state(pipeline, kind)}
     try:
         data = dumps(value)
     except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
         return False  # something kept cannot be written: no snapshot (the next run starts as before)
     try:
         ensure_cache_dir(pipeline.cache_dir)
-        write_entry(_file(pipeline.cache_dir, config), data)
+        write_entry(_file(pipeline.cache_dir, config, kind), data)
     except OSError:
         return False
     return True
