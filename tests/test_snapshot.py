@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_stored_check import _age
 
 from mdmark.check.collect import collect
 from mdmark.project.main import Project
@@ -39,23 +40,14 @@ DOCS = {
 }
 
 
-def _age(root: Path) -> None:
-    old = time.time() - 60
-    for folder, _dirs, files in os.walk(root):
-        for name in files:
-            os.utime(os.path.join(folder, name), (old, old))
-        os.utime(folder, (old, old))
-
-
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "p"
-    (root / "docs").mkdir(parents=True)
-    (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")
-    (root / "index.yaml").write_text(INDEX, encoding="utf-8")
-    for name, text in DOCS.items():
-        (root / "docs" / name).write_text(text, encoding="utf-8")
+    files = {"mdmark.config.yaml": CONFIG, "index.yaml": INDEX, **{f"docs/{name}": text for name, text in DOCS.items()}}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
     _age(root)
     return root
 
