@@ -25,7 +25,9 @@ from conftest import run_mdmark
 
 from mdmark.core.facts import DocFacts, Warning
 from mdmark.host.confinfo import ConfInfo
-from mdmark.references.main import UNPLACED, Model, document_problems
+from mdmark.references.lookup import UNPLACED
+from mdmark.references.main import Model
+from mdmark.references.problems import document_problems
 
 CONF = """\
 extensions = ["myst_parser"]

@@ -266,7 +266,7 @@ def _page_order(
 def _model(project: Project, model: Model) -> Model:
     """``model`` with the figure numbers and toctree tables of the last build's model when it has
     the same inputs and no document changed what they are made of (:func:`~mdmark.references.main.global_part`)."""
-    from mdmark.references.main import global_part
+    from mdmark.references.tracking import global_part
 
     by_name = model.known if model.known is not None else {}
     last = project.workspace.last_runs.get(_memo_key(project, "build-model"))
@@ -297,7 +297,7 @@ def build_site(
         check_out_path, css_warnings, mermaid_scripts, nav_markup, page_chunks, page_script, stylesheet, write_page,
     )  # fmt: skip
     from mdmark.html.render import render_document, render_parallel
-    from mdmark.references.main import trust_notice
+    from mdmark.references.problems import trust_notice
 
     project = Project.open(start, config)
     cfg = project.config

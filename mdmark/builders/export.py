@@ -46,7 +46,8 @@ def page_language(project: Project) -> str:
 def document_warnings(file: str, facts: DocFacts, notes: list[Note], model: Model) -> list[str]:
     """A document's warnings in line order: its broken references, toctree entries and MyST/docutils
     warnings (the sentences ``check`` reports at the same lines) and the writer's ``notes``."""
-    from mdmark.references.main import UNPLACED, document_problems
+    from mdmark.references.lookup import UNPLACED
+    from mdmark.references.problems import document_problems
 
     docname = docname_of(facts.path)
     found: list[tuple[int, str]] = [
@@ -96,7 +97,7 @@ def export_html(
     from mdmark.html.page import check_out_path, css_warnings, mermaid_scripts, page_chunks, stylesheet, write_page
     from mdmark.graph.views import export_aside
     from mdmark.html.render import render_document
-    from mdmark.references.main import trust_notice
+    from mdmark.references.problems import trust_notice
 
     project = Project.for_export(start, config, file)
     project.config.require("markdown", "html")

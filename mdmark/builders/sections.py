@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mdmark.references.main import local_part
+from mdmark.references.tracking import local_part
 
 if TYPE_CHECKING:
     from mdmark.core.facts import DocFacts

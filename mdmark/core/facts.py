@@ -74,7 +74,7 @@ class Link:
     """A reference as written. ``path`` is the target file relative to the source folder (POSIX, may
     start with ``..``), None for an in-page anchor, a label or a URL; ``anchor`` is the part after ``#``.
 
-    ``role`` says how it is resolved (:mod:`mdmark.references.main`): ``link`` (a file or URL), ``myst-doc``
+    ``role`` says how it is resolved (:mod:`mdmark.references.resolve`): ``link`` (a file or URL), ``myst-doc``
     (a Markdown link MyST read as a document: ``doc`` is its docname), ``myst`` (a Markdown link to
     a label, a document or an object), ``download``, or a Sphinx role (``ref``, ``numref``, ``doc``,
     ``term``, ``eq``, ``any``, ``keyword``, ``py:class``…) with ``target`` as the role received it.

@@ -25,7 +25,8 @@ from typing import Any
 
 from mdmark.core.facts import Heading, Link, Toctree
 from mdmark.html.render import TEXT_MARK_CLOSE, TEXT_MARK_OPEN, TOCTREE_MARK, XREF_PREFIX, Fragment, Note
-from mdmark.references.main import Model, Resolved
+from mdmark.references.lookup import Resolved
+from mdmark.references.main import Model
 
 _PLACEHOLDER = re.compile(r' href="' + re.escape(XREF_PREFIX) + r'(\d+)"')
 _TEXT_MARK = re.compile(TEXT_MARK_OPEN + r"(\d+)" + TEXT_MARK_CLOSE)

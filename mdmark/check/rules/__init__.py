@@ -3,7 +3,7 @@
 Each rule is a function ``(ctx) -> Iterator[Diagnostic]`` over a :class:`CheckContext` built once
 before any rule runs. A rule reports the kinds its row names; a rule whose kinds are all in
 ``check.disable`` does not run. Most rules report one kind; a rule that makes one decision with
-several outcomes (a tag reference is unknown or retired; :func:`mdmark.references.main.document_problems`
+several outcomes (a tag reference is unknown or retired; :func:`mdmark.references.problems.document_problems`
 sorts a reference into broken_link, broken_anchor or syntax) names them all, and its disabled
 kinds are dropped from what it yields.
 

@@ -44,7 +44,7 @@ def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
     if config.sphinx_conf is None:
         return
     info = ctx.project.conf_info()
-    from mdmark.references.main import trust_notice
+    from mdmark.references.problems import trust_notice
 
     notice = trust_notice(config, info, (document.facts for document in ctx.documents))
     if notice is not None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """broken_link, broken_anchor and syntax: what :func:`mdmark.references.main.document_problems` finds, the
+    """broken_link, broken_anchor and syntax: what :func:`mdmark.references.problems.document_problems` finds, the
     same sentences export and build print."""
     yield from _each_document(ctx, _document_problems, lambda reuse: reuse.document_problems)
 
@@ -54,7 +54,8 @@ def _listed(
 
 
 def _document_problems(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:
-    from mdmark.references.main import UNPLACED, document_problems
+    from mdmark.references.lookup import UNPLACED
+    from mdmark.references.problems import document_problems
 
     docname = facts.path[: -len(".md")]
     for line, problem in document_problems(facts, ctx.model, docname):

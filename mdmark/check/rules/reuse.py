@@ -4,10 +4,10 @@ depended on, so that after one document is edited only what that edit can change
 A check of a thousand documents resolves every reference of every document against the whole
 project. After one edit almost all of those answers still hold; this module says which do:
 
-* a document's reference drifts (:func:`mdmark.references.main.document_problems`) hold while its own
-  facts are the same, the model's project-wide tables are the same (:func:`~mdmark.references.main.
+* a document's reference drifts (:func:`mdmark.references.problems.document_problems`) hold while its own
+  facts are the same, the model's project-wide tables are the same (:func:`~mdmark.references.tracking.
   global_part` of every document, the set of documents, the configuration), the documents it looked
-  at (:class:`~mdmark.references.main.Consulted`) show the same :func:`~mdmark.references.main.local_part`,
+  at (:class:`~mdmark.references.tracking.Consulted`) show the same :func:`~mdmark.references.tracking.local_part`,
   and the paths it asked about on disk lie in a :class:`~mdmark.workspace.main.FileTree` whose entries
   are unchanged;
 * a document's missing images hold while its facts and that file tree are the same;
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from mdmark.core.diagnostics import Diagnostic
 from mdmark.core.facts import DocFacts
-from mdmark.references.main import Consulted, global_part, local_part
+from mdmark.references.tracking import Consulted, global_part, local_part
 
 if TYPE_CHECKING:
     from mdmark.index.model import Index
