@@ -107,7 +107,9 @@ class Workspace:
             "sources": pipeline.sources.stamps(),
             "facts": pipeline.facts_memory().memory(),
             "stamped": stamped.known_stamps() if stamped is not None and stamped.pipeline is pipeline else {},
-            "indexes": self._indexes.memo.items(),
+            # An index model read within a clock tick of its file's last change may not be of the
+            # file's bytes now (a second write in the same tick keeps the stamp): not handed on.
+            "indexes": [(k, v) for k, v in self._indexes.memo.items() if v[0][3] < time.time_ns() - SETTLED_NS],
             "trees": self._trees.items(),
         }
         if kind != "build":
@@ -247,9 +249,16 @@ class FileTree:
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
-        # Kept in a workspace snapshot: the folders' stamps and entries, not the lock.
+        # Kept in a workspace snapshot: the folders' stamps and entries, not the lock. A folder
+        # changed within a clock tick of now is kept without its stamp: the next process reads its
+        # entries again (a second change in the same tick would keep the stamp).
+        recent = time.time_ns() - SETTLED_NS
         with self._lock:
-            return {"root": self.root, "folders": dict(self._folders), "version": self._version, "links": self._links}
+            folders = {
+                folder: (stamp if stamp is not None and stamp[3] < recent else None, entries)
+                for folder, (stamp, entries) in self._folders.items()
+            }
+            return {"root": self.root, "folders": folders, "version": self._version, "links": self._links}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.root = state["root"]
