@@ -60,7 +60,7 @@ def collect(
     ``texts`` gives some files' content (by resolved path) instead of the disk's: see :func:`check_texts`.
     ``reading()`` is called once the stored result does not answer, before anything is read (the
     CLI starts its worker pool's Sphinx application there, to be made while the rules are loaded),
-    unless every document is known by its stamp from the last run (nothing will be parsed).
+    unless only the index or the config changed since the last stored check (nothing will be parsed).
     """
     from mdmark.check import stored
 
@@ -72,16 +72,17 @@ def collect(
         hit = stored.lookup(project)
         if hit is not None:
             return hit
+    if reading is not None:
+        # Only the index or the config changed since the last check: nothing will be parsed.
+        config = project.config
+        files = {str(p) for p in (config.path, config.index_path) if p is not None}
+        if not (reusable and stored.changed_only(project, files)):
+            reading()
     # What the last run knew (facts by stat, the layout, each document's drifts): after one edit,
     # only what that edit can change is read and worked out again.
     snapshot = facts is None and not texts
     if snapshot:
         project.restore_snapshot()
-    if reading is not None:
-        from mdmark.check.rules.reuse import documents_known
-
-        if not (snapshot and documents_known(project)):
-            reading()
     from mdmark.check.rules import build_context, run
 
     ctx = build_context(project, base, facts, progress, texts)

@@ -132,18 +132,6 @@ def last_check(project: Project) -> LastCheck | None:
     return found if isinstance(found, LastCheck) else None
 
 
-def documents_known(project: Project) -> bool:
-    """Whether every document the last check read is known by its file's stamp (its facts kept):
-    then, unless the files under the project moved, this check parses nothing, and no worker
-    needs to be made ready for it (an edit of the index or the config, a file just saved again
-    with the bytes it had)."""
-    last = last_check(project)
-    if last is None or last.layout is None:
-        return False
-    stamped = project.workspace.stamped_facts(project.pipeline)
-    return all(facts is not None for facts in stamped.known(list(last.layout.paths)))
-
-
 def _key(project: Project) -> tuple[str, str, str]:
     return ("check", str(project.root), str(project.config.path))
 
