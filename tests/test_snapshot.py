@@ -178,3 +178,20 @@ def test_each_edit_after_a_snapshot_builds_the_page_of_a_cold_build(
             m.setenv("XDG_CACHE_HOME", str(tmp_path / f"cold-{name}"))
             cold, _ = _built(project)
         assert page == cold, name
+
+
+def test_workers_are_made_ready_only_when_a_document_may_need_reading(project: Path) -> None:
+    """``reading()`` (the CLI starts its worker pool there) is not called when only the index
+    changed since the stored check; it is for a document's edit."""
+
+    def calls(edit: Callable[[Path], None]) -> int:
+        edit(project)  # the other files keep their stamps, as after a real edit
+        called: list[int] = []
+        with fresh_workspaces():
+            collect(Project.open(project), reading=lambda: called.append(1))
+        return len(called)
+
+    _lines(project)
+    assert calls(lambda root: _replace(root / "index.yaml", "title: C", "title: C 改")) == 0
+    assert calls(lambda root: _replace(root / "docs" / "c.md", "# C", "# C 改")) == 1
+    assert calls(lambda root: (root / "docs" / "new.md").write_text("# N\n", encoding="utf-8")) == 1
