@@ -327,6 +327,7 @@ class _SiteBuild:
         self.shown_out = display(self.out, project.start)
         project.ensure_writable_target(self.out)
         check_out_path(self.out, self.shown_out)
+        project.restore_snapshot("build")  # the last run's workspace: after one edit, one document is read
         self.layout = _layout(project, self.settings)
         self.pipeline = project.pipeline
         self.lang = page_language(project)
@@ -549,4 +550,5 @@ def build_site(
         # Written once per navigation: a save that changes no title or heading writes none of it.
         toc = kept.nav_markup(bool(graphs.overview), functools.partial(nav_markup, nav))
     build.write(made.body, toc, graphs, write)
+    build.project.save_snapshot("build")
     return {"out": str(build.out.resolve()), "docs": len(read.ordered), "warnings": made.warnings}

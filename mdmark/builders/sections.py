@@ -92,6 +92,11 @@ class Finished:
         self.read_docs = frozenset(name for kind, name, _answer in self.reads if kind == "facts")
         self.other_reads = tuple(read for read in self.reads if read[0] != "facts")
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Kept in a workspace snapshot: identities do not outlive the process (the next one compares
+        # the section's own key instead).
+        return {**self.__dict__, "source": None, "held": ()}
+
     def keep_source(self, facts: object, fragment: object, names: object) -> None:
         self.source = (id(facts), id(fragment), id(names))
         self.held = (facts, fragment, names)
@@ -120,6 +125,16 @@ class PageSections:
     #: The navigation's markup: (the entries of :attr:`nav` it was written from, with the
     #: overview's entry or not, the markup).
     nav_text: tuple[object, bool, str] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Kept in a workspace snapshot: not the lock.
+        state = dict(self.__dict__)
+        del state["lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
 
     def nav_of(self, key: Hashable, make: Callable[[], list[Any]]) -> list[Any]:
         """The navigation of ``key`` (the last build's when the key is the same): a new list, the

@@ -61,7 +61,8 @@ def collect(
     ``progress(done, total)`` follows the reading of the checked documents (the CLI's counter).
     ``texts`` gives some files' content (by resolved path) instead of the disk's: see :func:`check_texts`.
     ``reading()`` is called once the stored result does not answer, before anything is read (the
-    CLI starts its worker pool's Sphinx application there, to be made while the rules are loaded).
+    CLI starts its worker pool's Sphinx application there, to be made while the rules are loaded),
+    unless only the index or the config changed since the last stored check (nothing will be parsed).
     """
     from mdmark.check import stored
 
@@ -74,13 +75,24 @@ def collect(
         if hit is not None:
             return hit
     if reading is not None:
-        reading()
+        # Only the index or the config changed since the last check: nothing will be parsed.
+        config = project.config
+        files = {str(p) for p in (config.path, config.index_path) if p is not None}
+        if not (reusable and stored.changed_only(project, files)):
+            reading()
+    # What the last run knew (facts by stat, the layout, each document's drifts): after one edit,
+    # only what that edit can change is read and worked out again.
+    snapshot = facts is None and not texts
+    if snapshot:
+        project.restore_snapshot()
     from mdmark.check.rules import build_context, run
 
     ctx = build_context(project, base, facts, progress, texts)
     found = run(ctx)
     if reusable:
         stored.store(project, ctx, found)
+    if snapshot:
+        project.save_snapshot()
     return found
 
 

@@ -225,6 +225,17 @@ def lookup(project: Project) -> list[Diagnostic] | None:
     return [Diagnostic(d["file"], d["where"], d["kind"], d["message"], d.get("line")) for d in stored["issues"]]
 
 
+def changed_only(project: Project, files: set[str]) -> bool:
+    """Whether the last stored check exists and, of all its inputs, only some of ``files`` changed
+    since (an edit of the index or the config: no document needs reading)."""
+    cache = _cache(project)
+    stored = cache.get(_key(project), slot="check") if cache is not None else None
+    if stored is None or stored["environment"] != _environment():
+        return False
+    racy: dict[str, list[str]] = stored["racy"]
+    return all(path in files or _unchanged([[path, stamp]], racy, project) for path, stamp in stored["stamps"])
+
+
 def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) -> None:
     """Keep the answer of a check just run, unless an input is too fresh to trust its stamp."""
     cache = _cache(project)

@@ -285,6 +285,11 @@ class Index:
     def folder(self) -> Path:
         return self.path.parent
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled in a workspace snapshot: the lookups are keyed by ``id()`` of the entries, which
+        # another process's copies do not have; they are made again on first use.
+        return {**self.__dict__, "_lookups": None}
+
     @property
     def _look(self) -> _Lookups:
         # Two threads may build it at once; both build the same thing and either one is kept.

@@ -100,6 +100,19 @@ class ContentCache(Generic[T]):
             self.remember(key, value, slot)
         return value
 
+    def memory(self) -> dict[str, tuple[str, T]]:
+        """What is held in memory: slot → (key, value) (what a workspace snapshot keeps)."""
+        with self._lock:
+            return {slot: (key, self._memory[key]) for slot, key in self._key_of.items() if key in self._memory}
+
+    def adopt_memory(self, held: dict[str, tuple[str, T]]) -> None:
+        """Hold values an earlier process held, in the slots this one has not filled."""
+        with self._lock:
+            for slot, (key, value) in held.items():
+                if slot not in self._key_of:
+                    self._key_of[slot] = key
+                    self._memory[key] = value
+
     def remember(self, key: str, value: T, slot: str | None = None) -> None:
         """Keep ``value`` in memory as the one version of ``slot`` (default: ``slot_of(value)``)."""
         if slot is None:

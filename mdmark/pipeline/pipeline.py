@@ -119,6 +119,8 @@ class Pipeline:
         #: Caches of what other modules derive from this pipeline's documents (HTML fragments), by name.
         self._derived: dict[str, ContentCache[Any]] = {}
         self._derived_lock = threading.Lock()
+        #: What a workspace snapshot held of derived caches not made yet, by name (slot → (key, value)).
+        self._derived_held: dict[str, dict[str, tuple[str, Any]]] = {}
         #: The documents' files: their names, content keys and text.
         self.sources = Sources(
             self.srcdir,
@@ -208,7 +210,27 @@ class Pipeline:
             cache = self._derived.get(name)
             if cache is None:
                 cache = self._derived[name] = make(self.cache_dir)
+                cache.adopt_memory(self._derived_held.pop(name, {}))
         return cache  # type: ignore[return-value]
+
+    def facts_memory(self) -> ContentCache[DocFacts]:
+        """The facts held in memory by content key (a workspace snapshot keeps and restores them)."""
+        return self._facts
+
+    def derived_memory(self) -> dict[str, dict[str, tuple[str, Any]]]:
+        """What the derived caches (:meth:`content_cache`) hold in memory, by name (for a snapshot)."""
+        with self._derived_lock:
+            return {**self._derived_held, **{name: cache.memory() for name, cache in self._derived.items()}}
+
+    def adopt_derived(self, held: dict[str, dict[str, tuple[str, Any]]]) -> None:
+        """Hold what :meth:`derived_memory` gave in an earlier process, for each cache once it is made."""
+        with self._derived_lock:
+            for name, memory in held.items():
+                cache = self._derived.get(name)
+                if cache is not None:
+                    cache.adopt_memory(memory)
+                else:
+                    self._derived_held[name] = memory
 
     @property
     def parse_key(self) -> str:

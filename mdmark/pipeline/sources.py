@@ -40,6 +40,14 @@ class Sources:
         #: the bytes read then — a server checks the whole project after every edit.
         self._stamps: dict[str, tuple[Stamp, str]] = {}
 
+    def stamps(self) -> dict[str, tuple[Stamp, str]]:
+        """Each document's stat when last read and its content key (what a workspace snapshot keeps)."""
+        return dict(self._stamps)
+
+    def adopt_stamps(self, stamps: dict[str, tuple[Stamp, str]]) -> None:
+        """Take stamps an earlier process kept (settled ones, as this one keeps); its own stay."""
+        self._stamps = {**stamps, **self._stamps}
+
     def relpath(self, path: Path, resolved: Path | None) -> str:
         """The document's path relative to the source folder (``resolved``: ``path`` with its links
         resolved, None when they loop); refuses paths outside it or not sources."""

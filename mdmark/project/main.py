@@ -138,6 +138,20 @@ class Project:
             self.root, self.config.markdown, self.cache_dir, self.config.sphinx_conf, self.conf_trusted
         )
 
+    def restore_snapshot(self, kind: str = "check") -> bool:
+        """Fill this process's workspace from the last run's snapshot (see
+        :mod:`mdmark.workspace.snapshot`), before anything is read; whether one was read."""
+        from mdmark.workspace.snapshot import restore
+
+        return restore(self.workspace, self.pipeline, self.config.path, kind)
+
+    def save_snapshot(self, kind: str = "check") -> bool:
+        """Write this process's workspace as the next run's snapshot of ``kind`` ("check" or
+        "build", once per workspace)."""
+        from mdmark.workspace.snapshot import save
+
+        return save(self.workspace, self.pipeline, self.config.path, kind)
+
     @property
     def source_dir(self) -> Path:
         """The folder documents' paths are relative to: conf.py's folder with ``sphinx.conf``, else the config folder."""

@@ -45,6 +45,22 @@ class Memo(Generic[K, V]):
         with self._lock:
             return list(self._items.values())
 
+    def items(self) -> list[tuple[K, V]]:
+        """The entries, oldest first (what a snapshot of the workspace keeps)."""
+        with self._lock:
+            return list(self._items.items())
+
+    def adopt(self, items: list[tuple[K, V]]) -> None:
+        """Add entries kept from an earlier process, under those made here (which stay newest)."""
+        with self._lock:
+            mine = self._items
+            self._items = {}
+            for key, value in [*items, *mine.items()]:
+                self._items.pop(key, None)
+                while len(self._items) >= self.limit:
+                    self._items.pop(next(iter(self._items)))
+                self._items[key] = value
+
     def __len__(self) -> int:
         return len(self._items)
 
@@ -56,6 +72,11 @@ class StatMemo(Generic[K, V]):
 
     def __init__(self, limit: int) -> None:
         self._memo: Memo[K, tuple[Stamp, V]] = Memo(limit)
+
+    @property
+    def memo(self) -> Memo[K, tuple[Stamp, V]]:
+        """The entries with their files' stamps (what a snapshot of the workspace keeps)."""
+        return self._memo
 
     def get_or_make(self, key: K, path: str | os.PathLike[str], make: Callable[[], V]) -> V:
         stamp = file_stamp(path)

@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from mdmark.workspace.relations import RelationGraph
     from mdmark.config.yamlio import YamlDoc
 
+#: The runs of :attr:`Workspace.last_runs` a check's snapshot keeps, by the first part of their key:
+#: the check's parts (:mod:`mdmark.check.rules.reuse`) and the reference model (its close-name hints).
+_CHECK_RUNS = (("check",), ("reference-model",))
+
 #: Projects one process keeps (the server usually serves one; tests open hundreds).
 MAX_WORKSPACES = 16
 
@@ -80,6 +84,65 @@ class Workspace:
         #: The last run's per-document parts of a check or a relation graph, by what they belong to
         #: (each value validates itself against the run that reuses it: see mdmark.check.rules.memo).
         self.last_runs: Memo[Hashable, Any] = Memo(16)
+        #: Whether this workspace read, and wrote, its snapshot (:mod:`mdmark.workspace.snapshot`).
+        self.snapshot_read = False
+        self.snapshot_written = False
+        #: Whether the snapshot read was used (it verified, and was made for this mdmark and project).
+        self.snapshot_used = False
+        #: The digest of mdmark's own files, once taken (a snapshot is made for one mdmark).
+        self.package_digest: str | None = None
+
+    # -- the snapshot of the last run ------------------------------------------------------------
+
+    def pristine(self) -> bool:
+        """Whether nothing kept between calls was made here yet (a snapshot may fill the workspace)."""
+        return not (len(self.last_runs) or len(self._stamped_facts) or len(self.page_sections) or len(self._trees))
+
+    def state(self, pipeline: Pipeline, kind: str) -> dict[str, Any]:
+        """What a snapshot keeps of this workspace and ``pipeline`` (see :mod:`mdmark.workspace.snapshot`):
+        the memos whose entries say themselves whether they still hold (by stat stamps, content keys
+        or the objects they were made from)."""
+        stamped = self._stamped_facts.get(id(pipeline))
+        base = {
+            "sources": pipeline.sources.stamps(),
+            "facts": pipeline.facts_memory().memory(),
+            "stamped": stamped.known_stamps() if stamped is not None and stamped.pipeline is pipeline else {},
+            # An index model read within a clock tick of its file's last change may not be of the
+            # file's bytes now (a second write in the same tick keeps the stamp): not handed on.
+            "indexes": [(k, v) for k, v in self._indexes.memo.items() if v[0][3] < time.time_ns() - SETTLED_NS],
+            "trees": self._trees.items(),
+        }
+        if kind != "build":
+            # A check's: its own parts and the reference model's hints (a build's pages are ten
+            # times the size, and reading them would cost the check more than they save it).
+            base["last_runs"] = [(k, v) for k, v in self.last_runs.items() if isinstance(k, tuple) and k[:1] in _CHECK_RUNS]
+            return base
+        return {
+            **base,
+            "last_runs": self.last_runs.items(),
+            "derived": pipeline.derived_memory(),
+            "graphs": self.graphs.items(),
+            "matchers": self.matchers.items(),
+            "occurrences": self.occurrences.items(),
+            "page_graphs": self.page_graphs.items(),
+            "page_sections": self.page_sections.items(),
+        }
+
+    def adopt_state(self, pipeline: Pipeline, state: dict[str, Any]) -> None:
+        """Take what :meth:`state` kept in an earlier process (under whatever this one made)."""
+        pipeline.sources.adopt_stamps(state["sources"])
+        pipeline.facts_memory().adopt_memory(state["facts"])
+        self.stamped_facts(pipeline).adopt_stamps(state["stamped"])
+        self._indexes.memo.adopt(state["indexes"])
+        self._trees.adopt(state["trees"])
+        self.last_runs.adopt(state["last_runs"])
+        if "derived" in state:  # a build's
+            pipeline.adopt_derived(state["derived"])
+            self.graphs.adopt(state["graphs"])
+            self.matchers.adopt(state["matchers"])
+            self.occurrences.adopt(state["occurrences"])
+            self.page_graphs.adopt(state["page_graphs"])
+            self.page_sections.adopt(state["page_sections"])
 
     # -- pipelines ----------------------------------------------------------------------------
 
@@ -185,6 +248,25 @@ class FileTree:
         self._links = False
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Kept in a workspace snapshot: the folders' stamps and entries, not the lock. A folder
+        # changed within a clock tick of now is kept without its stamp: the next process reads its
+        # entries again (a second change in the same tick would keep the stamp).
+        recent = time.time_ns() - SETTLED_NS
+        with self._lock:
+            folders = {
+                folder: (stamp if stamp is not None and stamp[3] < recent else None, entries)
+                for folder, (stamp, entries) in self._folders.items()
+            }
+            return {"root": self.root, "folders": folders, "version": self._version, "links": self._links}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.root = state["root"]
+        self._folders = state["folders"]
+        self._version = state["version"]
+        self._links = state["links"]
+        self._lock = threading.Lock()
+
     def covers(self, path: str) -> bool:
         """Whether ``path`` (absolute, normalised) is under the root and outside the skipped folders."""
         if path != self.root and not path.startswith(self.root.rstrip(os.sep) + os.sep):
@@ -285,6 +367,16 @@ class StampedFacts:
         self.pipeline = pipeline
         self._known: dict[str, tuple[Stamp, DocFacts]] = {}
         self._lock = threading.Lock()
+
+    def known_stamps(self) -> dict[str, tuple[Stamp, DocFacts]]:
+        """Each document's facts with its file's stamp (what a workspace snapshot keeps)."""
+        with self._lock:
+            return dict(self._known)
+
+    def adopt_stamps(self, known: dict[str, tuple[Stamp, DocFacts]]) -> None:
+        """Take what an earlier process knew (its entries hold while the stamps do); this one's stay."""
+        with self._lock:
+            self._known = {**known, **self._known}
 
     def facts_many(self, paths: list[Path], progress: Callable[[int, int], None] | None = None) -> list[DocFacts]:
         """``pipeline.facts_many(paths, progress)``, asking it only about the documents whose stat changed."""

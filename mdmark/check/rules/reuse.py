@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from mdmark.core.diagnostics import Diagnostic
@@ -79,6 +80,23 @@ class Layout:
 
     def holds(self, key: tuple[Hashable, ...], index: Index | None, info: Any) -> bool:
         return self.key == key and self.index is index and self.info == info
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled in a workspace snapshot: ``doc_files`` is keyed by ``id()`` of the index's entries,
+        # which the copies another process reads have not; kept in index order instead.
+        state = dict(self.__dict__)
+        docs = self.index.docs if self.index is not None else []
+        state["doc_files"] = [self.doc_files.get(id(doc)) for doc in docs]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        index = state["index"]
+        files = state["doc_files"]
+        docs = index.docs if index is not None else []
+        if len(files) != len(docs):
+            raise ValueError("a layout that does not match its index")
+        state["doc_files"] = MappingProxyType({id(doc): file for doc, file in zip(docs, files, strict=True) if file is not None})
+        self.__dict__.update(state)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,109 @@
+"""Pickling the functions made at run time (closures, lambdas) that a workspace's memos hold.
+
+A workspace's memos hold objects with functions made inside other functions: a reference model's
+probes of the disk (:meth:`mdmark.references.main.Model._probe`) and the lambdas it is given. Pickle
+refuses those. Here such a function is written as where its code lives (its module, its
+qualified name, its first line and a digest of its bytecode and constants) and the values of its
+cells; reading it back finds that very code in the module as imported now and makes the function
+again. Code that is not there any more, or not byte for byte the same (mdmark changed between two
+runs), fails the read (:class:`ValueError`): the whole snapshot is then unused, never half used.
+
+Only for data this user's mdmark wrote and authenticated (:mod:`mdmark.pipeline.cachestore`), as
+every pickle of the caches is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import io
+import pickle
+import sys
+import types
+from typing import Any
+
+__all__ = ["dumps", "loads"]
+
+
+def _digest(code: types.CodeType) -> str:
+    """What tells two versions of a function's code apart: its bytecode, names and constants (nested
+    code by its own digest)."""
+    digest = hashlib.sha256(code.co_code)
+    digest.update("\0".join((*code.co_names, *code.co_varnames, *code.co_freevars)).encode())
+    for const in code.co_consts:
+        digest.update(b"\1")
+        digest.update(_digest(const).encode() if isinstance(const, types.CodeType) else repr(const).encode())
+    return digest.hexdigest()
+
+
+def _codes(code: types.CodeType) -> Any:
+    """``code`` and every code object nested in it."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
+
+
+def _top_codes(module: types.ModuleType) -> Any:
+    """The code of every function and method defined at the top of ``module``."""
+    for value in vars(module).values():
+        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+            yield value.__code__
+        elif isinstance(value, type) and value.__module__ == module.__name__:
+            for member in vars(value).values():
+                func = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
+                if isinstance(func, property):
+                    func = func.fget
+                if isinstance(func, types.FunctionType):
+                    yield func.__code__
+
+
+def _function(module_name: str, qualname: str, line: int, digest: str, defaults: Any, cells: tuple[Any, ...]) -> Any:
+    """The function a snapshot names (see :func:`_reduce_function`), made again."""
+    module = sys.modules.get(module_name) or importlib.import_module(module_name)
+    for top in _top_codes(module):
+        for code in _codes(top):
+            if code.co_qualname == qualname and code.co_firstlineno == line and _digest(code) == digest:
+                closure = tuple(types.CellType(value) for value in cells) if cells else None
+                return types.FunctionType(code, vars(module), code.co_name, defaults, closure)
+    raise ValueError(f"{module_name}.{qualname} is not the code the snapshot was made with")
+
+
+def _reduce_function(func: types.FunctionType) -> Any:
+    module = sys.modules.get(func.__module__ or "")
+    if module is not None and "<" not in func.__qualname__:
+        return NotImplemented  # a function reachable by name: pickle's own way
+    if func.__kwdefaults__ or (func.__dict__ and func.__dict__ != {}):
+        raise pickle.PicklingError(f"{func.__qualname__}: keyword defaults or attributes are not kept")
+    try:
+        cells = tuple(cell.cell_contents for cell in func.__closure__ or ())
+    except ValueError:
+        raise pickle.PicklingError(f"{func.__qualname__}: an empty cell") from None
+    code = func.__code__
+    return _function, (func.__module__, code.co_qualname, code.co_firstlineno, _digest(code), func.__defaults__, cells)
+
+
+def _proxy(shown: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
+    return types.MappingProxyType(shown)
+
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, types.FunctionType):
+            return _reduce_function(obj)
+        if isinstance(obj, types.MappingProxyType):
+            return _proxy, (dict(obj),)  # a read-only view: of a copy of what it shows
+        return NotImplemented
+
+
+def dumps(value: object) -> bytes:
+    """``value`` pickled, closures and lambdas included; raises :class:`pickle.PicklingError` (or
+    ``TypeError`` for a lock and the like) on what cannot be kept."""
+    out = io.BytesIO()
+    _Pickler(out, pickle.HIGHEST_PROTOCOL).dump(value)
+    return out.getvalue()
+
+
+def loads(data: bytes) -> Any:
+    """What :func:`dumps` wrote; raises :class:`ValueError` when a function's code changed since."""
+    return pickle.loads(data)
