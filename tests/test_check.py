@@ -139,8 +139,9 @@ def test_github_format(tmp_path: Path) -> None:
     assert result.stdout.splitlines() == [
         "::warning file=index.yaml,line=4,col=5,endColumn=19,title=mdmark title_mismatch::索引の title `アーキテクチャ` と文書 `docs/a.md` の最初の見出し `アーキテクチャの概要` が違うので、どちらかに合わせてください。",
         "::warning file=index.yaml,line=7,col=5,endColumn=20,title=mdmark title_mismatch::文書 `docs/b.md` に見出しが無いので、索引の title に合わせて先頭に `# 見出しの無い文書` を書いてください。",
+        "::warning file=index.yaml,line=24,col=5,endColumn=17,title=mdmark title_mismatch::索引の title `概要（e）` と文書 `docs/e.md` の最初の見出し `概要` が違うので、どちらかに合わせてください。",
     ]
-    assert result.stderr == count_line(2)
+    assert result.stderr == count_line(3)
 
 
 def test_github_format_paths_relative_to_workspace_and_escaped(tmp_path: Path) -> None:
@@ -291,13 +292,11 @@ def test_collect_uses_the_facts_it_is_given(tmp_path: Path) -> None:
 
     diagnostics = collect(project, facts=facts)
     assert all(p.is_absolute() for batch in asked for p in batch)
-    assert [p.name for p in asked[0]] == ["a.md", "b.md", "c.md", "d.md"]
+    assert [p.relative_to(project_dir).as_posix() for p in asked[0]] == [
+        "docs/a.md", "docs/b.md", "docs/c.md", "docs/d.md", "docs/guide/intro.md", "docs/api/intro.md", "docs/e.md",
+    ]  # fmt: skip
     # every document now "has" the heading アーキテクチャ: a matches, the others do not
-    assert [(d.where, d.kind) for d in diagnostics] == [
-        ("docs[1].title", "title_mismatch"),
-        ("docs[2].title", "title_mismatch"),
-        ("docs[3].title", "title_mismatch"),
-    ]
+    assert [(d.where, d.kind) for d in diagnostics] == [(f"docs[{n}].title", "title_mismatch") for n in range(1, 7)]
     assert diagnostics[0].line == 7
     # the default pipeline was not used
     assert not (project_dir / ".mdmark_cache").exists()
