@@ -135,8 +135,9 @@ def trust_state(conf: Path) -> TrustState:
     return TrustState("lapsed", tuple(changed))
 
 
-def trusted_digest(conf: Path) -> str | None:
-    """The fingerprint's digest when the user trusted ``conf`` as it is now, else None."""
+def trusted_now(conf: Path) -> tuple[TrustRecord, Fingerprint] | None:
+    """The user's record of ``conf`` and the fingerprint of its files now, when the user trusted
+    ``conf`` as it is now (else None)."""
     try:
         real = conf.resolve()
     except (OSError, RuntimeError):
@@ -144,7 +145,14 @@ def trusted_digest(conf: Path) -> str | None:
     record = read_records().get(str(real))
     if record is None or not real.is_file():
         return None
-    return record.digest if _current(record) else None
+    now = _now(record)
+    return (record, now) if secrets.compare_digest(now.digest, record.digest) else None
+
+
+def trusted_digest(conf: Path) -> str | None:
+    """The fingerprint's digest when the user trusted ``conf`` as it is now, else None."""
+    found = trusted_now(conf)
+    return found[0].digest if found is not None else None
 
 
 def _project_of(config_path: Path) -> tuple[Path, Path, Path]:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 # At the top, not in the finder: an import inside find_spec would come back to it for ever.
-from mdmark.host.trust import _now
+from mdmark.host.trust import trusted_now
 from mdmark.host.trust_fingerprint import _outside_environment, file_digest
 from mdmark.host.trust_records import _plain_relative, locked, read_records, write_records
 from mdmark.util.meta_path import find_elsewhere
@@ -53,17 +53,10 @@ def trust_pins(conf: Path, cache_dir: Path | None) -> str | None:
     a note of a lapse (in ``cache_dir``). A note an earlier run left makes the trust lapse first."""
     if cache_dir is not None:
         _take_note(conf, cache_dir / NOTE_NAME)
-    try:
-        real = conf.resolve()
-    except (OSError, RuntimeError):
+    found = trusted_now(conf)
+    if found is None:
         return None
-    record = read_records().get(str(real))
-    if record is None or not real.is_file():
-        return None
-    # As mdmark.host.trust.trusted_digest decides, with the files' digests it hashed kept for the pins.
-    now = _now(record)
-    if not secrets.compare_digest(now.digest, record.digest):
-        return None
+    record, now = found  # the files' digests the fingerprint hashed are kept for the pins
     pins = {"root": record.root, "files": now.digests, "note": str(cache_dir / NOTE_NAME) if cache_dir else ""}
     return record.digest + _SEPARATOR + json.dumps(pins, sort_keys=True, ensure_ascii=False)
 
