@@ -92,7 +92,8 @@ class DoctreePass:
     def __init__(
         self, tree: nodes.document, docname: str, srcdir: Path, source: str, root: Path, env: Any = None, lang: str = ""
     ) -> None:
-        from mdmark.pipeline.extract import LineCounter, source_paths
+        from mdmark.pipeline.lines import LineCounter
+        from mdmark.pipeline.link_kinds import source_paths
 
         self.tree = tree
         self.docname = docname
@@ -259,7 +260,7 @@ class DoctreePass:
     def _xref(self, node: nodes.Element) -> None:
         from docutils import nodes
 
-        from mdmark.pipeline.extract import classify, reference_line
+        from mdmark.pipeline.link_kinds import classify, reference_line
 
         link = classify(node, self.docname, reference_line(node, self.lines), source_of=self.source_of)
         if link is None:

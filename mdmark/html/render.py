@@ -48,7 +48,7 @@ RENDER_VERSION = "17"
 class Fragment:
     docname: str
     html: str
-    #: The references, in the order of their placeholders (see :func:`mdmark.pipeline.extract.classify`).
+    #: The references, in the order of their placeholders (see :func:`mdmark.pipeline.link_kinds.classify`).
     xrefs: list[Link] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     #: Files inlined into the fragment (images): path relative to the source folder, size and

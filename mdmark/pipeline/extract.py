@@ -17,18 +17,8 @@ from docutils import nodes
 
 from mdmark.core.facts import Heading, Image, Label, Link, Target, TextRun, TocEntry, Toctree
 from mdmark.pipeline.elements import given
-from mdmark.pipeline.link_kinds import SCHEME, is_reference, resolve_path
-
-# Also named here (``X as X``) for the callers that import them from this module: the HTML writer
-# and the pipeline, whose imports move with their own splits.
-from mdmark.pipeline.build_products import embed_build_products as embed_build_products
-from mdmark.pipeline.elements import elements_of as elements_of
-from mdmark.pipeline.lines import LineCounter as LineCounter
-from mdmark.pipeline.link_kinds import classify as classify
-from mdmark.pipeline.link_kinds import reference_line as reference_line
-from mdmark.pipeline.link_kinds import source_paths as source_paths
-from mdmark.pipeline.reading_warnings import highlight_warnings as highlight_warnings
-from mdmark.pipeline.reading_warnings import math_warnings as math_warnings
+from mdmark.pipeline.lines import LineCounter
+from mdmark.pipeline.link_kinds import SCHEME, classify, is_reference, reference_line, resolve_path, source_paths
 
 #: ``<img src=…>`` in raw HTML (without MyST's ``html_image`` it stays raw, yet it is an image of the page).
 _RAW_IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)

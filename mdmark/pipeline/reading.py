@@ -162,7 +162,10 @@ def _parse_with(
 ) -> tuple[DocFacts, bytes, nodes.document]:
     """The document's facts, its doctree pickled for the cache (``b""`` unless ``pickled``) and the
     doctree itself."""
-    from mdmark.pipeline.extract import elements_of, embed_build_products, extract, highlight_warnings, math_warnings
+    from mdmark.pipeline.build_products import embed_build_products
+    from mdmark.pipeline.elements import elements_of
+    from mdmark.pipeline.extract import extract
+    from mdmark.pipeline.reading_warnings import highlight_warnings, math_warnings
 
     docname = docname_of(relpath)
     doctree, warnings = app.read(docname, text)
