@@ -323,6 +323,9 @@ def claude_env(tmp_path: Path) -> dict[str, str]:
         DISABLE_AUTOUPDATER="1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
         DISABLE_TELEMETRY="1",
+        # A busy machine changes the time, never the answer: claude's own connect-and-list wait
+        # (shorter by default) once ran out at load 12 ("tools fetch failed").
+        MCP_TIMEOUT="60000",
         PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
     )
     for key in ("ANTHROPIC_API_KEY", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"):

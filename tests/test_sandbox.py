@@ -97,6 +97,7 @@ ALLOWED_READS: dict[tuple[str, str], str] = {
     ("mdmark/queries/adopt.py", "add_unindexed"): "the index, read by files.read_text before documents are added to it",
     ("mdmark/util/conflock.py", "ensure_lock"): "this user's lock file in the temporary folder (O_NOFOLLOW, 0600), never a repository file",
     ("mdmark/util/gitbase.py", "_same"): "a working-tree file hashed for --base (regular, and only when its size is the base blob's)",
+    ("mdmark/host/trust_ran.py", "_take_note"): "the lapse note a trusted worker left in the project's cache folder, by files.read_text (regular, size-capped); it can only make the trust lapse",
     ("mdmark/util/landlock.py", "_add"): "an O_PATH handle of a folder granted to a confined worker: reads nothing",
     ("mdmark/host/static_conf.py", "read_conf"): "conf.py read as text for its literal settings (never run), regular and size-capped",
     ("mdmark/host/trust_fingerprint.py", "_autodoc_targets"): "the project's local modules scanned for the trust digest (regular, size-capped), never embedded",

@@ -32,6 +32,9 @@ def _age(root: Path) -> None:
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    # A config folder of its own: the session's one holds trust records another test may have
+    # written a moment ago, and an environment input that fresh is (rightly) not trusted by its stamp.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     root = tmp_path / "p"
     (root / "docs").mkdir(parents=True)
     (root / "mdmark.config.yaml").write_text(CONFIG, encoding="utf-8")

@@ -63,9 +63,15 @@ def trust_pins(conf: Path, cache_dir: Path | None) -> str | None:
 
 def _take_note(conf: Path, note: Path) -> None:
     """Make the trust lapse for the modules an earlier run's note names, and remove the note."""
+    from mdmark.core.errors import MdmarkError
+    from mdmark.util.files import read_text
+
+    if not note.is_file():
+        return
     try:
-        data = json.loads(note.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        # A regular file of bounded size only (a planted link or a FIFO is not read).
+        data = json.loads(read_text(note))
+    except (MdmarkError, ValueError):
         return
     if isinstance(data, dict) and data.get("conf") == str(conf.resolve()) and isinstance(data.get("lapsed"), list):
         note_lapsed(conf, [str(rel) for rel in data["lapsed"]], str(data.get("digest", "")))
