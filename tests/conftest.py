@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +197,19 @@ def trust_project(config_path: Path | str) -> subprocess.CompletedProcess[str]:
     result = run_mdmark("trust", "--config", str(path), cwd=path.parent, env={"XDG_CONFIG_HOME": str(TRUST_HOME)})
     assert result.returncode == 0, result.stderr
     return result
+
+
+def write_tree(root: Path, files: Mapping[str, str]) -> Path:
+    """Write ``files`` (path relative to ``root`` → UTF-8 text) under ``root``; returns ``root``."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def private_homes(tmp_path: Path) -> dict[str, str]:
+    """An ``XDG_CONFIG_HOME`` (trust records) and ``XDG_CACHE_HOME`` (caches) of the test's own."""
+    return {"XDG_CONFIG_HOME": str(tmp_path / "config-home"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
 
 #: Programs some tests drive: the names looked up on PATH, and what to install when none is there

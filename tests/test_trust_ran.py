@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_mdmark
+from conftest import private_homes, run_mdmark, write_tree
 
 CONF = """\
 import importlib, os, sys
@@ -44,17 +44,14 @@ def lapsed(changed: str) -> str:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "p"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    root = write_tree(tmp_path / "p", FILES)
     (root / ".git").mkdir()  # the project root, without running git
     return root
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    return {"XDG_CONFIG_HOME": str(tmp_path / "config-home"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    return private_homes(tmp_path)
 
 
 def ran(root: Path) -> list[str]:
