@@ -98,17 +98,19 @@ def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind:
     enabled = gc.isenabled()
     gc.disable()  # tens of thousands of small objects: the collector would run dozens of times for nothing
     try:
-        value = loads(data)
-    except Exception:  # noqa: BLE001 - an entry this user's mdmark wrote that no longer loads (code changed): unused
-        return False
-    finally:
-        # What was read lives as long as the workspace: out of the collector's generations, or its
+        try:
+            value = loads(data)
+        except Exception:  # noqa: BLE001 - an entry this user's mdmark wrote that no longer loads (code changed): unused
+            return False
+        if not isinstance(value, dict) or value.get("key") != _key(workspace, config, pipeline, kind):
+            return False
+        # What is adopted lives as long as the workspace: out of the collector's generations, or its
         # next full collection would walk every object of it again (most of a second at 1,200 documents).
+        # Only then: a snapshot not used is garbage, and frozen garbage is never collected.
         gc.freeze()
+    finally:
         if enabled:
             gc.enable()
-    if not isinstance(value, dict) or value.get("key") != _key(workspace, config, pipeline, kind):
-        return False
     workspace.adopt_state(pipeline, value["state"])
     workspace.snapshot_used = True
     return True
