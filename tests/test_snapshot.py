@@ -17,7 +17,8 @@ from test_stored_check import _age
 from mdmark.check.collect import collect
 from mdmark.project.main import Project
 from mdmark.workspace.main import Workspace, fresh_workspaces
-from mdmark.workspace.snapshot import _file
+from mdmark.workspace import snapshot
+from mdmark.workspace.snapshot import _delta_file, _file
 
 CONFIG = 'docs:\n  include: ["docs/**/*.md"]\nindex: index.yaml\n'
 INDEX = """\
@@ -135,6 +136,69 @@ def test_a_damaged_snapshot_is_ignored(project: Path, tmp_path: Path, monkeypatc
     assert workspace.snapshot_read and not workspace.snapshot_used
     assert after == _cold(project, tmp_path, monkeypatch)
     assert after != first
+
+
+def _snapshot_files(root: Path) -> tuple[Path, Path]:
+    with fresh_workspaces():
+        opened = Project.open(root)
+        base = _file(opened.pipeline.cache_dir, opened.config.path, "check")  # type: ignore[arg-type]
+    return base, _delta_file(base)
+
+
+def test_an_edit_writes_a_delta_and_a_grown_delta_the_base_again(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a run that read the snapshot, only what it made (the edited document's facts) and the
+    memos that hold them are written, beside the base; a delta past its limit writes the base again.
+    Each answer is a cold run's."""
+    _lines(project)
+    base, delta = _snapshot_files(project)
+    written = base.read_bytes()
+    assert not delta.exists()
+    for number, (name, edit) in enumerate(EDITS):
+        edit(project)
+        _age(project)
+        full = number % 3 == 2  # every third run: as if the delta had grown past its limit
+        with monkeypatch.context() as m:
+            if full:
+                m.setattr(snapshot, "_delta_limit", lambda units: -1)
+            after, opened = _lines(project)
+        assert opened.snapshot_used, name
+        assert after == _cold(project, tmp_path, monkeypatch), name
+        if full:
+            assert base.read_bytes() != written and not delta.exists(), name
+            written = base.read_bytes()
+        else:
+            assert base.read_bytes() == written and delta.exists(), name
+
+
+def test_a_delta_of_another_base_or_damaged_is_ignored(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _lines(project)
+    base, delta = _snapshot_files(project)
+    _replace(project / "docs" / "a.md", "本文。", "本文を直した。")
+    _age(project)
+    _lines(project)
+    old = delta.read_bytes()  # a delta of the first base
+    _replace(project / "docs" / "b.md", "{ref}`label-a`", "{ref}`label-q`")
+    _age(project)
+    with monkeypatch.context() as m:
+        m.setattr(snapshot, "_delta_limit", lambda units: -1)
+        _lines(project)  # a new base
+    assert not delta.exists()
+    delta.write_bytes(old)
+    _replace(project / "docs" / "c.md", "## C 節", "## C 章")
+    _age(project)
+    after, opened = _lines(project)
+    assert opened.snapshot_used and "label-q" in "".join(after)
+    assert after == _cold(project, tmp_path, monkeypatch)
+    damaged = bytearray(delta.read_bytes())
+    damaged[len(damaged) // 2] ^= 0x01
+    delta.write_bytes(bytes(damaged))
+    _replace(project / "docs" / "a.md", "# A\n", "# A 改\n")
+    _age(project)
+    after, opened = _lines(project)
+    assert opened.snapshot_used  # the base alone: an older state, checked again like any
+    assert after == _cold(project, tmp_path, monkeypatch)
 
 
 def test_the_cli_after_an_edit_prints_what_a_cold_run_prints(project: Path, tmp_path: Path) -> None:

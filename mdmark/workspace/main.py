@@ -89,6 +89,9 @@ class Workspace:
         self.snapshot_written = False
         #: Whether the snapshot read was used (it verified, and was made for this mdmark and project).
         self.snapshot_used = False
+        #: What was read of the snapshot, for writing the next one as a delta of it
+        #: (:class:`mdmark.workspace.snapshot.Base`; None once written, or when none was read).
+        self.snapshot_base: Any = None
         #: The digest of mdmark's own files, once taken (a snapshot is made for one mdmark).
         self.package_digest: str | None = None
 

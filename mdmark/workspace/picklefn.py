@@ -20,7 +20,7 @@ import io
 import pickle
 import sys
 import types
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = ["dumps", "loads"]
 
@@ -96,14 +96,56 @@ class _Pickler(pickle.Pickler):
         return NotImplemented
 
 
-def dumps(value: object) -> bytes:
+class _Numbering(_Pickler):
+    def __init__(self, out: io.BytesIO, numbered: Numbered) -> None:
+        super().__init__(out, pickle.HIGHEST_PROTOCOL)
+        self.numbered = numbered
+        self.types = numbered.types
+
+    def persistent_id(self, obj: Any) -> int | None:
+        # Called for every object written, strings and numbers too: the common answer first.
+        if type(obj) not in self.types:
+            return None
+        return self.numbered.number(obj)
+
+
+class Numbered(Protocol):
+    """Objects written apart (:func:`dumps`): which types, and the number of one such object."""
+
+    types: frozenset[type]
+
+    def number(self, obj: Any) -> int: ...
+
+
+class _Numbered(pickle.Unpickler):
+    def __init__(self, data: bytes, units: tuple[list[Any], list[Any]]) -> None:
+        super().__init__(io.BytesIO(data))
+        self.units = units
+
+    def persistent_load(self, pid: Any) -> Any:
+        if not isinstance(pid, int):
+            raise pickle.UnpicklingError("not a number")
+        base, fresh = self.units
+        try:
+            return base[pid] if pid >= 0 else fresh[-1 - pid]
+        except IndexError:
+            raise pickle.UnpicklingError(f"no object {pid}") from None
+
+
+def dumps(value: object, numbered: Numbered | None = None) -> bytes:
     """``value`` pickled, closures and lambdas included; raises :class:`pickle.PicklingError` (or
-    ``TypeError`` for a lock and the like) on what cannot be kept."""
+    ``TypeError`` for a lock and the like) on what cannot be kept. ``numbered``: objects of its
+    types are written as their number (kept elsewhere)."""
     out = io.BytesIO()
-    _Pickler(out, pickle.HIGHEST_PROTOCOL).dump(value)
+    pickler = _Pickler(out, pickle.HIGHEST_PROTOCOL) if numbered is None else _Numbering(out, numbered)
+    pickler.dump(value)
     return out.getvalue()
 
 
-def loads(data: bytes) -> Any:
-    """What :func:`dumps` wrote; raises :class:`ValueError` when a function's code changed since."""
-    return pickle.loads(data)
+def loads(data: bytes, units: tuple[list[Any], list[Any]] | None = None) -> Any:
+    """What :func:`dumps` wrote; raises :class:`ValueError` when a function's code changed since.
+    ``units``: the objects that ``number`` kept elsewhere, by number (non-negative ones in the
+    first list, negative ones counted back from -1 in the second)."""
+    if units is None:
+        return pickle.loads(data)
+    return _Numbered(data, units).load()

@@ -21,6 +21,16 @@ settings and conf.py): anything else reads as no snapshot.
 A check and a build keep a snapshot each (``kind``): a build's holds its page's finished
 sections too, ten times the size of a check's, which a check would only pay for.
 
+A check's snapshot is two files: the *base*, written in full, and a small *delta* beside it. The objects
+that make up most of a snapshot — each document's facts, the index model, each document's HTML
+fragment (:data:`_UNIT_TYPES`: values made once and never changed in place, told apart by their
+content keys) — are pickled apart from the rest (the *skeleton*: the memos that hold them) and
+referred to from it by number. A run that read a base refers to each such object it still holds
+by its number in that base, and writes only the ones it made (the edited document's facts) with
+the whole skeleton as the delta; the base is written again only when the delta has grown past
+:func:`_delta_limit`, when none was read, or when it was made for another key. A delta names its
+base (a random token of the base's): one left beside a newer base is not read.
+
 One snapshot per process and workspace is written (the first run that needs one writes it): a CLI
 run is one process; a long-running server writes after its first check only, and keeps its state in
 memory.
@@ -30,8 +40,12 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import os
 import pickle
+import secrets
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,8 +58,44 @@ if TYPE_CHECKING:
 
 __all__ = ["restore", "save"]
 
-#: Bumped when what a snapshot holds changes.
-_FORMAT = 1
+#: Bumped when what a snapshot holds, or how it is laid out, changes.
+_FORMAT = 2
+
+#: The classes whose objects are kept apart from the skeleton (module, class name): each a value
+#: made once (a document's facts and fragment by its content key, the index model by its file's
+#: stamp) and replaced, never changed in place, so a delta may point at the base's copy. Looked up
+#: among the modules imported (a class not imported has no object in this process's state); named,
+#: not imported, as the HTML layer sits above this one.
+_UNIT_TYPES = (("mdmark.core.facts", "DocFacts"), ("mdmark.index.model", "Index"), ("mdmark.html.render", "Fragment"))
+
+
+#: The snapshots written as deltas. Not a build's: most of it is its page's sections (a few large
+#: objects that change with every edit), and what its objects share with the rest is lost when
+#: they are written apart (a third larger at 1,200 documents).
+_DELTA_KINDS = ("check",)
+
+
+def _unit_types() -> frozenset[type]:
+    found = (getattr(sys.modules.get(module), name, None) for module, name in _UNIT_TYPES)
+    return frozenset(t for t in found if isinstance(t, type))
+
+
+def _delta_limit(base_units: int) -> int:
+    """How many objects of their own a delta may hold before the base is written again: a delta
+    writes again, each time, every object made since its base."""
+    return max(64, base_units // 8)
+
+
+@dataclass
+class Base:
+    """What a run keeps of the snapshot it read, to write the next one as a delta of it."""
+
+    key: str
+    token: str
+    #: The base's objects (:data:`_UNIT_TYPES`) by their number in it, and each one's number by
+    #: ``id`` (the list keeps them alive, so the ids stay theirs).
+    units: list[Any]
+    numbers: dict[int, int] = field(default_factory=dict)
 
 
 def _package_digest() -> str:
@@ -84,25 +134,62 @@ def _file(cache_dir: Path, config: Path, kind: str) -> Path:
     return cache_dir / "snapshots" / f"{name}.{kind}.pickle"
 
 
+def _delta_file(base: Path) -> Path:
+    return base.with_name(base.name.removesuffix(".pickle") + ".delta.pickle")
+
+
+def _pack(header: dict[str, Any], units: bytes, skeleton: bytes) -> bytes:
+    head = json.dumps({**header, "units": len(units)}, separators=(",", ":")).encode()
+    return len(head).to_bytes(4, "big") + head + units + skeleton
+
+
+def _unpack(data: bytes | None) -> tuple[dict[str, Any], bytes, bytes] | None:
+    """The header, the objects' pickle and the skeleton's pickle of a file's data (authenticated)."""
+    if data is None or len(data) < 4:
+        return None
+    size = int.from_bytes(data[:4], "big")
+    try:
+        header = json.loads(data[4 : 4 + size])
+    except ValueError:
+        return None
+    if not isinstance(header, dict) or header.get("format") != _FORMAT or not isinstance(header.get("units"), int):
+        return None
+    start = 4 + size
+    middle = start + header["units"]
+    return header, data[start:middle], data[middle:]
+
+
 def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: str) -> bool:
     """Fill a workspace made in this process from the snapshot of ``config``'s project, once;
     whether a snapshot was read. A workspace that already did work is left as it is."""
     if config is None or pipeline.cache_dir is None or workspace.snapshot_read or not workspace.pristine():
         return False
     workspace.snapshot_read = True
-    data = read_entry(_file(pipeline.cache_dir, config, kind))  # authenticated, or None
-    if data is None:
+    path = _file(pipeline.cache_dir, config, kind)
+    base = _unpack(read_entry(path))  # authenticated, or None
+    if base is None:
         return False
+    key = _key(workspace, config, pipeline, kind)
+    header, units_data, skeleton = base
+    if header.get("key") != key or not isinstance(header.get("token"), str):
+        return False
+    delta = _unpack(read_entry(_delta_file(path)))
+    if delta is not None and (delta[0].get("key") != key or delta[0].get("base") != header["token"]):
+        delta = None  # one left by a run that read an older base, or made for another key
     from mdmark.workspace.picklefn import loads
 
     enabled = gc.isenabled()
     gc.disable()  # tens of thousands of small objects: the collector would run dozens of times for nothing
     try:
         try:
-            value = loads(data)
+            units = loads(units_data)
+            fresh = loads(delta[1]) if delta is not None else []
+            if delta is not None:
+                skeleton = delta[2]
+            value = loads(skeleton, units=(units, fresh))
         except Exception:  # noqa: BLE001 - an entry this user's mdmark wrote that no longer loads (code changed): unused
             return False
-        if not isinstance(value, dict) or value.get("key") != _key(workspace, config, pipeline, kind):
+        if not isinstance(value, dict) or not isinstance(units, list) or not isinstance(fresh, list):
             return False
         # What is adopted lives as long as the workspace: out of the collector's generations, or its
         # next full collection would walk every object of it again (most of a second at 1,200 documents).
@@ -111,28 +198,75 @@ def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind:
     finally:
         if enabled:
             gc.enable()
-    workspace.adopt_state(pipeline, value["state"])
+    workspace.adopt_state(pipeline, value)
+    workspace.snapshot_base = Base(key, header["token"], units, {id(unit): number for number, unit in enumerate(units)})
     workspace.snapshot_used = True
     return True
 
 
 def save(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: str) -> bool:
-    """Write the workspace's state as the snapshot of ``config``'s project, once per workspace;
+    """Write the workspace's state as the snapshot of ``config``'s project, once per workspace:
+    as a delta of the snapshot read when one was and the delta stays small, else in full;
     whether it was written (the cache is an optimisation: a failure changes nothing else)."""
     if config is None or pipeline.cache_dir is None or workspace.snapshot_written:
         return False
     workspace.snapshot_written = True
+    base, workspace.snapshot_base = workspace.snapshot_base, None  # written once: the base's objects need not stay
     from mdmark.pipeline.contentcache import ensure_cache_dir
     from mdmark.workspace.picklefn import dumps
 
-    value = {"key": _key(workspace, config, pipeline, kind), "state": workspace.state(pipeline, kind)}
+    key = _key(workspace, config, pipeline, kind)
+    if base is not None and (base.key != key or kind not in _DELTA_KINDS):
+        base = None
+    state = workspace.state(pipeline, kind)
     try:
-        data = dumps(value)
+        skeleton, fresh = _skeleton(state, base.numbers if base is not None else None, kind)
+        if base is not None and len(fresh) > _delta_limit(len(base.units)):
+            base = None
+            skeleton, fresh = _skeleton(state, None, kind)
+        units = dumps(fresh)
     except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
         return False  # something kept cannot be written: no snapshot (the next run starts as before)
+    path = _file(pipeline.cache_dir, config, kind)
     try:
         ensure_cache_dir(pipeline.cache_dir)
-        write_entry(_file(pipeline.cache_dir, config, kind), data)
+        if base is not None:
+            write_entry(_delta_file(path), _pack({"format": _FORMAT, "key": key, "base": base.token}, units, skeleton))
+        else:
+            write_entry(path, _pack({"format": _FORMAT, "key": key, "token": secrets.token_hex(16)}, units, skeleton))
+            _delta_file(path).unlink(missing_ok=True)  # a delta of the base replaced (its token no longer matches anyway)
     except OSError:
         return False
     return True
+
+
+class _Numbers:
+    """The numbers of :func:`_skeleton` (see :class:`mdmark.workspace.picklefn.Numbered`)."""
+
+    def __init__(self, base: dict[int, int] | None, kind: str) -> None:
+        self.types = _unit_types() if kind in _DELTA_KINDS else frozenset()
+        self.base = base
+        self.fresh: list[Any] = []
+        self.own: dict[int, int] = {}
+
+    def number(self, obj: Any) -> int:
+        found = self.base.get(id(obj)) if self.base is not None else None
+        if found is not None:
+            return found
+        mine = self.own.get(id(obj))
+        if mine is None:
+            mine = self.own[id(obj)] = len(self.fresh) if self.base is None else -1 - len(self.fresh)
+            self.fresh.append(obj)
+        return mine
+
+
+def _skeleton(state: dict[str, Any], numbers: dict[int, int] | None, kind: str) -> tuple[bytes, list[Any]]:
+    """The state pickled with each object of :data:`_UNIT_TYPES` as a number into the list
+    returned (the objects to write beside it); for a delta (``numbers``: the base's numbers by
+    ``id``), the base's number for one the base holds, else a negative one into that list."""
+    from mdmark.workspace.picklefn import dumps
+
+    made = _Numbers(numbers, kind)
+    if not made.types:
+        return dumps(state), []  # nothing written apart: no call per object to ask
+    return dumps(state, made), made.fresh
