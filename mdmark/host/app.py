@@ -19,7 +19,6 @@ What the rest of mdmark needs to know of the Sphinx configuration is kept as
 from __future__ import annotations
 
 import dataclasses
-import functools
 import io
 import sys
 from pathlib import Path
@@ -225,7 +224,6 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
     return app, _info_of(app, dropped)
 
 
-@functools.cache
 def _scanning_once() -> type[Sphinx]:
     """Sphinx's application class, but one that does not list the source folder while it starts:
     :func:`_prepare` lists it (:func:`discover`) once the builder is set up, as ``sphinx-build``

@@ -8,17 +8,21 @@ import os
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from mdmark.check.collect import collect
 from mdmark.cli.commands.progress import progress_line
-from mdmark.cli.commands.sarif import sarif_failure, sarif_log
 from mdmark.core.diagnostics import Diagnostic
 from mdmark.core.errors import MdmarkError
 from mdmark.pipeline.pool import prepare
 from mdmark.project.main import Project
-from mdmark.queries.navigation.navigator import Span
-from mdmark.queries.navigation.places import drift_spans
 from mdmark.util.files import display
 from mdmark.util.text import terminal_safe
+
+if TYPE_CHECKING:
+    # Only the github and sarif formats place the drifts (the text check, a pre-commit hook's,
+    # does not import them before it answers).
+    from mdmark.queries.navigation.navigator import Span
 
 
 def _escape_data(text: str) -> str:
@@ -73,14 +77,21 @@ def run(args: argparse.Namespace) -> int:
             # Without an annotation a CI run that could not check shows nothing in the pull request.
             print(github_error_line(exc, workspace))
         elif args.format == "sarif":
+            from mdmark.cli.commands.sarif import sarif_failure
+
             print(json.dumps(sarif_failure(exc, workspace), ensure_ascii=False, indent=2))
         raise
     if args.format == "json":
         print(terminal_safe(json.dumps({"issues": [d.as_dict() for d in diagnostics]}, ensure_ascii=False, indent=2), True))
     elif args.format == "github":
+        from mdmark.queries.navigation.places import drift_spans
+
         for diag, span in zip(diagnostics, drift_spans(project, diagnostics), strict=True):
             print(github_line(diag, project.root, workspace, span))
     elif args.format == "sarif":
+        from mdmark.cli.commands.sarif import sarif_log
+        from mdmark.queries.navigation.places import drift_spans
+
         spans = drift_spans(project, diagnostics)
         print(json.dumps(sarif_log(diagnostics, project.root, workspace, spans), ensure_ascii=False, indent=2))
     else:
