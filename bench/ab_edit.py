@@ -35,7 +35,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--doc", default="auth/design-001.md", help="the document edited")
     args = parser.parse_args()
-    base = Path(tempfile.mkdtemp(prefix="mdmark-ab-"))
+    base = Path(tempfile.mkdtemp(prefix="mdmark-ab-edit-"))
     sides: list[tuple[str, Path, dict[str, str]]] = []
     for item in args.checkouts:
         name, _, folder = item.partition("=")
@@ -43,6 +43,7 @@ def main() -> None:
         generate(project, args.docs)
         home = CacheHome(base / name)
         env = {**home.env(), "PYTHONPATH": str(Path(folder).resolve())}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: compiled once, not at every run
         sides.append((name, project, env))
     for name, project, env in sides:
         for command in ("check", "build"):
