@@ -18,9 +18,11 @@ What the rest of mdmark needs to know of the Sphinx configuration is kept as
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -178,10 +180,11 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
     # What Sphinx logs while it starts (conf.py, extensions) concerns no document: it goes nowhere.
     status, warning = io.StringIO(), io.StringIO()
     if conf is None:
-        app = _scanning_once()(
-            str(srcdir), None, outdir, doctreedir, "html",
-            confoverrides=_own_overrides(settings), status=status, warning=warning, freshenv=True,
-        )  # fmt: skip
+        with _without_unused_builders():
+            app = _scanning_once()(
+                str(srcdir), None, outdir, doctreedir, "html",
+                confoverrides=_own_overrides(settings), status=status, warning=warning, freshenv=True,
+            )  # fmt: skip
         _prepare(app, own=True)
         return app, info_for_settings(settings)
 
@@ -222,6 +225,33 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
     _prepare(app)
     setattr(app.env, SPHINX_CONTEXT, True)
     return app, _info_of(app, dropped)
+
+
+#: Sphinx's built-in extensions that only add builders mdmark's own application never makes
+#: (and those builders' settings, which no document of a project without conf.py can set):
+#: importing and setting them up was a tenth of making the application. The HTML builder stays,
+#: as do gettext's (its settings are read while the files are listed), LaTeX's (read transforms
+#: of its are named in the read profiles, :mod:`mdmark.host.profiles`) and the themes.
+_UNUSED_BUILDERS = frozenset({
+    "sphinx.builders.changes", "sphinx.builders.epub3", "sphinx.builders.dirhtml", "sphinx.builders.dummy",
+    "sphinx.builders.linkcheck", "sphinx.builders.manpage", "sphinx.builders.singlehtml", "sphinx.builders.texinfo",
+    "sphinx.builders.text", "sphinx.builders.xml", "sphinxcontrib.applehelp", "sphinxcontrib.devhelp",
+    "sphinxcontrib.htmlhelp", "sphinxcontrib.serializinghtml", "sphinxcontrib.qthelp",
+})  # fmt: skip
+
+
+@contextlib.contextmanager
+def _without_unused_builders() -> Iterator[None]:
+    """Within the block, a new application sets up none of :data:`_UNUSED_BUILDERS` (the caller
+    holds :data:`~mdmark.host.session.SPHINX_LOCK`: no other application starts meanwhile)."""
+    import sphinx.application
+
+    saved = sphinx.application.builtin_extensions
+    sphinx.application.builtin_extensions = tuple(name for name in saved if name not in _UNUSED_BUILDERS)
+    try:
+        yield
+    finally:
+        sphinx.application.builtin_extensions = saved
 
 
 def _scanning_once() -> type[Sphinx]:
