@@ -18,10 +18,12 @@ from mdmark.config.main import Config, config_for_export, load_config
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
 from mdmark.index.model import Index, load_index
-from mdmark.pipeline.pipeline import Pipeline
 from mdmark.workspace.main import Workspace, workspace_for
 
 if TYPE_CHECKING:
+    # The pipeline (worker pool, Sphinx host) is imported when a project first needs it: a check
+    # answered from its stored result never does.
+    from mdmark.pipeline.pipeline import Pipeline
     from mdmark.references.main import Model
     from mdmark.host.confinfo import ConfInfo
 

@@ -14,7 +14,6 @@ from mdmark.check.collect import collect
 from mdmark.cli.commands.progress import progress_line
 from mdmark.core.diagnostics import Diagnostic
 from mdmark.core.errors import MdmarkError
-from mdmark.pipeline.pool import prepare
 from mdmark.project.main import Project
 from mdmark.util.files import display
 from mdmark.util.text import terminal_safe
@@ -64,6 +63,14 @@ def github_error_line(exc: MdmarkError, workspace: Path) -> str:
     return f"::error {','.join(props)}::{_escape_data(exc.message)}"
 
 
+def _prepare(project: Project) -> None:
+    """Start the worker pool's zygote now (a document will be read): imported here, as a check
+    answered from its stored result uses no worker."""
+    from mdmark.pipeline.pool import prepare
+
+    prepare(project.pipeline)
+
+
 def run(args: argparse.Namespace) -> int:
     start = Path.cwd()
     # GitHub resolves annotation paths against the checked-out repository.
@@ -71,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         project = Project.open(start, args.config)
         with progress_line("文書を読んでいます", enabled=args.format == "text") as progress:
-            diagnostics = collect(project, base=args.base, progress=progress, reading=lambda: prepare(project.pipeline))
+            diagnostics = collect(project, base=args.base, progress=progress, reading=lambda: _prepare(project))
     except MdmarkError as exc:
         if args.format == "github":
             # Without an annotation a CI run that could not check shows nothing in the pull request.
