@@ -118,7 +118,7 @@ class Numbered(Protocol):
 
 
 class _Numbered(pickle.Unpickler):
-    def __init__(self, data: bytes, units: tuple[list[Any], list[Any]]) -> None:
+    def __init__(self, data: bytes | memoryview, units: tuple[list[Any], list[Any]]) -> None:
         super().__init__(io.BytesIO(data))
         self.units = units
 
@@ -142,7 +142,7 @@ def dumps(value: object, numbered: Numbered | None = None) -> bytes:
     return out.getvalue()
 
 
-def loads(data: bytes, units: tuple[list[Any], list[Any]] | None = None) -> Any:
+def loads(data: bytes | memoryview, units: tuple[list[Any], list[Any]] | None = None) -> Any:
     """What :func:`dumps` wrote; raises :class:`ValueError` when a function's code changed since.
     ``units``: the objects that ``number`` kept elsewhere, by number (non-negative ones in the
     first list, negative ones counted back from -1 in the second)."""
