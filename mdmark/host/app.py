@@ -19,10 +19,12 @@ What the rest of mdmark needs to know of the Sphinx configuration is kept as
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from mdmark.config.main import MarkdownSettings
 from mdmark.core.errors import MdmarkError
@@ -37,6 +39,8 @@ from mdmark.host.confinfo import (
 from mdmark.host.myst_settings import fill_in_myst, myst_values
 from mdmark.host.patches import SPHINX_CONTEXT, dangling_footnotes, harden_parsing, share_docutils_settings
 from mdmark.host.session import SPHINX_LOCK, logging_kept
+
+P = ParamSpec("P")
 
 if TYPE_CHECKING:
     from mdmark.host.trust_ran import Pins
@@ -165,6 +169,22 @@ def _create_pinned_app(
     return app, dataclasses.replace(info, lapsed=tuple(guard.lapsed))
 
 
+def _names_apart(create: Callable[P, tuple[Sphinx, ConfInfo]]) -> Callable[P, tuple[Sphinx, ConfInfo]]:
+    """Each application made with the directives and roles of its own extensions only, in docutils'
+    registries of its own (:mod:`mdmark.host.docutils_names`): not those of another application of
+    the process (another project, a trusted reading of this one, the trusted attempt of a lapsed trust)."""
+
+    @functools.wraps(create)
+    def made_apart(*args: P.args, **kwargs: P.kwargs) -> tuple[Sphinx, ConfInfo]:
+        from mdmark.host.docutils_names import apart
+
+        with apart() as names:
+            return names.keep(create(*args, **kwargs))
+
+    return made_apart
+
+
+@_names_apart
 def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, workdir: Path) -> tuple[Sphinx, ConfInfo]:
     from sphinx.application import Sphinx
     from sphinx.errors import ExtensionError
@@ -224,6 +244,7 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
     return app, _info_of(app, dropped)
 
 
+@_names_apart
 def _create_static_app(
     settings: MarkdownSettings, conf: Path, workdir: Path, root: Path | None
 ) -> tuple[Sphinx, ConfInfo]:
