@@ -14,6 +14,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import SPHINX_DOCS_CONFIG, run_mdmark, write_tree
 from docutils.parsers.rst import directives as docutils_directives
 
@@ -54,10 +55,17 @@ def test_an_application_leaves_its_directives_to_itself(tmp_path: Path) -> None:
     assert registered() == before
 
 
-def test_an_untrusted_check_after_another_application_in_the_process(tmp_path: Path) -> None:
-    """The reported failure: an application with sphinx-design made in this process first, then the
-    first (untrusted) check of a project that does not load it."""
-    App(write_tree(tmp_path / "own", {"index.md": GRID}), MarkdownSettings())
+@pytest.mark.parametrize("first", ["own", "trusted"])
+def test_an_untrusted_check_after_another_application_in_the_process(tmp_path: Path, first: str) -> None:
+    """The reported failure: an application with sphinx-design made in this process first (mdmark's
+    own, or a trusted conf.py's), then the first (untrusted) check of a project that does not load it."""
+    if first == "own":
+        App(write_tree(tmp_path / "own", {"index.md": GRID}), MarkdownSettings())
+    else:
+        conf = 'extensions = ["myst_parser", "sphinx_design"]\nmyst_enable_extensions = ["colon_fence"]\n'
+        docs = write_tree(tmp_path / "trusted" / "docs", {"conf.py": conf, "index.md": GRID})
+        trusted = App(docs, MarkdownSettings(), conf=docs / "conf.py", trusted=True)
+        assert "sphinx_design" in trusted.sphinx.extensions
     root = untrusted_project(tmp_path)
     check = run_mdmark("check", "--format", "json", cwd=root)
     issues = json.loads(check.stdout)["issues"]
