@@ -122,3 +122,28 @@ def test_the_page_holds_the_other_notebooks_values(book: Path) -> None:
     assert again.returncode == 0, again.stderr
     page = (book / "dist" / "docs.html").read_text(encoding="utf-8")
     assert '<span class="pre">43</span>' in page and '<span class="pre">42</span>' not in page
+
+
+def test_a_text_notebook_executed_at_reading_gives_its_value(tmp_path: Path) -> None:
+    """A MyST text notebook (jupytext's ``mystnb`` format, as MyST-NB's documentation writes them)
+    has no stored outputs: myst-nb runs it in a real kernel while reading, and the value pasted is
+    the one that run glued — the notebook's outputs as Sphinx's environment has them."""
+    calc = (
+        "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n# Calc\n\n"
+        "```{code-cell} python\nfrom myst_nb import glue\nglue(\"seven\", 3 + 4, display=False)\n```\n"
+    )
+    root = write_tree(
+        tmp_path / "text",
+        {
+            "docs/conf.py": 'extensions = ["myst_nb"]\nnb_execution_mode = "force"\n',
+            "docs/index.md": "# Text book\n\n```{toctree}\ncalc\n```\n\nSeven is {glue:text}`calc.md::seven:d`.\n",
+            "docs/calc.md": calc,
+            "mdmark.config.yaml": CONFIG,
+        },
+    )
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    trust_project(root / "mdmark.config.yaml")
+    build = run_mdmark("build", cwd=root)
+    assert build.returncode == 0, build.stderr
+    assert not [line for line in build.stderr.splitlines() if line.startswith("docs/")], build.stderr
+    assert 'Seven is <span class="pasted-text">7</span>.' in (root / "dist" / "docs.html").read_text(encoding="utf-8")
