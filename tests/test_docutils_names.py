@@ -5,7 +5,8 @@ docutils' directive and role registries are global to the process and Sphinx's `
 writes into them; an application made without a namespace of its own left sphinx-design's
 directives behind, and the untrusted reading of another project (no sphinx-design loaded) ran its
 ``grid``, which stopped at "No such config value: 'sd_custom_directives'". Real applications and a
-real ``mdmark check`` in this very process.
+real ``mdmark check`` in this very process: its worker pool forks from a process that made an
+application (a ``mdmark serve`` for two projects did not show it: its own process makes none).
 """
 
 from __future__ import annotations

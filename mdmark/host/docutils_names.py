@@ -4,12 +4,13 @@ docutils keeps its directives and roles in two dicts global to the process
 (``docutils.parsers.rst.directives._directives``, ``roles._roles``), and Sphinx's
 ``app.add_directive``/``add_role`` (every extension's ``setup()``) write into them. ``sphinx-build``
 makes one application inside ``sphinx.util.docutils.docutils_namespace()``, which puts the dicts
-back afterwards. mdmark keeps several applications in one process (a server or a language server
-with two projects, a trusted project and an untrusted one, a lapsed trust's fallback, the test
-suite), so without a namespace per application the directives one application's extensions
-registered were found by the next: an untrusted project's reading, which loads no sphinx-design,
-ran sphinx-design's ``grid`` directive, which asked the application's config for
-``sd_custom_directives`` it never registered (and a directive held until trust ran unchecked).
+back afterwards. mdmark can make several applications in one process (a worker keeps up to
+``PIPELINES_PER_WORKER`` projects; a lapsed trust's trusted attempt, then its untrusted fallback; a
+library caller, or the test suite, that makes one before its worker pool forks from it), so without
+a namespace per application the directives one application's extensions registered were found by
+the next: an untrusted project's reading, which loads no sphinx-design, ran sphinx-design's
+``grid`` directive, which asked the application's config for ``sd_custom_directives`` it never
+registered (and a directive held until trust ran unchecked).
 
 Each application gets its own pair of dicts, made while it is created (:func:`apart`) from the
 process's as they were before; :func:`in_use` (entered by every
