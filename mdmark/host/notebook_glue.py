@@ -69,13 +69,14 @@ def glue_outputs(env: Any, docname: str) -> dict[str, dict[str, str]]:
     keys = (getattr(env, "nb_metadata", None) or {}).get(docname, {}).get("glue")
     if not folder or not keys:
         return {}
+    from mdmark.util import door
+
     *parts, last = docname.split("/")
     path = Path(folder).joinpath(*parts, f"{last}.glue.json")
     try:
-        if path.stat().st_size > 8 * MAX_GLUE_BYTES:
-            return {}
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        # The application's own build folder (myst-nb's output folder is in it), as build products are read.
+        data = json.loads(door.read(path, Path(folder), "glue", path.name, 8 * MAX_GLUE_BYTES))
+    except (door.Refused, ValueError):
         return {}
     found: dict[str, dict[str, str]] = {}
     for key, output in data.items() if isinstance(data, dict) else ():
