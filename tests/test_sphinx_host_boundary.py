@@ -186,12 +186,15 @@ def _through_text(app: object, action: Callable[[], None]) -> list[Warning]:
 
 def _raw_read(pipe: Pipeline, docname: str) -> Callable[[], None]:
     def read() -> None:
+        from mdmark.host.docutils_names import in_use
+
         app = pipe.app
-        if docname in app.env.all_docs:
-            app.events.emit("env-purge-doc", app.env, docname)
-            app.env.clear_doc(docname)
-        ensure_known(app, docname)
-        app.builder.read_doc(docname)
+        with in_use(app):  # the application's own directives, as in any session of it
+            if docname in app.env.all_docs:
+                app.events.emit("env-purge-doc", app.env, docname)
+                app.env.clear_doc(docname)
+            ensure_known(app, docname)
+            app.builder.read_doc(docname)
 
     return read
 

@@ -22,7 +22,7 @@ from typing import Any
 from mdmark.util.files import Stamp, stamp_from_json
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "22"
+FACTS_VERSION = "23"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the
@@ -211,6 +211,9 @@ class DocFacts:
     #: folder, with their size and mtime when it was parsed: a change to one re-parses it.
     deps: list[tuple[str, Stamp]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: What a notebook glued (myst-nb's ``glue``), as the reading left it for other documents'
+    #: ``{glue}`doc::key``` references: key → mime type → data.
+    glue: dict[str, dict[str, str]] = field(default_factory=dict)
     error: str | None = None
     #: Where the document's text shows what stopped its reading, when a line does.
     error_line: int | None = None
@@ -231,6 +234,7 @@ class DocFacts:
             data[name] = [dict(vars(item)) for item in data[name]]
         data["toctrees"] = [{**vars(t), "entries": [dict(vars(e)) for e in t.entries]} for t in self.toctrees]
         data["metadata"] = copy.deepcopy(self.metadata)
+        data["glue"] = {key: dict(bundle) for key, bundle in self.glue.items()}
         return data
 
     @classmethod
@@ -255,6 +259,7 @@ class DocFacts:
             warnings=[Warning(**x) for x in data["warnings"]],
             deps=[(str(rel), stamp_from_json(stamp)) for rel, stamp in data["deps"]],
             metadata=dict(data["metadata"]),
+            glue={str(key): dict(bundle) for key, bundle in data.get("glue", {}).items()},
             error=data["error"],
             error_line=data.get("error_line"),
         )

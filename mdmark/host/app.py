@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from mdmark.config.main import MarkdownSettings
 from mdmark.core.errors import MdmarkError
@@ -39,6 +40,8 @@ from mdmark.host.confinfo import (
 from mdmark.host.myst_settings import fill_in_myst, myst_values
 from mdmark.host.patches import SPHINX_CONTEXT, dangling_footnotes, harden_parsing, share_docutils_settings
 from mdmark.host.session import SPHINX_LOCK, logging_kept
+
+P = ParamSpec("P")
 
 if TYPE_CHECKING:
     from mdmark.host.trust_ran import Pins
@@ -167,6 +170,22 @@ def _create_pinned_app(
     return app, dataclasses.replace(info, lapsed=tuple(guard.lapsed))
 
 
+def _names_apart(create: Callable[P, tuple[Sphinx, ConfInfo]]) -> Callable[P, tuple[Sphinx, ConfInfo]]:
+    """Each application made with the directives and roles of its own extensions only, in docutils'
+    registries of its own (:mod:`mdmark.host.docutils_names`): not those of another application of
+    the process (another project, a trusted reading of this one, the trusted attempt of a lapsed trust)."""
+
+    @functools.wraps(create)
+    def made_apart(*args: P.args, **kwargs: P.kwargs) -> tuple[Sphinx, ConfInfo]:
+        from mdmark.host.docutils_names import apart
+
+        with apart() as names:
+            return names.keep(create(*args, **kwargs))
+
+    return made_apart
+
+
+@_names_apart
 def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, workdir: Path) -> tuple[Sphinx, ConfInfo]:
     from sphinx.application import Sphinx
     from sphinx.errors import ExtensionError
@@ -276,6 +295,7 @@ def _scanning_once() -> type[Sphinx]:
     return ScanningOnce
 
 
+@_names_apart
 def _create_static_app(
     settings: MarkdownSettings, conf: Path, workdir: Path, root: Path | None
 ) -> tuple[Sphinx, ConfInfo]:

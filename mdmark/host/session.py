@@ -98,6 +98,8 @@ def session(app: Sphinx) -> Iterator[list[Warning]]:
     """
     from sphinx.util.logging import OnceFilter, WarningLogRecordTranslator, WarningSuppressor
 
+    from mdmark.host.docutils_names import in_use
+
     with SPHINX_LOCK:
         collector = _collector()
         logger = logging.getLogger("sphinx")
@@ -111,7 +113,8 @@ def session(app: Sphinx) -> Iterator[list[Warning]]:
         collector.filters = current.filters
         collector.sessions.append(current)
         try:
-            yield current.found
+            with in_use(app):  # the application's own directives and roles (mdmark.host.docutils_names)
+                yield current.found
         finally:
             collector.sessions.pop()
             collector.filters = outer_filters

@@ -151,6 +151,25 @@ class DoctreePass:
                 ref.append(nodes.Text(mark))
         return ref
 
+    def paste_glue(self, glued: dict[str, dict[str, dict[str, str]]], config: Any) -> None:
+        """myst-nb's references to another notebook's glued output replaced by it, as its
+        post-transform does (:mod:`mdmark.host.notebook_glue`), from ``glued`` (by docname); one
+        that finds nothing stays visible as written (its sentence is the reference's problem)."""
+        from docutils import nodes
+
+        from mdmark.host.notebook_glue import PendingGlue, mime_priority, pending_glue, replace_pending
+
+        elements = list(self.tree.findall(nodes.Element))
+        if next(pending_glue(elements), None) is None:
+            return
+
+        def unpasted(ref: PendingGlue) -> nodes.Element:
+            written = f"{self.source_of(ref.doc)}::{ref.key}"
+            marker = nodes.inline(written, written, classes=["mdmark-unresolved"])
+            return marker if ref.inline else nodes.paragraph("", "", marker)
+
+        replace_pending(elements, glued.get, mime_priority(config), unpasted)
+
     def run(self) -> None:
         """Each element (of the tree as it was when the pass began) to the ``visit_<type>`` method
         of its class, or of its nearest base class that has one; other elements stay as they are."""

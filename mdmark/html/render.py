@@ -28,6 +28,7 @@ from mdmark.pipeline.contentcache import ContentCache
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts, Link
 from mdmark.html.doctree import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES, DoctreePass, Note
+from mdmark.references.resolve import GLUE_ROLES
 from mdmark.pipeline.pipeline import Pipeline, docname_of
 from mdmark.host.session import SPHINX_LOCK
 from mdmark.host.accessors import prepare_writing, reading_as
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 #: Bump when the fragment format changes so cached fragments are not reused.
-RENDER_VERSION = "17"
+RENDER_VERSION = "18"
 
 
 @dataclass
@@ -147,9 +148,10 @@ def _rendered(pipeline: Pipeline, path: Path, facts: DocFacts, lang: str) -> Fra
     cache, key, hit = _cached(pipeline, facts, lang)
     if hit is not None:
         return hit
-    fragment = _render(pipeline, path, lang)
-    # The files the document pulled in make the fragment stale too.
-    fragment.deps = sorted({*fragment.deps, *facts.deps})
+    glued, glue_deps = _glued(pipeline, facts)
+    fragment = _render(pipeline, path, lang, glued)
+    # The files the document pulled in (and the notebooks it pastes from) make the fragment stale too.
+    fragment.deps = sorted({*fragment.deps, *facts.deps, *glue_deps})
     cache.put(key, fragment)
     return fragment
 
@@ -162,7 +164,22 @@ def _cached(pipeline: Pipeline, facts: DocFacts, lang: str) -> tuple[ContentCach
     return cache, key, hit if hit is not None and hit.fresh(pipeline.srcdir) else None
 
 
-def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
+def _glued(pipeline: Pipeline, facts: DocFacts) -> tuple[dict[str, dict[str, dict[str, str]]], list[tuple[str, Stamp]]]:
+    """What the notebooks the document pastes from (myst-nb's ``{glue}`doc::key```) glued, by
+    docname, as their reading left it (their facts: read now if they were not), and their files."""
+    wanted = {link.doc: link.path for link in facts.links if link.role in GLUE_ROLES and link.doc and link.path}
+    glued: dict[str, dict[str, dict[str, str]]] = {}
+    deps: list[tuple[str, Stamp]] = []
+    for doc, rel in sorted(wanted.items()):
+        source = pipeline.srcdir / rel
+        other = pipeline.facts_many([source])[0] if source.is_file() else None
+        if other is not None and other.error is None:
+            glued[doc] = other.glue
+        deps.append((rel, file_stamp(source)))
+    return glued, deps
+
+
+def _render(pipeline: Pipeline, path: Path, lang: str, glued: dict[str, dict[str, dict[str, str]]] | None = None) -> Fragment:
     from mdmark.html.translator import create_translator
 
     docname = docname_of(pipeline.relpath(path))
@@ -174,6 +191,7 @@ def _render(pipeline: Pipeline, path: Path, lang: str) -> Fragment:
             app = pipeline.app
             prepare_writing(app)
             work = DoctreePass(tree, docname, pipeline.srcdir, source, pipeline.project_root, app.env, lang)
+            work.paste_glue(glued or {}, app.config)
             work.run()
             _post_transforms(app, tree, docname)
             builder: Any = app.builder

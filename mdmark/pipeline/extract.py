@@ -74,6 +74,13 @@ def _links(
         link = classify(node, docname, reference_line(node, counter), slug_of_id, source_of)
         if link is not None:
             yield link
+    # myst-nb's references to a key another notebook glued: resolved like a reference (its key must be there).
+    from mdmark.host.notebook_glue import pending_glue
+
+    for ref in pending_glue(given(doctree, elements)):
+        role = "glue:text" if ref.gtype == "text" else "glue"
+        path = source_of(ref.doc) if source_of is not None else None
+        yield Link(f"{path or ref.doc}::{ref.key}", path, ref.key, reference_line(ref.node, counter), "", role=role, doc=ref.doc)
 
 
 

@@ -162,6 +162,7 @@ def _parse_with(
 ) -> tuple[DocFacts, bytes, nodes.document]:
     """The document's facts, its doctree pickled for the cache (``b""`` unless ``pickled``) and the
     doctree itself."""
+    from mdmark.host.notebook_glue import glue_outputs
     from mdmark.pipeline.build_products import embed_build_products
     from mdmark.pipeline.elements import elements_of
     from mdmark.pipeline.extract import extract
@@ -184,7 +185,8 @@ def _parse_with(
     found = (os.fspath(d) for d in env.dependencies.get(docname, ()))
     deps = sorted({_relative(d, srcdir) if os.path.isabs(d) else d for d in found} - {relpath})
     stamps = [(rel, file_stamp(app.srcdir / rel)) for rel in deps]
-    facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, deps=stamps, **parts)
+    glue = glue_outputs(env, docname)
+    facts = DocFacts(path=relpath, sha=key, chars=len(text), warnings=warnings, deps=stamps, glue=glue, **parts)
     # Keep the doctree without its environment so it pickles and can be re-attached later.
     doctree.settings.env = None
     doctree.reporter = None

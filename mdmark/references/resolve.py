@@ -205,6 +205,33 @@ def resolve_myst(model: Lookup, link: Link, docname: str) -> Resolved:
     return Resolved(problem=Problem("broken_anchor", "myst.xref_missing", message))
 
 
+#: The roles of myst-nb's references to another notebook's glued output (``glue:text``: formatted text/plain).
+GLUE_ROLES = ("glue", "glue:text")
+
+
+def resolve_glue(model: Lookup, link: Link, docname: str) -> Resolved:
+    """myst-nb's ``{glue}`doc::key``` (and the ``glue`` directive's ``:doc:``): a key glued in another
+    notebook, found in its facts as myst-nb's post-transform finds it in the notebook's glue file.
+    A notebook mdmark does not read answers nothing (the page shows the reference as it is)."""
+    doc, key = link.doc or "", link.anchor or ""
+    facts = model.facts(doc)
+    if facts is None or facts.error is not None:
+        return Resolved(doc=doc, unverified=True)
+    bundle = facts.glue.get(key)
+    if bundle is None:
+        fix = suggest(key, sorted(facts.glue))
+        message = (
+            f"glue の参照先 `{link.target}` のキー `{key}` が `{facts.path}` で glue されていないので、"
+            f"{fix or 'そのノートブックでそのキーを glue するか、'}参照を直してください。"
+        )
+        return Resolved(doc=doc, problem=Problem("broken_anchor", "mystnb.glue_ref", message))
+    if not bundle or (link.role == GLUE_ROLES[1] and "text/plain" not in bundle):
+        what = "text/plain の値" if link.role == "glue:text" else "ページに出せる形（text/plain・text/html・画像）の値"
+        message = f"glue の参照先 `{link.target}` に{what}が無いので、そのノートブックで glue する値を直してください。"
+        return Resolved(doc=doc, problem=Problem("broken_anchor", "mystnb.glue_ref", message))
+    return Resolved(doc=doc)
+
+
 def resolve_file(model: Lookup, link: Link, docname: str) -> Resolved:
     """A link to a file (``link``: a plain link or a button's URL; ``download``)."""
     path = link.path
@@ -376,4 +403,5 @@ RESOLVERS: dict[str, Resolver] = {
     "term": resolve_term,
     "eq": resolve_eq,
     "any": resolve_any,
+    **dict.fromkeys(GLUE_ROLES, resolve_glue),
 }
