@@ -476,6 +476,10 @@ class _Reader:
                     return bool(left in right)
                 if isinstance(op, ast.NotIn):
                     return bool(left not in right)
+                numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right))
+                if numbers and isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+                    compare = {ast.Lt: left < right, ast.LtE: left <= right, ast.Gt: left > right, ast.GtE: left >= right}
+                    return bool(compare[type(op)])
                 return None
             return bool(self.value(node))
         except (_Unknown, TypeError, ValueError, RecursionError):
