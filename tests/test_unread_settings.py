@@ -85,7 +85,7 @@ def test_exec_of_a_sibling_file_holds_what_it_may_set(tmp_path: Path) -> None:
     assert static.opaque == ("exec",) and static.uncertain("myst_enable_extensions")
     assert not static.uncertain("html_theme")  # written after the exec: read
     notice = before_and_after(root)
-    assert "`exec` で書かれうる設定で起こりうるドリフト 2 件は報告を控えた" in notice, notice
+    assert "`exec` で書かれうる設定で起こりうるずれ 2 件は報告を控えた" in notice, notice
 
 
 def test_a_comprehension_over_an_unknown_is_unread_one_over_literals_is_read(tmp_path: Path) -> None:
@@ -100,7 +100,7 @@ def test_a_comprehension_over_an_unknown_is_unread_one_over_literals_is_read(tmp
     assert static.extensions == ("myst_parser",)  # filtered with str.startswith: read
     assert {"myst_enable_extensions", "myst_heading_anchors"} <= static.unread and "extensions" not in static.unread
     notice = before_and_after(root)
-    assert "値を読めなかった設定 `myst_enable_extensions`・`myst_heading_anchors`で起こりうるドリフト 3 件" in notice, notice
+    assert "値を確かめられなかった設定 `myst_enable_extensions`・`myst_heading_anchors` で起こりうるずれ 3 件" in notice, notice
 
 
 def test_a_star_import_holds_what_the_module_may_set(tmp_path: Path) -> None:
@@ -113,7 +113,7 @@ def test_a_star_import_holds_what_the_module_may_set(tmp_path: Path) -> None:
     built = run_mdmark("build", cwd=root)
     assert built.returncode == 0, built.stderr
     notice = before_and_after(root)
-    assert "`from shared_conf import *` で書かれうる設定で起こりうるドリフト 2 件は報告を控えた" in notice, notice
+    assert "`from shared_conf import *` で書かれうる設定で起こりうるずれ 2 件は報告を控えた" in notice, notice
     assert notice in built.stderr  # build said the very notice check gives
 
 
@@ -130,7 +130,7 @@ def test_only_the_drifts_an_unread_setting_explains_are_held(tmp_path: Path) -> 
     before = checked(root)
     got = [(i["file"], i["where"], i["kind"]) for i in before]
     assert got == [("mdmark.config.yaml", "sphinx.conf", "config_value"), *AFTER_TRUST], before
-    assert "値を読めなかった設定 `myst_heading_anchors`で起こりうるドリフト 1 件は報告を控えた" in before[0]["message"]
+    assert "値を確かめられなかった設定 `myst_heading_anchors` で起こりうるずれ 1 件は報告を控えた" in before[0]["message"]
     trust_project(root / "mdmark.config.yaml")
     assert [(i["file"], i["where"], i["kind"]) for i in checked(root)] == AFTER_TRUST
 

@@ -106,8 +106,8 @@ _NAMED_SETTINGS = 6
 
 
 def _unread_words(unread: Unread) -> tuple[str, str]:
-    """The clause of :func:`untrusted_sentence` on the settings not read: ``値を読めなかった設定
-    `extensions`・… と `exec` で書かれうるほかの設定で起こりうるドリフト 47 件は報告を控えた``
+    """The clause of :func:`untrusted_sentence` on the settings not read: ``値を確かめられなかった設定
+    `extensions`・… と `exec` で書かれうるほかの設定で起こりうるずれ 47 件は報告を控えた``
     (going on, and ending)."""
     named = "・".join(f"`{name}`" for name in unread.settings[:_NAMED_SETTINGS])
     rest = len(unread.settings) - _NAMED_SETTINGS
@@ -115,16 +115,17 @@ def _unread_words(unread: Unread) -> tuple[str, str]:
         named += f" ほか {rest} 個"
     forms = "・".join(f"`{form}`" for form in unread.opaque)
     if named and forms:
-        what = f"値を読めなかった設定 {named} と {forms} で書かれうるほかの設定"
+        what = f"値を確かめられなかった設定 {named} と {forms} で書かれうるほかの設定"
     elif named:
-        what = f"値を読めなかった設定 {named}"
+        what = f"値を確かめられなかった設定 {named}"
     else:
         what = f"{forms} で書かれうる設定"
+    what += " " if what.endswith("`") else ""
     if unread.held:
-        clause = f"{what}で起こりうるドリフト {unread.held} 件は報告を控え"
+        clause = f"{what}で起こりうるずれ {unread.held} 件は報告を控え"
         return clause, clause + "た"
-    clause = f"{what}は Sphinx の既定の値で読"
-    return clause + "み", clause + "んだ"
+    clause = f"{what}で起こりうるずれは無"
+    return clause + "く", clause + "かった"
 
 
 #: Changed files a lapsed-trust sentence names at most (the rest are counted).

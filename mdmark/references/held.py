@@ -20,8 +20,10 @@ Each setting explains only the drifts it can cause (:data:`_EXPLAINS`), so the i
   (references, ``code_language``, ``not_in_toctree``) and its directives and roles (unknown markup).
 * ``intersphinx_mapping``, ``nitpicky``/``nitpick_ignore``/``nitpick_ignore_regex``,
   ``root_doc``/``exclude_patterns``/``source_suffix``, ``numfig``/``math_*``, ``default_role``,
-  ``extlinks``, ``autosectionlabel_*``, ``highlight_language``, ``sd_*``: the references, toctree
-  entries, roles, numbers, lexers or directives each decides.
+  ``extlinks``, ``autosectionlabel_*``, ``highlight_language``, ``sd_custom_directives``,
+  ``sd_card_legacy_separators``: the references, toctree entries, roles, numbers, lexers or
+  directives each decides. Settings of how the page looks (``html_*``, ``sd_fontawesome_source``…)
+  explain no drift.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def _lexer(problem: Problem) -> bool:
 
 
 def _design(problem: Problem) -> bool:
-    return problem.kind == "syntax"
+    return problem.type.startswith("design.")
 
 
 #: Each setting (or prefix, ending in ``_``/``*``) and the drifts a value the reading did not find could explain.
@@ -119,7 +121,8 @@ _EXPLAINS: tuple[tuple[str, Callable[[Problem], bool]], ...] = (
     ("autosectionlabel_prefix_document", _labels),
     ("autosectionlabel_maxdepth", _labels),
     ("highlight_language", _lexer),
-    ("sd_*", _design),
+    ("sd_custom_directives", _roles),
+    ("sd_card_legacy_separators", _design),
 )
 
 #: Stands for "any setting of this prefix" when conf.py runs other code into its namespace.
@@ -135,9 +138,20 @@ def _uncertain(info: ConfInfo, setting: str) -> bool:
     return any(name.startswith(prefix) and name not in _EXCLUSIVE for name in info.unread)
 
 
+def explaining(name: str) -> bool:
+    """Whether setting ``name`` could explain any drift (:data:`_EXPLAINS`)."""
+    return any(name == setting or (setting.endswith("*") and name.startswith(setting[:-1])) for setting, _ in _EXPLAINS)
+
+
+def unread_settings(info: ConfInfo) -> tuple[str, ...]:
+    """The unread settings of an untrusted conf.py that could explain a drift (the notice names them)."""
+    return tuple(name for name in info.unread if explaining(name))
+
+
 def holding(info: ConfInfo) -> bool:
-    """Whether any drift may be held: the reading is untrusted and left a setting unread."""
-    return info.static and bool(info.unread or info.opaque)
+    """Whether any drift may be held: the reading is untrusted and left a setting unread that
+    could explain one (or conf.py runs other code into its namespace)."""
+    return info.static and bool(info.opaque or unread_settings(info))
 
 
 def held_by(problem: Problem, info: ConfInfo) -> str | None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from mdmark.core.facts import UNCHECKED_WARNING, DocFacts, Toctree, Warning
 from mdmark.host.confine import OUTSIDE_WARNING, REFUSED_WARNING
 from mdmark.host.confinfo import TOC_PLACING
-from mdmark.references.held import held_by, holding
+from mdmark.references.held import held_by, holding, unread_settings
 from mdmark.references.lookup import UNPLACED, Problem
 from mdmark.references.main import Model
 from mdmark.references.toctrees import relative
@@ -226,7 +226,7 @@ def trust_notice(config: Config, model: Model, facts: Iterable[DocFacts]) -> str
 
     facts = list(facts)
     shown = display(config.sphinx_conf, config.root)
-    unread = Unread(info.unread, info.opaque, held_count(facts, model)) if holding(info) else None
+    unread = Unread(unread_settings(info), info.opaque, held_count(facts, model)) if holding(info) else None
     return untrusted_sentence(
         shown, trust_config_name(config.path), info.held, unchecked_counts(facts), config.sphinx_conf, unread
     )
