@@ -73,11 +73,10 @@ def before_and_after(root: Path) -> str:
     return notice
 
 
-def test_exec_of_a_sibling_file_holds_what_it_may_set(tmp_path: Path) -> None:
+def test_exec_of_a_file_the_reading_cannot_name_holds_what_it_may_set(tmp_path: Path) -> None:
     conf = (
         "import os\n"
-        "_here = os.path.dirname(os.path.abspath(__file__))\n"
-        'exec(compile(open(os.path.join(_here, "shared_conf.py"), encoding="utf-8").read(), "shared_conf.py", "exec"))\n'
+        'exec(compile(open(os.environ.get("DOCS_SETTINGS", "shared_conf.py"), encoding="utf-8").read(), "s", "exec"))\n'
         'html_theme = "alabaster"\n'
     )
     root = make(tmp_path, {"docs/conf.py": conf, "docs/shared_conf.py": SHARED})
@@ -86,6 +85,30 @@ def test_exec_of_a_sibling_file_holds_what_it_may_set(tmp_path: Path) -> None:
     assert not static.uncertain("html_theme")  # written after the exec: read
     notice = before_and_after(root)
     assert "`exec` で書かれうる設定で起こりうるずれ 2 件は報告を控えた" in notice, notice
+
+
+def test_exec_of_a_sibling_file_is_read_as_conf_pys_own_text(tmp_path: Path) -> None:
+    """The offline-wrapper shape: conf.py execs the project's own conf beside it, then filters its
+    lists. The sibling is read (never run) as if written in conf.py, and trusting pins it too."""
+    conf = (
+        "import os\n"
+        "_here = os.path.dirname(os.path.abspath(__file__))\n"
+        'exec(compile(open(os.path.join(_here, "shared_conf.py"), encoding="utf-8").read(), "shared_conf.py", "exec"))\n'
+        'myst_enable_extensions = [e for e in myst_enable_extensions if e != "linkify"]\n'
+    )
+    root = make(tmp_path, {"docs/conf.py": conf, "docs/shared_conf.py": SHARED})
+    static = read_conf(root / "docs" / "conf.py")
+    assert static.opaque == () and static.files == ((root / "docs" / "shared_conf.py").resolve(),)
+    assert static.values["myst_enable_extensions"] == ["colon_fence", "attrs_block"]
+    assert static.values["myst_heading_anchors"] == 4
+    from mdmark.host.trust_fingerprint import local_modules
+
+    assert (root / "docs" / "shared_conf.py").resolve() in local_modules((root / "docs" / "conf.py").resolve(), root.resolve())
+    before = checked(root)
+    assert [(i["file"], i["where"], i["kind"]) for i in before] == [("mdmark.config.yaml", "sphinx.conf", "config_value"), *AFTER_TRUST]
+    assert "報告を控えた" not in before[0]["message"]
+    trust_project(root / "mdmark.config.yaml")
+    assert [(i["file"], i["where"], i["kind"]) for i in checked(root)] == AFTER_TRUST
 
 
 def test_a_comprehension_over_an_unknown_is_unread_one_over_literals_is_read(tmp_path: Path) -> None:

@@ -100,6 +100,9 @@ class StaticConf:
     opaque: tuple[str, ...] = ()
     #: With :attr:`opaque`: the names conf.py writes (read) after the last of those statements.
     settled: frozenset[str] = frozenset()
+    #: Files conf.py ``exec``s that were read as part of it (in its folder, named by a path the
+    #: reading could evaluate).
+    files: tuple[Path, ...] = ()
 
     def uncertain(self, name: str) -> bool:
         """Whether the value of setting ``name`` may differ from what the reading found."""
@@ -146,6 +149,9 @@ class _Reader:
         self.unread: set[str] = set()
         self.opaque: list[str] = []
         self.settled: set[str] = set()
+        #: Files conf.py ``exec``s that were read as its own text (:meth:`follow_exec`), and how deep.
+        self.files: list[Path] = []
+        self.depth = 0
 
     def forget(self, name: str) -> None:
         """``name`` is set in a way not followed: unknown from here on."""
@@ -409,6 +415,8 @@ class _Reader:
     # -- statements --------------------------------------------------------------------------
 
     def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Expr) and self.follow_exec(node.value):
+            return
         form = _opaque_form(node)
         if form is not None:
             # Code run into conf.py's namespace may set any setting: only what is written again
@@ -450,6 +458,64 @@ class _Reader:
         else:
             for target in _assigned_names(node):
                 self.forget(target)  # set in a way not followed: unknown from here on
+
+    def follow_exec(self, node: ast.expr) -> bool:
+        """``exec`` of a file beside conf.py (``exec(open("conf_base.py").read())``, also through
+        ``compile`` or ``Path(...).read_text()``): that file's statements are read here, as if
+        written in conf.py (exec shares its namespace), without running them. False when ``node``
+        is no such call or the file cannot be read (then the exec is opaque)."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "exec"):
+            return False
+        if len(node.args) != 1 or node.keywords or self.depth >= _MAX_EXEC_DEPTH:
+            return False
+        try:
+            path = self.exec_file(node.args[0])
+        except (_Unknown, TypeError, ValueError):
+            return False
+        if path is None:
+            return False
+        from mdmark.util.files import read_regular
+
+        try:
+            folder = self.conf.parent.resolve()
+            real = path.resolve()
+            real.relative_to(folder)  # only a file in conf.py's own folder tree
+            data = read_regular(real, MAX_CONF_BYTES)
+            tree = ast.parse(data, filename=str(real))
+        except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
+            return False
+        self.work += WORK_PER_BYTE * len(data)
+        self.files.append(real)
+        self.depth += 1
+        try:
+            for inner in tree.body:
+                try:
+                    self.statement(inner)
+                except RecursionError:
+                    for name in _assigned_names(inner):
+                        self.forget(name)
+        finally:
+            self.depth -= 1
+        return True
+
+    def exec_file(self, node: ast.expr) -> Path | None:
+        """The file whose text an ``exec`` argument reads, or None."""
+        if isinstance(node, ast.Call) and _dotted(node.func) == "compile" and node.args:
+            node = node.args[0]  # compile(text, name, "exec"): the text
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args):
+            return None
+        inner = node.func.value
+        if node.func.attr == "read" and isinstance(inner, ast.Call) and _dotted(inner.func) in ("open", "io.open"):
+            if not inner.args or len(inner.args) > 2:
+                return None
+            if len(inner.args) == 2 and self.value(inner.args[1]) not in ("r", "rt"):
+                return None
+            path = self.value(inner.args[0])
+        elif node.func.attr == "read_text":
+            path = self.value(inner)
+        else:
+            return None
+        return Path(self.absolute(path)) if isinstance(path, str) and path else None
 
     def condition(self, node: ast.expr) -> bool | None:
         """The truth of a condition the reading can decide (comparisons of known values, ``and``,
@@ -589,6 +655,9 @@ class _Reader:
                 self.sys_path.append(Path(self.absolute(value)))
 
 
+#: How deep ``exec`` of a file inside an exec'd file is followed.
+_MAX_EXEC_DEPTH = 3
+
 #: The methods of a string the reading evaluates (comprehension filters: ``e.startswith("sphinx.ext.")``).
 _STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip"})
 
@@ -682,4 +751,5 @@ def read_conf(conf: Path) -> StaticConf:
         unread=frozenset(name for name in reader.unread if name.isidentifier()),
         opaque=tuple(dict.fromkeys(reader.opaque)),
         settled=frozenset(reader.settled),
+        files=tuple(dict.fromkeys(reader.files)),
     )
