@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import SPHINX_DOCS_CONFIG, run_mdmark, trust_project, write_tree
 
-from mdmark.host.static_conf import read_conf
+from mdmark.host.static_conf import StaticConf, read_conf
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 
@@ -57,8 +57,11 @@ def checked(root: Path) -> list[dict[str, str]]:
     return issues
 
 
-def make(tmp_path: Path, files: dict[str, str]) -> Path:
-    return write_tree(tmp_path / "p", {"mdmark.config.yaml": SPHINX_DOCS_CONFIG, "docs/index.md": INDEX, "docs/other.md": OTHER, **files})
+def make(tmp_path: Path, conf: str, shared: bool = False) -> tuple[Path, StaticConf]:
+    """The project with ``conf`` as its conf.py (and :data:`SHARED` beside it), and conf.py as read before trust."""
+    files = {"mdmark.config.yaml": SPHINX_DOCS_CONFIG, "docs/index.md": INDEX, "docs/other.md": OTHER, "docs/conf.py": conf}
+    root = write_tree(tmp_path / "p", {**files, **({"docs/shared_conf.py": SHARED} if shared else {})})
+    return root, read_conf(root / "docs" / "conf.py")
 
 
 def before_and_after(root: Path) -> str:
@@ -74,13 +77,12 @@ def before_and_after(root: Path) -> str:
 
 
 def test_exec_of_a_file_the_reading_cannot_name_holds_what_it_may_set(tmp_path: Path) -> None:
-    conf = (
-        "import os\n"
-        'exec(compile(open(os.environ.get("DOCS_SETTINGS", "shared_conf.py"), encoding="utf-8").read(), "s", "exec"))\n'
-        'html_theme = "alabaster"\n'
-    )
-    root = make(tmp_path, {"docs/conf.py": conf, "docs/shared_conf.py": SHARED})
-    static = read_conf(root / "docs" / "conf.py")
+    conf = """\
+import os
+exec(compile(open(os.environ.get("DOCS_SETTINGS", "shared_conf.py"), encoding="utf-8").read(), "s", "exec"))
+html_theme = "alabaster"
+"""
+    root, static = make(tmp_path, conf, shared=True)
     assert static.opaque == ("exec",) and static.uncertain("myst_enable_extensions")
     assert not static.uncertain("html_theme")  # written after the exec: read
     notice = before_and_after(root)
@@ -90,14 +92,13 @@ def test_exec_of_a_file_the_reading_cannot_name_holds_what_it_may_set(tmp_path: 
 def test_exec_of_a_sibling_file_is_read_as_conf_pys_own_text(tmp_path: Path) -> None:
     """The offline-wrapper shape: conf.py execs the project's own conf beside it, then filters its
     lists. The sibling is read (never run) as if written in conf.py, and trusting pins it too."""
-    conf = (
-        "import os\n"
-        "_here = os.path.dirname(os.path.abspath(__file__))\n"
-        'exec(compile(open(os.path.join(_here, "shared_conf.py"), encoding="utf-8").read(), "shared_conf.py", "exec"))\n'
-        'myst_enable_extensions = [e for e in myst_enable_extensions if e != "linkify"]\n'
-    )
-    root = make(tmp_path, {"docs/conf.py": conf, "docs/shared_conf.py": SHARED})
-    static = read_conf(root / "docs" / "conf.py")
+    conf = """\
+import os
+_here = os.path.dirname(os.path.abspath(__file__))
+exec(compile(open(os.path.join(_here, "shared_conf.py"), encoding="utf-8").read(), "shared_conf.py", "exec"))
+myst_enable_extensions = [e for e in myst_enable_extensions if e != "linkify"]
+"""
+    root, static = make(tmp_path, conf, shared=True)
     assert static.opaque == () and static.files == ((root / "docs" / "shared_conf.py").resolve(),)
     assert static.values["myst_enable_extensions"] == ["colon_fence", "attrs_block"]
     assert static.values["myst_heading_anchors"] == 4
@@ -112,14 +113,13 @@ def test_exec_of_a_sibling_file_is_read_as_conf_pys_own_text(tmp_path: Path) -> 
 
 
 def test_a_comprehension_over_an_unknown_is_unread_one_over_literals_is_read(tmp_path: Path) -> None:
-    conf = (
-        "import os\n"
-        'extensions = [e for e in ("myst_parser", "sphinx.ext.graphviz") if not e.startswith("sphinx.ext.")]\n'
-        'myst_enable_extensions = [e for e in ("colon_fence", "attrs_block") if e not in os.environ.get("NO_MYST", "")]\n'
-        'myst_heading_anchors = 4 if "colon_fence" in myst_enable_extensions else 0\n'
-    )
-    root = make(tmp_path, {"docs/conf.py": conf})
-    static = read_conf(root / "docs" / "conf.py")
+    conf = """\
+import os
+extensions = [e for e in ("myst_parser", "sphinx.ext.graphviz") if not e.startswith("sphinx.ext.")]
+myst_enable_extensions = [e for e in ("colon_fence", "attrs_block") if e not in os.environ.get("NO_MYST", "")]
+myst_heading_anchors = 4 if "colon_fence" in myst_enable_extensions else 0
+"""
+    root, static = make(tmp_path, conf)
     assert static.extensions == ("myst_parser",)  # filtered with str.startswith: read
     assert {"myst_enable_extensions", "myst_heading_anchors"} <= static.unread and "extensions" not in static.unread
     notice = before_and_after(root)
@@ -127,12 +127,12 @@ def test_a_comprehension_over_an_unknown_is_unread_one_over_literals_is_read(tmp
 
 
 def test_a_star_import_holds_what_the_module_may_set(tmp_path: Path) -> None:
-    conf = (
-        "import os, sys\n"
-        "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n"
-        "from shared_conf import *\n"
-    )
-    root = make(tmp_path, {"docs/conf.py": conf, "docs/shared_conf.py": SHARED})
+    conf = """\
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from shared_conf import *
+"""
+    root, _static = make(tmp_path, conf, shared=True)
     built = run_mdmark("build", cwd=root)
     assert built.returncode == 0, built.stderr
     notice = before_and_after(root)
@@ -143,13 +143,13 @@ def test_a_star_import_holds_what_the_module_may_set(tmp_path: Path) -> None:
 def test_only_the_drifts_an_unread_setting_explains_are_held(tmp_path: Path) -> None:
     """Only the heading anchors are unread: the link to a heading is held, the missing page (which
     no anchor setting explains) is still reported before trust."""
-    conf = (
-        "import os\n"
-        'extensions = ["myst_parser"]\n'
-        'myst_enable_extensions = ["colon_fence", "attrs_block"]\n'
-        'myst_heading_anchors = int(os.environ.get("ANCHORS", "4"))\n'
-    )
-    root = make(tmp_path, {"docs/conf.py": conf})
+    conf = """\
+import os
+extensions = ["myst_parser"]
+myst_enable_extensions = ["colon_fence", "attrs_block"]
+myst_heading_anchors = int(os.environ.get("ANCHORS", "4"))
+"""
+    root, _static = make(tmp_path, conf)
     before = checked(root)
     got = [(i["file"], i["where"], i["kind"]) for i in before]
     assert got == [("mdmark.config.yaml", "sphinx.conf", "config_value"), *AFTER_TRUST], before

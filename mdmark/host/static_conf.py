@@ -488,15 +488,19 @@ class _Reader:
         self.files.append(real)
         self.depth += 1
         try:
-            for inner in tree.body:
-                try:
-                    self.statement(inner)
-                except RecursionError:
-                    for name in _assigned_names(inner):
-                        self.forget(name)
+            self.body(tree.body)
         finally:
             self.depth -= 1
         return True
+
+    def body(self, statements: list[ast.stmt]) -> None:
+        """Read a module's statements in order (one too deep to read is a name set unread)."""
+        for node in statements:
+            try:
+                self.statement(node)
+            except RecursionError:
+                for name in _assigned_names(node):
+                    self.forget(name)
 
     def exec_file(self, node: ast.expr) -> Path | None:
         """The file whose text an ``exec`` argument reads, or None."""
@@ -735,15 +739,11 @@ def read_conf(conf: Path) -> StaticConf:
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return StaticConf(problem=f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}")
     reader = _Reader(conf, BASE_WORK + WORK_PER_BYTE * len(data))
-    for node in tree.body:
-        try:
-            reader.statement(node)
-        except RecursionError:
-            for name in _assigned_names(node):
-                reader.forget(name)
-        except _OutOfWork:
-            # Nothing of it is used: a half-read conf.py would be a build no one wrote.
-            return StaticConf(problem=TOO_MUCH_WORK)
+    try:
+        reader.body(tree.body)
+    except _OutOfWork:
+        # Nothing of it is used: a half-read conf.py would be a build no one wrote.
+        return StaticConf(problem=TOO_MUCH_WORK)
     values = {k: v for k, v in reader.env.items() if not isinstance(v, _PathValue)}
     return StaticConf(
         values=values,
