@@ -108,6 +108,11 @@ myst_enable_extensions = [e for e in myst_enable_extensions if e != "linkify"]
     before = checked(root)
     assert [(i["file"], i["where"], i["kind"]) for i in before] == [("mdmark.config.yaml", "sphinx.conf", "config_value"), *AFTER_TRUST]
     assert "報告を控えた" not in before[0]["message"]
+    # The exec'd file is part of what the reading (and its caches) depend on.
+    shared = root / "docs" / "shared_conf.py"
+    shared.write_text(SHARED.replace("myst_heading_anchors = 4", "myst_heading_anchors = 3"), encoding="utf-8")
+    assert ("docs/index.md", "10", "broken_anchor") in [(i["file"], i["where"], i["kind"]) for i in checked(root)]
+    shared.write_text(SHARED, encoding="utf-8")
     trust_project(root / "mdmark.config.yaml")
     assert [(i["file"], i["where"], i["kind"]) for i in checked(root)] == AFTER_TRUST
 

@@ -46,9 +46,20 @@ def conf_digest(conf: Path | None, trusted: str | None = None) -> str:
     if trusted is not None:
         return f"trusted:{trusted}\0env:{env}"
     try:
-        return f"static:{hashlib.sha256(conf.read_bytes()).hexdigest()}\0env:{env}"
+        data = conf.read_bytes()
     except OSError:
         return f"static:unreadable\0env:{env}"
+    digest = hashlib.sha256(data)
+    if b"exec" in data:
+        # The files conf.py exec()s are read as its own text (:mod:`mdmark.host.static_conf`).
+        from mdmark.host.static_conf import read_conf
+
+        for path in read_conf(conf).files:
+            try:
+                digest.update(b"\0" + hashlib.sha256(path.read_bytes()).digest())
+            except OSError:
+                digest.update(b"\0unreadable")
+    return f"static:{digest.hexdigest()}\0env:{env}"
 
 
 @dataclass(frozen=True)
