@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from mdmark.core.facts import UNCHECKED_WARNING, DocFacts, Toctree, Warning
@@ -175,8 +175,9 @@ def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple
     return [(line, problem) for line, problem in found if held_by(problem, model.info) is None]
 
 
-def held_count(facts: Iterable[DocFacts], model: Model) -> int:
-    """How many problems of the documents ``facts`` (those Sphinx reads) :func:`document_problems` holds."""
+def held_count(facts: Iterable[DocFacts], model: Model, disabled: Collection[str] = ()) -> int:
+    """How many problems of the documents ``facts`` (those Sphinx reads) :func:`document_problems`
+    holds, but those of the kinds ``disabled`` (``check.disable``: never reported anyway)."""
     if not holding(model.info):
         return 0
     count = 0
@@ -184,7 +185,8 @@ def held_count(facts: Iterable[DocFacts], model: Model) -> int:
         docname = one.path.removesuffix(".md")
         if one.error is not None or (model.info.sphinx and docname not in model.sphinx_docs):
             continue
-        count += sum(1 for _line, problem in _all_problems(one, model, docname) if held_by(problem, model.info))
+        found = _all_problems(one, model, docname)
+        count += sum(1 for _line, problem in found if problem.kind not in disabled and held_by(problem, model.info))
     return count
 
 
@@ -226,7 +228,7 @@ def trust_notice(config: Config, model: Model, facts: Iterable[DocFacts]) -> str
 
     facts = list(facts)
     shown = display(config.sphinx_conf, config.root)
-    unread = Unread(unread_settings(info), info.opaque, held_count(facts, model)) if holding(info) else None
+    unread = Unread(unread_settings(info), info.opaque, held_count(facts, model, config.disabled)) if holding(info) else None
     return untrusted_sentence(
         shown, trust_config_name(config.path), info.held, unchecked_counts(facts), config.sphinx_conf, unread
     )
