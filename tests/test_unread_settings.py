@@ -140,9 +140,15 @@ from shared_conf import *
     root, _static = make(tmp_path, conf, shared=True)
     built = run_mdmark("build", cwd=root)
     assert built.returncode == 0, built.stderr
+    # What the MCP tool check and the language server answer, from the same pipeline.
+    from mdmark.check.collect import check, check_texts
+
+    by_tool = [i["message"] for i in check(root)["issues"]]
+    by_editor = [d.message for d in check_texts(root, {})[1]]
     notice = before_and_after(root)
     assert "`from shared_conf import *` で書かれうる設定で起こりうるずれ 2 件は報告を控えた" in notice, notice
     assert notice in built.stderr  # build said the very notice check gives
+    assert by_tool == by_editor == [notice]
 
 
 def test_only_the_drifts_an_unread_setting_explains_are_held(tmp_path: Path) -> None:
