@@ -125,11 +125,12 @@ _EXPLAINS: tuple[tuple[str, Callable[[Problem], bool]], ...] = (
     ("sd_card_legacy_separators", _design),
 )
 
-#: Stands for "any setting of this prefix" when conf.py runs other code into its namespace.
+#: ``myst_`` settings with a narrower row of their own: unread, they do not make ``myst_*`` unread.
 _EXCLUSIVE = ("myst_heading_anchors", "myst_heading_slug_func")
 
 
 def _uncertain(info: ConfInfo, setting: str) -> bool:
+    """Whether ``setting`` (or, ending in ``*``, any setting of that prefix) may have a value the reading did not find."""
     if not setting.endswith("*"):
         return info.uncertain(setting)
     prefix = setting[:-1]
