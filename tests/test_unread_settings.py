@@ -194,3 +194,11 @@ def test_the_reading_follows_comprehensions_and_conditions_without_running_anyth
     assert static.uncertain("extensions") and static.uncertain("nitpicky")
     assert static.opaque == ()  # an exec inside setup() runs later, in its own scope
     assert not static.uncertain("theme")
+
+
+def test_a_costly_comprehension_is_unread_the_rest_is_read(tmp_path: Path) -> None:
+    conf = tmp_path / "conf.py"
+    conf.write_text('b = ["x"]\n' + "b = b + b\n" * 12 + "c = [[x for x in b] for y in b]\nd = 1\n", encoding="utf-8")
+    static = read_conf(conf)
+    assert static.problem is None and len(static.values["b"]) == 4096 and static.values["d"] == 1
+    assert "c" not in static.values and "c" in static.unread

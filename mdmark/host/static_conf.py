@@ -293,9 +293,12 @@ class _Reader:
         items: list[Any] = []
         mapping: dict[Any, Any] = {}
         total = 1
+        budget = self.work - _COMPREHENSION_WORK
         try:
             for item in source:
                 self.charge(1)
+                if self.work < budget:
+                    raise _Unknown  # a comprehension this costly is left unread, not the whole file
                 self.bind(generator.target, item)
                 if not all(self.decided(test) for test in generator.ifs):
                     continue
@@ -659,6 +662,8 @@ class _Reader:
                 self.sys_path.append(Path(self.absolute(value)))
 
 
+#: The work one comprehension may do (nested ones included) before it is left unread.
+_COMPREHENSION_WORK = 100_000
 #: How deep ``exec`` of a file inside an exec'd file is followed.
 _MAX_EXEC_DEPTH = 3
 
