@@ -100,6 +100,7 @@ ALLOWED_READS: dict[tuple[str, str], str] = {
     ("mdmark/host/trust_ran.py", "_take_note"): "the lapse note a trusted worker left in the project's cache folder, by files.read_text (regular, size-capped); it can only make the trust lapse",
     ("mdmark/util/landlock.py", "_add"): "an O_PATH handle of a folder granted to a confined worker: reads nothing",
     ("mdmark/host/static_conf.py", "read_conf"): "conf.py read as text for its literal settings (never run), regular and size-capped",
+    ("mdmark/host/static_conf.py", "follow_exec"): "a file conf.py exec()s, in conf.py's folder, read as its text (never run), regular and size-capped",
     ("mdmark/host/trust_fingerprint.py", "_autodoc_targets"): "the project's local modules scanned for the trust digest (regular, size-capped), never embedded",
     ("mdmark/host/trust_fingerprint.py", "file_digest"): "the digest of conf.py and its local modules for `mdmark trust`",
     ("mdmark/host/trust_records.py", "read_records"): "the user's trust records (config folder, 0600)",

@@ -434,7 +434,7 @@ class _SiteBuild:
             title = index_titles.get(real) or facts.title or path.stem
             made.nav_docs.append(NavDoc(fragment.docname, facts, title, markup[fragment.docname]))
             made.warnings += section.warnings
-        notice = trust_notice(self.cfg, model.info, read.facts)
+        notice = trust_notice(self.cfg, model, read.facts)
         if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
             made.warnings.append(format_note(self.cfg.shown, None, notice))
         kept.keep_only(in_page)

@@ -130,7 +130,7 @@ def export_html(
     model = project.reference_model(project.facts_for, {source.resolve(): facts}, [source], whole=project.config.path is not None)
     body, link_notes = fill(fragment, ExportLinks(model, docname, pipeline.srcdir, target), facts.toctrees)
     warnings = css_warnings(project.config) + document_warnings(shown_source, facts, [*fragment.notes, *link_notes], model)
-    notice = trust_notice(project.config, model.info, [facts])
+    notice = trust_notice(project.config, model, [facts])
     if notice is not None:  # held extensions' blocks were kept as written: said, never dropped silently
         warnings.append(format_note(project.config.shown, None, notice))
     title = facts.title or source.stem

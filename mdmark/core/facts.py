@@ -22,7 +22,7 @@ from typing import Any
 from mdmark.util.files import Stamp, stamp_from_json
 
 #: Bump when what the facts hold (or how they are extracted) changes, so cached facts are not reused.
-FACTS_VERSION = "23"
+FACTS_VERSION = "24"
 
 #: Sphinx/MyST warning types that a more precise drift kind reports instead of ``syntax``: mdmark
 #: resolves references and toctree entries itself, against the documents that exist when the

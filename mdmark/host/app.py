@@ -352,7 +352,10 @@ def _create_static_app(
     running = [name for name in app.extensions if name not in plan.held]
     # Extensions conf.py does not list as literals may be autodoc's: its names are unknown too.
     unverified = tuple(sorted({*info.unverified, *unverified_domains(plan.held, running), *(("py",) if unknown else ())}))
-    info = dataclasses.replace(info, static=True, held=plan.held, unverified=unverified, held_suffixes=_held_suffixes(conf, plan.held), static_problem=plan.problem)
+    info = dataclasses.replace(
+        info, static=True, held=plan.held, unverified=unverified, held_suffixes=_held_suffixes(conf, plan.held),
+        static_problem=plan.problem, unread=plan.unread, opaque=plan.opaque, settled=plan.settled,
+    )  # fmt: skip
     return app, info
 
 
@@ -404,7 +407,7 @@ def _stand_in_for_held(app: Sphinx, conf: Path, held: tuple[str, ...], root: Pat
     if theme is not None and theme not in app.extensions:
         held = (*held, theme)
     held_markup.install(app, held_markup.held_markup(conf, held, folders))
-    if static.extensions is None and static.problem is None:
+    if (static.extensions is None or static.uncertain("extensions")) and static.problem is None:
         held_markup.install_catch_all(app)  # which extensions conf.py loads is not written as literals
         return True
     return False

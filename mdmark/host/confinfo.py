@@ -46,9 +46,20 @@ def conf_digest(conf: Path | None, trusted: str | None = None) -> str:
     if trusted is not None:
         return f"trusted:{trusted}\0env:{env}"
     try:
-        return f"static:{hashlib.sha256(conf.read_bytes()).hexdigest()}\0env:{env}"
+        data = conf.read_bytes()
     except OSError:
         return f"static:unreadable\0env:{env}"
+    digest = hashlib.sha256(data)
+    if b"exec" in data:
+        # The files conf.py exec()s are read as its own text (:mod:`mdmark.host.static_conf`).
+        from mdmark.host.static_conf import read_conf
+
+        for path in read_conf(conf).files:
+            try:
+                digest.update(b"\0" + hashlib.sha256(path.read_bytes()).digest())
+            except OSError:
+                digest.update(b"\0unreadable")
+    return f"static:{digest.hexdigest()}\0env:{env}"
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,19 @@ class ConfInfo:
     #: With :attr:`static`: the project's modules a trusted conf.py went to load unpinned (relative
     #: to the project root), so the trust lapsed as it ran (:mod:`mdmark.host.trust_ran`).
     lapsed: tuple[str, ...] = ()
+    #: With :attr:`static`: the settings whose value the static reading could not find, how conf.py
+    #: runs other code into its namespace (``exec``…; then every setting but those of
+    #: :attr:`settled` is unknown too) — see :attr:`StaticPlan.unread <mdmark.host.static_plan.StaticPlan>`.
+    #: Check holds the drifts they could explain (:mod:`mdmark.references.held`).
+    unread: tuple[str, ...] = ()
+    opaque: tuple[str, ...] = ()
+    settled: tuple[str, ...] = ()
+
+    def uncertain(self, name: str) -> bool:
+        """Whether conf.py's setting ``name`` may have a value the untrusted reading did not find."""
+        if not self.static:
+            return False
+        return name in self.unread or (bool(self.opaque) and name not in self.settled)
 
     def objtypes_for(self, domain: str, role: str) -> frozenset[str] | None:
         """The object types ``{domain:role}`` looks up (None: any, for a role no domain declares)."""
@@ -126,6 +150,9 @@ class ConfInfo:
             held_suffixes=tuple(str(x) for x in data.get("held_suffixes", ())),
             language=str(data.get("language") or "en"),
             lapsed=tuple(str(x) for x in data.get("lapsed", ())),
+            unread=tuple(str(x) for x in data.get("unread", ())),
+            opaque=tuple(str(x) for x in data.get("opaque", ())),
+            settled=tuple(str(x) for x in data.get("settled", ())),
         )
 
     def suppressed(self, type_: str) -> bool:

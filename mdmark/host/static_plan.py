@@ -133,6 +133,24 @@ class StaticPlan:
     missing: tuple[tuple[str, str], ...]
     #: Why conf.py could not be read at all, if so.
     problem: str | None = None
+    #: Settings that shape how documents read whose value the reading could not find (an
+    #: expression it does not follow, a branch it cannot decide; :attr:`StaticConf.unread`).
+    unread: tuple[str, ...] = ()
+    #: How conf.py runs other code into its namespace (:attr:`StaticConf.opaque`): then every
+    #: setting but those of :attr:`settled` may be set there too.
+    opaque: tuple[str, ...] = ()
+    settled: tuple[str, ...] = ()
+
+
+#: Settings that are not used before trust but decide what the held parts would do to documents:
+#: which extensions run, and the inventories intersphinx would read.
+_SHAPING: frozenset[str] = frozenset({"extensions", "intersphinx_mapping", "nitpick_ignore_regex"})
+
+
+def shapes_reading(name: str) -> bool:
+    """Whether setting ``name`` of conf.py changes how the documents read (so not knowing its
+    value may explain a drift): the settings read statically and :data:`_SHAPING`."""
+    return name in _SHAPING or static_setting(name) or name == "myst_heading_slug_func"
 
 
 def static_plan(conf: Path, root: Path, static: StaticConf | None = None) -> StaticPlan:
@@ -167,7 +185,14 @@ def static_plan(conf: Path, root: Path, static: StaticConf | None = None) -> Sta
         else:
             held.append(name)
     values.pop("extensions", None)
-    return StaticPlan(values, tuple(dict.fromkeys(loaded)), tuple(dict.fromkeys(held)), tuple(missing), static.problem)
+    # A setting the reading found only in part (a call among literals) is as unread as one it did not find.
+    partly = {k for k, v in static.values.items() if k != "myst_substitutions" and has_unread(v)}
+    unread = tuple(sorted(k for k in static.unread | partly if shapes_reading(k)))
+    settled = tuple(sorted(k for k in static.settled if shapes_reading(k) and k not in partly))
+    return StaticPlan(
+        values, tuple(dict.fromkeys(loaded)), tuple(dict.fromkeys(held)), tuple(missing), static.problem,
+        unread, static.opaque, settled,
+    )  # fmt: skip
 
 
 def _known_part(name: str, value: Any) -> Any:

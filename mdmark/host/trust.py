@@ -49,27 +49,45 @@ def trust_config_name(config_path: Path | None) -> str | None:
     return config_path.name if config_path is not None and config_path.name != CONFIG_NAME else None
 
 
+@dataclass(frozen=True)
+class Unread:
+    """What the untrusted reading of conf.py could not find, for the trust notice: the settings it
+    could not read, how conf.py runs other code into its namespace (``exec``, ``from x import *``),
+    and how many drifts were held because of them (:mod:`mdmark.references.held`)."""
+
+    settings: tuple[str, ...]
+    opaque: tuple[str, ...]
+    held: int
+
+
 def untrusted_sentence(
     conf_shown: str,
     config_name: str | None,
     held: tuple[str, ...],
     unchecked: Mapping[str, int] | None = None,
     conf: Path | None = None,
+    unread: Unread | None = None,
 ) -> str:
     """The one sentence an untrusted conf.py gets (a ``config_value`` drift at ``sphinx.conf``, and
     the same warning in build and export).
 
     ``config_name``: see :func:`trust_config_name` (said as ``--config NAME`` from the config's
     folder). ``unchecked``: the blocks and roles of each held extension left unchecked (extension →
-    count, :mod:`mdmark.host.held_markup`). With ``conf``: when the user trusted it and it changed
-    since, the sentence says the trust lapsed and what changed, not that it was never trusted."""
+    count, :mod:`mdmark.host.held_markup`). ``unread``: the settings not read and the drifts held
+    for them. With ``conf``: when the user trusted it and it changed since, the sentence says the
+    trust lapsed and what changed, not that it was never trusted."""
     what = f" と拡張 {'・'.join(f'`{h}`' for h in held)} " if held else " "
     command = "mdmark trust" + (f" --config {shlex.quote(config_name)}" if config_name is not None else "")
     where = "設定のフォルダで" if config_name is not None else ""
-    left = ""
+    # Each clause as it goes on (連用形) and as it ends the parenthesis.
+    parts: list[tuple[str, str]] = []
     if unchecked:
         counts = "・".join(f"`{name}` の {count} 箇所" for name, count in sorted(unchecked.items()))
-        left = f"（それらのディレクティブとロールの {sum(unchecked.values())} 箇所、{counts}は確かめずに残した）"
+        kept = f"それらのディレクティブとロールの {sum(unchecked.values())} 箇所、{counts}は確かめずに"
+        parts.append((kept + "残し", kept + "残した"))
+    if unread is not None:
+        parts.append(_unread_words(unread))
+    left = f"（{''.join(going + '、' for going, _end in parts[:-1])}{parts[-1][1]}）" if parts else ""
     state = trust_state(conf) if conf is not None else None
     if state is not None and state.state == "lapsed":
         return (
@@ -81,6 +99,33 @@ def untrusted_sentence(
         f"conf.py `{conf_shown}` をまだ信頼していないので、conf.py{what}を動かさずに書かれた設定だけを読んだため{left}、"
         f"中身を確かめて動かしてよければ{where} `{command}` で信頼してください。"
     )
+
+
+#: Settings an unread-settings clause names at most (the rest are counted).
+_NAMED_SETTINGS = 6
+
+
+def _unread_words(unread: Unread) -> tuple[str, str]:
+    """The clause of :func:`untrusted_sentence` on the settings not read: ``値を確かめられなかった設定
+    `extensions`・… と `exec` で書かれうるほかの設定で起こりうるずれ 47 件は報告を控えた``
+    (going on, and ending)."""
+    named = "・".join(f"`{name}`" for name in unread.settings[:_NAMED_SETTINGS])
+    rest = len(unread.settings) - _NAMED_SETTINGS
+    if rest > 0:
+        named += f" ほか {rest} 個"
+    forms = "・".join(f"`{form}`" for form in unread.opaque)
+    if named and forms:
+        what = f"値を確かめられなかった設定 {named} と {forms} で書かれうるほかの設定"
+    elif named:
+        what = f"値を確かめられなかった設定 {named}"
+    else:
+        what = f"{forms} で書かれうる設定"
+    what += " " if what.endswith("`") else ""
+    if unread.held:
+        clause = f"{what}で起こりうるずれ {unread.held} 件は報告を控え"
+        return clause, clause + "た"
+    clause = f"{what}で起こりうるずれは無"
+    return clause + "く", clause + "かった"
 
 
 #: Changed files a lapsed-trust sentence names at most (the rest are counted).

@@ -99,7 +99,7 @@ def _autodoc_targets(srcdir: Path) -> list[str]:
 
 def local_modules(conf: Path, root: Path, static: StaticConf | None = None) -> list[Path]:
     """The project's own module files ``conf`` imports: its extensions and autodoc targets that
-    resolve to files under the project ``root`` (sorted, without conf.py itself)."""
+    resolve to files under the project ``root``, and the files it ``exec``s (sorted, without conf.py itself)."""
     static = static if static is not None else read_conf(conf)
     dirs = import_dirs(conf, root, static)
     names = list(static.extensions or ())
@@ -108,6 +108,8 @@ def local_modules(conf: Path, root: Path, static: StaticConf | None = None) -> l
     files: set[Path] = set()
     for name in names:
         files.update(local_module_files(name, dirs))
+    # Files conf.py exec()s are its own text: the static reading uses them, so trust pins them too.
+    files.update(static.files)
     files.discard(conf.resolve())
     return sorted(files)
 

@@ -8,19 +8,19 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from mdmark.core.facts import UNCHECKED_WARNING, DocFacts, Toctree, Warning
 from mdmark.host.confine import OUTSIDE_WARNING, REFUSED_WARNING
 from mdmark.host.confinfo import TOC_PLACING
+from mdmark.references.held import held_by, holding, unread_settings
 from mdmark.references.lookup import UNPLACED, Problem
 from mdmark.references.main import Model
 from mdmark.references.toctrees import relative
 
 if TYPE_CHECKING:
     from mdmark.config.main import Config
-    from mdmark.host.confinfo import ConfInfo
 
 
 def _elsewhere(warning: Warning, model: Model, docname: str) -> bool:
@@ -165,7 +165,32 @@ def _warning_problems(facts: DocFacts, model: Model, docname: str) -> Iterable[t
 
 def document_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple[int | None, Problem]]:
     """Every broken reference, toctree entry and warning of one document, in line order — what
-    ``check`` reports as drift and ``export``/``build`` print, the same sentence at the same line."""
+    ``check`` reports as drift and ``export``/``build`` print, the same sentence at the same line.
+
+    Before trust, a problem a setting conf.py computes could explain is held, not listed
+    (:mod:`mdmark.references.held`); :func:`held_count` counts them for the trust notice."""
+    found = _all_problems(facts, model, docname)
+    if not holding(model.info):
+        return found
+    return [(line, problem) for line, problem in found if held_by(problem, model.info) is None]
+
+
+def held_count(facts: Iterable[DocFacts], model: Model, disabled: Collection[str] = ()) -> int:
+    """How many problems of the documents ``facts`` (those Sphinx reads) :func:`document_problems`
+    holds, but those of the kinds ``disabled`` (``check.disable``: never reported anyway)."""
+    if not holding(model.info):
+        return 0
+    count = 0
+    for one in facts:
+        docname = one.path.removesuffix(".md")
+        if one.error is not None or (model.info.sphinx and docname not in model.sphinx_docs):
+            continue
+        found = _all_problems(one, model, docname)
+        count += sum(1 for _line, problem in found if problem.kind not in disabled and held_by(problem, model.info))
+    return count
+
+
+def _all_problems(facts: DocFacts, model: Model, docname: str) -> list[tuple[int | None, Problem]]:
     found: list[tuple[int | None, Problem]] = []
     for link in facts.links:
         resolved = model.resolve(link, docname)
@@ -191,13 +216,19 @@ def unchecked_counts(facts: Iterable[DocFacts]) -> dict[str, int]:
     return counts
 
 
-def trust_notice(config: Config, info: ConfInfo, facts: Iterable[DocFacts]) -> str | None:
+def trust_notice(config: Config, model: Model, facts: Iterable[DocFacts]) -> str | None:
     """The one notice of an untrusted conf.py — check's ``config_value`` drift, build's and export's
-    warning — with the blocks and roles its held extensions left unchecked; None when it runs."""
+    warning — with the blocks and roles its held extensions left unchecked and the settings it
+    could not read (with the drifts held because of them); None when it runs."""
+    info = model.info
     if config.sphinx_conf is None or not info.static:
         return None
-    from mdmark.host.trust import trust_config_name, untrusted_sentence
+    from mdmark.host.trust import Unread, trust_config_name, untrusted_sentence
     from mdmark.util.files import display
 
+    facts = list(facts)
     shown = display(config.sphinx_conf, config.root)
-    return untrusted_sentence(shown, trust_config_name(config.path), info.held, unchecked_counts(facts), config.sphinx_conf)
+    unread = Unread(unread_settings(info), info.opaque, held_count(facts, model, config.disabled)) if holding(info) else None
+    return untrusted_sentence(
+        shown, trust_config_name(config.path), info.held, unchecked_counts(facts), config.sphinx_conf, unread
+    )

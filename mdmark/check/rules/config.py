@@ -46,7 +46,7 @@ def unloadable_extensions(ctx: CheckContext) -> Iterator[Diagnostic]:
     info = ctx.project.conf_info()
     from mdmark.references.problems import trust_notice
 
-    notice = trust_notice(config, info, (document.facts for document in ctx.documents))
+    notice = trust_notice(config, ctx.model, (document.facts for document in ctx.documents))
     if notice is not None:
         yield _value_drift(ctx, "sphinx.conf", notice)
     if info.static_problem:
