@@ -38,8 +38,9 @@ def catalog_paths(app: Sphinx, docname: str) -> list[Path]:
     found: list[Path] = []
     for folder in config.locale_dirs:
         localedir = srcdir / folder
-        # What gettext tries for the language (``pt_BR``, then ``pt``), the first that is there.
-        present = gettext.find(domain, str(localedir), [language], all=True)
+        # What gettext finds for the language (``pt_BR``, then ``pt``); else the file it would read
+        # first, when the project is translated into the language there (one stat for the others).
+        present = gettext.find(domain, str(localedir), [language], all=True) if localedir.is_dir() else []
         if present:
             found.extend(Path(p) for p in present)
         elif (localedir / language / "LC_MESSAGES").is_dir():
