@@ -31,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_project import CONF_FOLDERS, PROJECT_CONFIG
+from bench_project import prepare_copy
 from corpus import generate, sphinx_copy
 from runner import BIN, CacheHome, Timing, append_line, machine, median, run
 
@@ -55,21 +55,6 @@ def lay_out(rev: str, into: Path) -> Path:
     return into / "site"
 
 
-def _prepare(source: Path, base: Path) -> tuple[Path, str]:
-    """A copy of a real project (its folder of conf.py, and a config naming it when it has none)."""
-    copy = base / source.name
-    shutil.copytree(source, copy, ignore=shutil.ignore_patterns(".mdmark_cache", "dist", "_build", ".git"))
-    for folder, _dirs, files in os.walk(copy):  # a read-only source stays writable in the copy
-        os.chmod(folder, 0o755)
-        for file in files:
-            os.chmod(Path(folder) / file, 0o644)
-    docs = next((d for d in CONF_FOLDERS if (copy / d / "conf.py").is_file()), "")
-    config = copy / "mdmark.config.yaml"
-    if not config.is_file():
-        config.write_text(PROJECT_CONFIG.format(docs=docs), encoding="utf-8")
-    return copy, docs
-
-
 def _best(old: Timing | None, new: Timing) -> Timing:
     return new if old is None or new.wall < old.wall else old
 
@@ -89,7 +74,7 @@ def main() -> int:
     try:
         sites = {"A": lay_out(args.a, base / "A"), "B": lay_out(args.b, base / "B")}
         print(f"A = {args.a}, B = {args.b}; {machine()}", flush=True)
-        targets: list[tuple[Path, str, Path | None]] = [(*_prepare(source, base), None) for source in args.project]
+        targets: list[tuple[Path, str, Path | None]] = [(*prepare_copy(source, base), None) for source in args.project]
         for n in args.corpus:
             mine = base / f"corpus-{n}"
             generate(mine, n)

@@ -295,8 +295,9 @@ class ProjectFigures:
     one_changed: list[float] = field(default_factory=list)
 
 
-def project_figures(source: Path, base: Path, cold_runs: int, warm_runs: int) -> ProjectFigures:
-    """Cold and warm figures of one real project, on a copy (see the module's docstring)."""
+def prepare_copy(source: Path, base: Path) -> tuple[Path, str]:
+    """A writable copy of a real project in ``base`` and the folder of its conf.py (relative, "" at
+    its top), with a config naming it when the project has none."""
     import stat
 
     copy = base / source.name
@@ -310,6 +311,13 @@ def project_figures(source: Path, base: Path, cold_runs: int, warm_runs: int) ->
     config = copy / "mdmark.config.yaml"
     if not config.is_file():
         config.write_text(PROJECT_CONFIG.format(docs=docs), encoding="utf-8")
+    return copy, docs
+
+
+def project_figures(source: Path, base: Path, cold_runs: int, warm_runs: int) -> ProjectFigures:
+    """Cold and warm figures of one real project, on a copy (see the module's docstring)."""
+    copy, docs = prepare_copy(source, base)
+    config = copy / "mdmark.config.yaml"
     caches = CacheHome(base)
     env = {**caches.env(), "XDG_CONFIG_HOME": str(base / f"{source.name}-config")}
     # sphinx-build runs conf.py; mdmark runs it too only once the user trusts it.

@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_project import CONF_FOLDERS, PROJECT_CONFIG  # noqa: E402
+from bench_project import prepare_copy  # noqa: E402
 from runner import BIN, CacheHome, machine, run  # noqa: E402
 
 #: The hooks, written as ``sitecustomize.py``: each event is one JSON line appended to ``$MDMARK_TIMELINE``.
@@ -127,6 +127,33 @@ def summarise(lines: list[dict[str, object]], wall: float, started: float) -> di
     }
 
 
+def time_project(source: Path, base: Path, hooks: Path, commands: list[str], runs: int, builder: str) -> None:
+    """Every run of one project: Sphinx, then each command from no cache with the hooks on."""
+    copy, docs = prepare_copy(source, base)
+    caches = CacheHome(base)
+    env = {**caches.env(), "XDG_CONFIG_HOME": str(base / "config")}
+    run([str(BIN / "mdmark"), "trust", "--config", str(copy / "mdmark.config.yaml")], copy, env)
+    for i in range(runs):
+        shutil.rmtree(base / "sphinx-out", ignore_errors=True)
+        sphinx = run([str(BIN / "sphinx-build"), "-E", "-q", "-b", builder, docs or ".", str(base / "sphinx-out")], copy, env)
+        print(f"{source.name} run {i + 1}: sphinx-build -E -b {builder} {sphinx.wall:.2f} s (CPU {sphinx.cpu:.2f} s); "
+              f"load {os.getloadavg()[0]:.2f}", flush=True)
+        for command in commands:
+            caches.cold(copy)
+            shutil.rmtree(copy / "dist", ignore_errors=True)
+            log = copy / "timeline.jsonl"  # where the workers (confined to the project) may write
+            log.unlink(missing_ok=True)
+            timed = {**env, "MDMARK_TIMELINE": str(log), "PYTHONPATH": str(hooks)}
+            timing = run([str(BIN / "mdmark"), command], copy, timed, ok=(0, 1))
+            lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+            log.unlink()
+            cli = min(lines, key=lambda line: float(line["t"]))  # the CLI's "python started"
+            phases = summarise(lines, timing.wall, float(cli["t"]))
+            shown = ", ".join(f"{k} {v:.0f}" if k in ("documents", "workers") else f"{k} {v:.2f}" for k, v in phases.items())
+            print(f"  {command}: {timing.wall:.2f} s = {timing.wall / sphinx.wall:.2f}× (CPU {timing.cpu:.2f} s = "
+                  f"{timing.cpu / sphinx.cpu:.2f}×); {shown}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--project", type=Path, action="append", required=True, help="a real project (a copy is used)")
@@ -138,42 +165,10 @@ def main() -> int:
     hooks = base / "hooks"
     hooks.mkdir()
     (hooks / "sitecustomize.py").write_text(HOOKS, encoding="utf-8")
+    print(machine(), flush=True)
     try:
-        print(machine(), flush=True)
         for source in args.project:
-            copy = base / source.name
-            shutil.copytree(source, copy, ignore=shutil.ignore_patterns(".mdmark_cache", "dist", "_build", ".git"))
-            for folder, _dirs, files in os.walk(copy):
-                os.chmod(folder, 0o755)
-                for file in files:
-                    os.chmod(Path(folder) / file, 0o644)
-            docs = next((d for d in CONF_FOLDERS if (copy / d / "conf.py").is_file()), "")
-            config = copy / "mdmark.config.yaml"
-            if not config.is_file():
-                config.write_text(PROJECT_CONFIG.format(docs=docs), encoding="utf-8")
-            caches = CacheHome(base)
-            env = {**caches.env(), "XDG_CONFIG_HOME": str(base / "config")}
-            run([str(BIN / "mdmark"), "trust", "--config", str(config)], copy, env)
-            for i in range(args.runs):
-                shutil.rmtree(base / "sphinx-out", ignore_errors=True)
-                sphinx = run([str(BIN / "sphinx-build"), "-E", "-q", "-b", args.sphinx, docs or ".", str(base / "sphinx-out")], copy, env)
-                print(f"{source.name} run {i + 1}: sphinx-build -E -b {args.sphinx} {sphinx.wall:.2f} s (CPU {sphinx.cpu:.2f} s); "
-                      f"load {os.getloadavg()[0]:.2f}", flush=True)
-                for command in args.command or ["check", "build"]:
-                    caches.cold(copy)
-                    shutil.rmtree(copy / "dist", ignore_errors=True)
-                    log = copy / "timeline.jsonl"  # where the workers (confined to the project) may write
-                    log.unlink(missing_ok=True)
-                    timed = {**env, "MDMARK_TIMELINE": str(log), "PYTHONPATH": str(hooks)}
-                    timing = run([str(BIN / "mdmark"), command], copy, timed, ok=(0, 1))
-                    text = log.read_text(encoding="utf-8")
-                    log.unlink()
-                    lines = [json.loads(line) for line in text.splitlines()]
-                    cli = min(lines, key=lambda line: float(line["t"]))  # the CLI's "python started"
-                    phases = summarise(lines, timing.wall, float(cli["t"]))
-                    shown = ", ".join(f"{k} {v:.2f}" if k not in ("documents", "workers") else f"{k} {v:.0f}" for k, v in phases.items())
-                    print(f"  {command}: {timing.wall:.2f} s = {timing.wall / sphinx.wall:.2f}× (CPU {timing.cpu:.2f} s = "
-                          f"{timing.cpu / sphinx.cpu:.2f}×); {shown}", flush=True)
+            time_project(source, base, hooks, args.command or ["check", "build"], args.runs, args.sphinx)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return 0
