@@ -55,6 +55,28 @@ def lay_out(rev: str, into: Path) -> Path:
     return into / "site"
 
 
+def _sphinx(flags: list[str], docs: str, out: Path, where: Path, env: dict[str, str], limit: float | None) -> Timing | None:
+    """``sphinx-build`` timed as :func:`runner.run` times a command; None when it passed ``limit`` seconds."""
+    import resource
+    import time
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    process = subprocess.Popen([str(BIN / "sphinx-build"), *flags, docs, str(out)], cwd=where, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        code = process.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, 9)  # the build and its forked workers
+        process.wait()
+        return None
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if code != 0:
+        sys.exit(f"sphinx-build {' '.join(flags)} failed ({code})")
+    return Timing(wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), code, "", "")
+
+
 def _best(old: Timing | None, new: Timing) -> Timing:
     return new if old is None or new.wall < old.wall else old
 
@@ -94,13 +116,22 @@ def main() -> int:
             builders = {"-E -b html": ["-E", "-q", "-b", "html"]} if theirs is None else {
                 "-E -b singlehtml": ["-E", "-q", "-b", "singlehtml"], "-E -j 2 -b html": ["-E", "-q", "-j", "2", "-b", "html"]}
             sphinx: dict[str, Timing | None] = dict.fromkeys(builders)
+            hung: set[str] = set()
             cold: dict[tuple[str, str], list[Timing]] = {(c, v): [] for c in commands for v in sites}
             edited: dict[tuple[str, str], list[Timing]] = {(c, v): [] for c in commands for v in sites}
             for i in range(args.runs):
                 for name, flags in builders.items():
                     shutil.rmtree(out, ignore_errors=True)
-                    where = theirs or copy
-                    sphinx[name] = _best(sphinx[name], run([str(BIN / "sphinx-build"), *flags, (docs or "."), str(out)], where, plain))
+                    # Sphinx 9.0's -j 2 was seen to hang here (its parent waiting on a child that
+                    # writes to it): a build that takes thrice the first one's time is left out.
+                    done = [t for t in sphinx.values() if t is not None]
+                    limit = 3 * min(t.wall for t in done) + 60 if done else None
+                    timing = _sphinx(flags, docs or ".", out, theirs or copy, plain, limit)
+                    if timing is None:
+                        print(f"  sphinx-build {name} did not end in {limit:.0f} s: left out", flush=True)
+                        hung.add(name)
+                    else:
+                        sphinx[name] = _best(sphinx[name], timing)
                 for command in commands:
                     answers = set()
                     for v in ("A", "B", "B", "A"):
@@ -119,9 +150,10 @@ def main() -> int:
                 print(f"  round {i + 1}: load {os.getloadavg()[0]:.2f}", flush=True)
             reference = min((t for t in sphinx.values() if t is not None), key=lambda t: t.wall)
             print(f"{copy.name} ({len(markdown)} documents), median of {2 * args.runs} runs each; {machine()}")
-            for name, timing in sphinx.items():
-                assert timing is not None
-                print(f"  sphinx-build {name:<16} {timing.wall:6.2f} s (CPU {timing.cpu:5.2f} s), best of {args.runs}")
+            for name, best in sphinx.items():
+                if best is not None:
+                    print(f"  sphinx-build {name:<16} {best.wall:6.2f} s (CPU {best.cpu:5.2f} s), best of {args.runs}"
+                          + (" (hung in another round)" if name in hung else ""))
             for command in commands:
                 for label, timings in ((f"{command}, no cache", cold), (f"{command}, one edited", edited)):
                     a, b = timings[command, "A"], timings[command, "B"]
