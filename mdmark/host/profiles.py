@@ -27,8 +27,8 @@ and render 48 %, every transform together 18 %, nothing else above 2.5 %):
   reads is an input of its parse (:mod:`mdmark.host.catalogs`).
 * Sphinx's read wrapper: Sphinx 9 has none left (``Builder.read_doc`` parses the string itself).
 * viewcode's ``doctree-read`` listener (a conf.py's ``sphinx.ext.viewcode``): it adds the
-  ``[source]`` links the fragments show; not measured on a project that loads it (none of the
-  corpora here does), so it stays.
+  ``[source]`` links the fragments show; not measured on a project that loads it (the corpora
+  here run without it), so it stays.
 * ``DoctreeReadEvent``'s other listeners (images and downloads, titles, the domains' labels, the
   index entries' warnings, the dependencies) and the remaining transforms make what the facts hold
   or the warnings check reports; the largest, ``SphinxDanglingReferences`` (unknown targets'
