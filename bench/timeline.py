@@ -3,6 +3,9 @@ extensions' ``setup()``, the index) against the documents' parse and render — 
 
     .venv/bin/python bench/timeline.py --project DIR [--command check|build] [--runs 2] [--sphinx html]
 
+``DIR`` may be the generated knowledge base (``python bench/corpus.py DIR 1200``): Sphinx then reads
+a copy of it beside ``corpus.py``'s conf.py.
+
 On a copy of ``DIR`` (a real project: its conf.py trusted as ``bench_project.py`` trusts it, a config
 written when it has none), with an empty parse cache each run, the command runs with a
 ``sitecustomize`` (on ``PYTHONPATH``, this run only) that notes, in each process (the CLI, its zygote,
@@ -30,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_project import prepare_copy  # noqa: E402
+from corpus import sphinx_copy  # noqa: E402
 from runner import BIN, CacheHome, machine, run  # noqa: E402
 
 #: The hooks, written as ``sitecustomize.py``: each event is one JSON line appended to ``$MDMARK_TIMELINE``.
@@ -133,9 +137,13 @@ def time_project(source: Path, base: Path, hooks: Path, commands: list[str], run
     caches = CacheHome(base)
     env = {**caches.env(), "XDG_CONFIG_HOME": str(base / "config")}
     run([str(BIN / "mdmark"), "trust", "--config", str(copy / "mdmark.config.yaml")], copy, env, ok=(0, 1, 2))  # none: no conf.py
+    theirs = copy
+    if not (copy / docs / "conf.py").is_file():  # the generated corpus: Sphinx reads it beside corpus.py's conf.py
+        theirs = base / f"{copy.name}-sphinx"
+        sphinx_copy(copy, theirs)
     for i in range(runs):
         shutil.rmtree(base / "sphinx-out", ignore_errors=True)
-        sphinx = run([str(BIN / "sphinx-build"), "-E", "-q", "-b", builder, docs or ".", str(base / "sphinx-out")], copy, env)
+        sphinx = run([str(BIN / "sphinx-build"), "-E", "-q", "-b", builder, docs or ".", str(base / "sphinx-out")], theirs, env)
         print(f"{source.name} run {i + 1}: sphinx-build -E -b {builder} {sphinx.wall:.2f} s (CPU {sphinx.cpu:.2f} s); "
               f"load {os.getloadavg()[0]:.2f}", flush=True)
         for command in commands:
