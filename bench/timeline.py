@@ -41,16 +41,21 @@ HOOKS = textwrap.dedent('''
     import importlib.abc, importlib.util, json, os, sys, time
 
     _OUT = os.environ.get("MDMARK_TIMELINE")
+    # Opened once, here, in the CLI's process: its zygote and workers inherit the descriptor, so
+    # they note events although the kernel lets them open nothing outside their own folders.
+    _FD = os.open(_OUT, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) if _OUT else -1
 
     def _note(event, start=None):
-        if not _OUT:
+        if _FD < 0:
             return
         line = {"pid": os.getpid(), "ppid": os.getppid(), "event": event, "t": time.time(),
                 "cpu": time.process_time()}
         if start is not None:
             line["start"] = start
-        with open(_OUT, "a", encoding="utf-8") as out:
-            out.write(json.dumps(line) + "\\n")
+        try:
+            os.write(_FD, (json.dumps(line) + "\\n").encode())
+        except OSError:
+            pass  # a process that closed what it inherited: its events are not noted
 
     def _timed(event, func):
         def wrapper(*args, **kwargs):
@@ -143,13 +148,15 @@ def time_project(source: Path, base: Path, hooks: Path, commands: list[str], run
         sphinx_copy(copy, theirs)
     for i in range(runs):
         shutil.rmtree(base / "sphinx-out", ignore_errors=True)
-        sphinx = run([str(BIN / "sphinx-build"), "-E", "-q", "-b", builder, docs or ".", str(base / "sphinx-out")], theirs, env)
-        print(f"{source.name} run {i + 1}: sphinx-build -E -b {builder} {sphinx.wall:.2f} s (CPU {sphinx.cpu:.2f} s); "
-              f"load {os.getloadavg()[0]:.2f}", flush=True)
+        sphinx = None
+        if builder != "none":
+            sphinx = run([str(BIN / "sphinx-build"), "-E", "-q", "-b", builder, docs or ".", str(base / "sphinx-out")], theirs, env)
+            print(f"{source.name} run {i + 1}: sphinx-build -E -b {builder} {sphinx.wall:.2f} s (CPU {sphinx.cpu:.2f} s)", flush=True)
+        print(f"{source.name} run {i + 1}: load {os.getloadavg()[0]:.2f}", flush=True)
         for command in commands:
             caches.cold(copy)
             shutil.rmtree(copy / "dist", ignore_errors=True)
-            log = copy / "timeline.jsonl"  # where the workers (confined to the project) may write
+            log = base / "timeline.jsonl"
             log.unlink(missing_ok=True)
             timed = {**env, "MDMARK_TIMELINE": str(log), "PYTHONPATH": str(hooks)}
             timing = run([str(BIN / "mdmark"), command], copy, timed, ok=(0, 1))
@@ -158,8 +165,8 @@ def time_project(source: Path, base: Path, hooks: Path, commands: list[str], run
             cli = min(lines, key=lambda line: float(line["t"]))  # the CLI's "python started"
             phases = summarise(lines, timing.wall, float(cli["t"]))
             shown = ", ".join(f"{k} {v:.0f}" if k in ("documents", "workers") else f"{k} {v:.2f}" for k, v in phases.items())
-            print(f"  {command}: {timing.wall:.2f} s = {timing.wall / sphinx.wall:.2f}× (CPU {timing.cpu:.2f} s = "
-                  f"{timing.cpu / sphinx.cpu:.2f}×); {shown}", flush=True)
+            ratio = f" = {timing.wall / sphinx.wall:.2f}× (CPU {timing.cpu / sphinx.cpu:.2f}×)" if sphinx else ""
+            print(f"  {command}: {timing.wall:.2f} s (CPU {timing.cpu:.2f} s){ratio}; {shown}", flush=True)
 
 
 def main() -> int:
@@ -167,7 +174,7 @@ def main() -> int:
     parser.add_argument("--project", type=Path, action="append", required=True, help="a real project (a copy is used)")
     parser.add_argument("--command", choices=("check", "build"), action="append", help="default: check and build")
     parser.add_argument("--runs", type=int, default=2, help="runs of each (the machine may be shared)")
-    parser.add_argument("--sphinx", default="html", help="the builder sphinx-build is timed with (default html)")
+    parser.add_argument("--sphinx", default="html", help="the builder sphinx-build is timed with (default html; none: not timed)")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="mdmark-timeline-")).resolve()
     hooks = base / "hooks"
