@@ -58,6 +58,9 @@ def _own_overrides(settings: MarkdownSettings) -> dict[str, Any]:
         # Keeps Text nodes verbatim (alias matching needs that) and reads faster.
         "smartquotes": False,
         "language": "en",
+        # No conf.py asks for a translation: no message catalog is read (``locales/en/…`` would
+        # have been), so the read skips i18n's transforms (:mod:`mdmark.host.profiles`).
+        "locale_dirs": [],
         "html_theme": "basic",
         "numfig": True,
     }

@@ -78,6 +78,7 @@ class App:
         """
         from mdmark.host.app import ensure_known
         from mdmark.host.accessors import take_doctree
+        from mdmark.host.catalogs import catalogs_read
 
         from mdmark.util.capture import project_output
         from mdmark.util.conflock import conf_lock
@@ -92,7 +93,8 @@ class App:
                 self._texts[docname] = text
             ensure_known(app, docname)
             try:
-                app.builder.read_doc(docname)
+                with catalogs_read(app, docname):  # a translated project's catalog is an input too
+                    app.builder.read_doc(docname)
             finally:
                 self._texts.pop(docname, None)
             return take_doctree(env, docname), list(warnings)
