@@ -163,3 +163,25 @@ def test_documents_sharing_a_heading_are_told_apart_by_their_folder(tmp_path: Pa
         ("title_mismatch", "docs[1].title"),
         ("title_mismatch", "docs[3].title"),
     ], check.stdout
+
+
+def test_documents_git_ignores_are_left_out_of_the_document_set(tmp_path: Path) -> None:
+    """A document a build writes into the sources and ``.gitignore`` keeps out of the repository
+    (jupyter_server's conf.py copies the changelog to ``other/changelog.md``) is read by Sphinx and
+    built into the page, but it is no document of the index: init leaves it out of ``docs``, so
+    the first check after trust is clean as sphinx-build is."""
+    root = sphinx_project(tmp_path, "docs")
+    index_rst = root / "docs" / "index.rst"
+    index_rst.write_text(index_rst.read_text(encoding="utf-8") + "   changelog\n", encoding="utf-8")
+    (root / "docs" / "changelog.md").write_text("# Changelog\n\n## 1.0\n\nFirst.\n", encoding="utf-8")
+    (root / ".gitignore").write_text("docs/changelog.md\n", encoding="utf-8")
+    assert run_mdmark("init", cwd=root).returncode == 0
+    config = (root / "mdmark.config.yaml").read_text(encoding="utf-8")
+    assert '"docs/changelog.md"]' in config.split("build:")[0], config  # out of docs, still in build
+    assert "changelog" not in (root / "index.yaml").read_text(encoding="utf-8")
+    trust_project(root / "mdmark.config.yaml")
+    check = run_mdmark("check", cwd=root)
+    assert check.returncode == 0, check.stdout
+    built = run_mdmark("build", cwd=root)
+    assert built.returncode == 0, built.stderr
+    assert "First." in (root / "dist" / "docs.html").read_text(encoding="utf-8")

@@ -84,6 +84,7 @@ def adopted_files(folder: Path, conf: Path) -> tuple[tuple[str, str], ...]:
     """The config and index of the Sphinx project of ``conf``: its documents indexed as they are."""
     from mdmark.project.main import Project
     from mdmark.queries.adopt import adopted_config, adoption, doc_entries, index_text
+    from mdmark.util.gitbase import ignored_files
     from mdmark.util.globs import match_files
 
     _refuse_existing(folder, (CONFIG_NAME, "index.yaml"))
@@ -94,9 +95,13 @@ def adopted_files(folder: Path, conf: Path) -> tuple[tuple[str, str], ...]:
     project = Project.open(folder, config_path, texts={config_path.resolve(): config_text})
     docset = project.config.docs
     paths = [p for p in match_files(project.root, docset.include, docset.exclude) if p.suffix == ".md"] if docset else []
-    entries, parts = doc_entries(project, paths, set())
-    if parts:  # pieces without a heading ({include}d): not documents of the index, left out of docs
-        config_text = adopted_config(found, tuple(p.relative_to(project.root).as_posix() for p in parts))
+    # Documents git ignores are written by a build (conf.py copying a changelog in): Sphinx reads
+    # them and the page has them, but they are no document of the index, so not of ``docs``.
+    generated = {p.resolve() for p in ignored_files(conf.parent, "**/*.md")}
+    made = [p for p in paths if p.resolve() in generated]
+    entries, parts = doc_entries(project, [p for p in paths if p.resolve() not in generated], set())
+    if parts or made:  # pieces without a heading ({include}d) and generated documents: left out of docs
+        config_text = adopted_config(found, tuple(p.relative_to(project.root).as_posix() for p in [*parts, *made]))
     return ((CONFIG_NAME, config_text), ("index.yaml", index_text(entries)))
 
 

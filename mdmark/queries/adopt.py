@@ -81,7 +81,8 @@ def _flow(items: list[str]) -> str:
 def adopted_config(found: Adoption, parts: tuple[str, ...] = ()) -> str:
     """The config of an adopted Sphinx project: conf.py names what is read; the documents Sphinx
     leaves out (its ``exclude_patterns``) are left out of ``docs`` too, and so are ``parts``
-    (documents without a heading: pieces other documents ``{include}``); MyST keeps Sphinx's defaults."""
+    (documents without a heading: pieces other documents ``{include}``; documents git ignores,
+    which a build writes); MyST keeps Sphinx's defaults."""
     src = found.src
     include = _flow([f"{src}**/*.md"])
     excludes = [f"{src}{p}" for p in found.excludes] + [f"{src}{p.rstrip('/')}/**" for p in found.excludes]

@@ -244,3 +244,23 @@ def changed_files(folder: Path, ref: str) -> set[Path]:
         if blob is None or not _same(path, blob, algorithm):
             changed.add(repo.top / name)
     return changed
+
+
+def ignored_files(folder: Path, pattern: str) -> list[Path]:
+    """The files under ``folder`` matching ``pattern`` (a glob relative to it) that git ignores —
+    what a build writes into the sources and ``.gitignore`` keeps out of the repository, such as a
+    changelog conf.py copies in. Asked with ``ls-files`` (plumbing, as above); none when ``folder``
+    is in no git working tree or git cannot run: the caller does without."""
+    try:
+        repo = open_repository(folder)
+    except MdmarkError:
+        return []
+    try:
+        rel = folder.resolve().relative_to(repo.top).as_posix()
+    except ValueError:
+        return []
+    spec = pattern if rel == "." else f"{rel}/{pattern}"
+    result = repo.git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", f":(glob){spec}")
+    if result.returncode != 0:
+        return []
+    return [repo.top / name for name in _names(result.stdout)]
