@@ -165,19 +165,24 @@ def test_documents_sharing_a_heading_are_told_apart_by_their_folder(tmp_path: Pa
     ], check.stdout
 
 
-def test_documents_git_ignores_are_left_out_of_the_document_set(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("ignore", "built_before"), [("docs/changelog.md", True), ("/docs/changelog.md", False), ("changelog.md", False), ("*.md\n!docs/[a-z]*.md\n!README.md\ndocs/changelog.md", True)])
+def test_documents_git_ignores_are_left_out_of_the_document_set(tmp_path: Path, ignore: str, built_before: bool) -> None:
     """A document a build writes into the sources and ``.gitignore`` keeps out of the repository
     (jupyter_server's conf.py copies the changelog to ``other/changelog.md``) is read by Sphinx and
-    built into the page, but it is no document of the index: init leaves it out of ``docs``, so
-    the first check after trust is clean as sphinx-build is."""
+    built into the page, but it is no document of the index: init leaves it out of ``docs`` —
+    whether a build already wrote it (git says it is ignored) or not yet (a fresh clone: the
+    ``.gitignore`` names it) — so the first check after trust is clean as sphinx-build is."""
     root = sphinx_project(tmp_path, "docs")
     index_rst = root / "docs" / "index.rst"
     index_rst.write_text(index_rst.read_text(encoding="utf-8") + "   changelog\n", encoding="utf-8")
-    (root / "docs" / "changelog.md").write_text("# Changelog\n\n## 1.0\n\nFirst.\n", encoding="utf-8")
-    (root / ".gitignore").write_text("docs/changelog.md\n", encoding="utf-8")
+    changelog = root / "docs" / "changelog.md"
+    (root / ".gitignore").write_text(ignore + "\n", encoding="utf-8")
+    if built_before:
+        changelog.write_text("# Changelog\n\n## 1.0\n\nFirst.\n", encoding="utf-8")
     assert run_mdmark("init", cwd=root).returncode == 0
+    changelog.write_text("# Changelog\n\n## 1.0\n\nFirst.\n", encoding="utf-8")
     config = (root / "mdmark.config.yaml").read_text(encoding="utf-8")
-    assert '"docs/changelog.md"]' in config.split("build:")[0], config  # out of docs, still in build
+    assert "changelog.md" in config.split("build:")[0], config  # out of docs, still in build
     assert "changelog" not in (root / "index.yaml").read_text(encoding="utf-8")
     trust_project(root / "mdmark.config.yaml")
     check = run_mdmark("check", cwd=root)

@@ -83,7 +83,7 @@ def init_project(folder: Path) -> list[Path]:
 def adopted_files(folder: Path, conf: Path) -> tuple[tuple[str, str], ...]:
     """The config and index of the Sphinx project of ``conf``: its documents indexed as they are."""
     from mdmark.project.main import Project
-    from mdmark.queries.adopt import adopted_config, adoption, doc_entries, index_text
+    from mdmark.queries.adopt import adopted_config, adoption, doc_entries, ignored_patterns, index_text
     from mdmark.util.gitbase import ignored_files
     from mdmark.util.globs import match_files
 
@@ -100,8 +100,10 @@ def adopted_files(folder: Path, conf: Path) -> tuple[tuple[str, str], ...]:
     generated = {p.resolve() for p in ignored_files(conf.parent, "**/*.md")}
     made = [p for p in paths if p.resolve() in generated]
     entries, parts = doc_entries(project, [p for p in paths if p.resolve() not in generated], set())
-    if parts or made:  # pieces without a heading ({include}d) and generated documents: left out of docs
-        config_text = adopted_config(found, tuple(p.relative_to(project.root).as_posix() for p in [*parts, *made]))
+    left_out = [p.relative_to(project.root).as_posix() for p in [*parts, *made]]
+    left_out += [g for g in ignored_patterns(folder, found.src) if g not in left_out]
+    if left_out:  # pieces without a heading ({include}d) and generated documents: left out of docs
+        config_text = adopted_config(found, tuple(left_out))
     return ((CONFIG_NAME, config_text), ("index.yaml", index_text(entries)))
 
 

@@ -74,6 +74,35 @@ def adoption(folder: Path, conf: Path) -> Adoption:
     )
 
 
+def ignored_patterns(folder: Path, src: str) -> list[str]:
+    """The Markdown paths under conf.py's folder that the top ``.gitignore`` of ``folder`` names, as
+    globs of the config: documents a build writes later (conf.py copying ``CHANGELOG.md`` to
+    ``other/changelog.md``), which a fresh clone does not have yet. Only what reads plainly — a
+    file's literal path ending in ``.md``, anchored (it has a ``/``) or a bare name (matched in
+    every folder); a wildcard (it could match documents git tracks, which it never ignores) or a
+    file with negations is left to ``git`` (:func:`~mdmark.util.gitbase.ignored_files`, for the
+    files that exist)."""
+    path = folder / ".gitignore"
+    try:
+        text = read_text(path) if path.is_file() else ""
+    except MdmarkError:
+        return []
+    lines = [raw.strip() for raw in text.splitlines()]
+    if any(line.startswith("!") for line in lines):
+        return []
+    found: list[str] = []
+    for line in lines:
+        if line.startswith("#") or not line.endswith(".md") or any(c in line for c in "*[]?\\"):
+            continue
+        if "/" in line.rstrip("/"):
+            rel = line.lstrip("/")
+            if rel.startswith(src):
+                found.append(rel)
+        else:
+            found.append(f"{src}**/{line}")
+    return found
+
+
 def _flow(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(i, ensure_ascii=False) for i in items) + "]"
 
