@@ -165,7 +165,7 @@ def test_documents_sharing_a_heading_are_told_apart_by_their_folder(tmp_path: Pa
     ], check.stdout
 
 
-@pytest.mark.parametrize(("ignore", "built_before"), [("docs/changelog.md", True), ("/docs/changelog.md", False), ("changelog.md", False), ("*.md\n!docs/[a-z]*.md\n!README.md\ndocs/changelog.md", True)])
+@pytest.mark.parametrize(("ignore", "built_before"), [("docs/changelog.md", True), ("/docs/changelog.md", False), ("changelog.md", False), (".vscode/*\n!.vscode/*.template\ndocs/changelog.md", False), ("*.md\n!docs/[a-z]*.md\n!README.md\ndocs/changelog.md", True)])
 def test_documents_git_ignores_are_left_out_of_the_document_set(tmp_path: Path, ignore: str, built_before: bool) -> None:
     """A document a build writes into the sources and ``.gitignore`` keeps out of the repository
     (jupyter_server's conf.py copies the changelog to ``other/changelog.md``) is read by Sphinx and

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,6 +75,10 @@ def adoption(folder: Path, conf: Path) -> Adoption:
     )
 
 
+#: A ``.gitignore`` line whose last part ends in another suffix than ``.md`` (``!.vscode/*.template``).
+_OTHER_SUFFIX = re.compile(r"\.(?!md$)[A-Za-z0-9]+$")
+
+
 def ignored_patterns(folder: Path, src: str) -> list[str]:
     """The Markdown paths under conf.py's folder that the top ``.gitignore`` of ``folder`` names, as
     globs of the config: documents a build writes later (conf.py copying ``CHANGELOG.md`` to
@@ -88,8 +93,8 @@ def ignored_patterns(folder: Path, src: str) -> list[str]:
     except MdmarkError:
         return []
     lines = [raw.strip() for raw in text.splitlines()]
-    if any(line.startswith("!") for line in lines):
-        return []
+    if any(line.startswith("!") and not _OTHER_SUFFIX.search(line) for line in lines):
+        return []  # a negation that may take a Markdown file back in: git's reading is the one
     found: list[str] = []
     for line in lines:
         if line.startswith("#") or not line.endswith(".md") or any(c in line for c in "*[]?\\"):
