@@ -247,27 +247,48 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_program(name): the test drives an installed program (chromium, claude)")
 
 
-#: The test modules that take longest, longest first (CPU and wall of each file run alone, see
-#: bench/README.md's section on the suite). pytest-xdist's ``--dist loadfile`` hands whole files to
-#: the workers in collection order (``--no-loadscope-reorder`` in pyproject.toml keeps that order),
-#: so these start first and the many short files fill the end: a long file handed out last would
-#: run alone while the other core has nothing left to do.
+#: The test modules that take longest, longest first: the wall time of each run alone (``-n 0``),
+#: most of it waiting for servers, browsers and bounds in some (bench/README.md, the suite's
+#: section). pytest-xdist's ``--dist loadfile`` hands whole modules to the workers in collection
+#: order (``--no-loadscope-reorder`` in pyproject.toml keeps that order), so these start first and
+#: the many short modules fill the end: a long module handed out last would run on while the other
+#: workers have nothing left to do.
 LONG_FIRST = (
-    "test_hostile.py",
     "test_hostile_frontends.py",
-    "test_sphinx_projects.py",
+    "test_hostile.py",
+    "test_lsp.py",
     "test_hostile_preview.py",
-    "test_packaging.py",
+    "test_landlock.py",
     "test_plugin.py",
-    "test_build_nav.py",
-    "test_check_base.py",
-    "test_conventions.py",
-    "test_untrusted.py",
     "test_mcp.py",
-    "test_graph.py",
-    "test_build.py",
+    "test_check_base.py",
     "test_browser.py",
+    "test_sphinx_projects.py",
+    "test_packaging.py",
+    "test_project_output.py",
+    "test_build_nav.py",
+    "test_snapshot.py",
+    "test_init_adopt.py",
+    "test_bounds.py",
+    "test_untrusted.py",
+    "test_check.py",
+    "test_cli_basics.py",
+    "test_build.py",
+    "test_conventions.py",
 )
+assert all((Path(__file__).parent / name).is_file() for name in LONG_FIRST), "LONG_FIRST names a module that is gone"
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject.toml's addopts): one test worker more than the cores this process may
+    run on. Many tests spend much of their time waiting — for a server or a browser to start, a
+    language server's diagnostics to settle, a bound on a blocked worker — and a core left idle by
+    one worker's wait is taken by the extra one's tests."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return cores + 1
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
