@@ -260,6 +260,7 @@ LONG_FIRST = (
     "test_hostile_preview.py",
     "test_landlock.py",
     "test_plugin.py",
+    "test_hostile_stdio.py",
     "test_mcp.py",
     "test_check_base.py",
     "test_browser.py",
