@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -246,6 +247,58 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_program(name): the test drives an installed program (chromium, claude)")
 
 
+#: The test modules that take longest, longest first: the wall time of each run alone (``-n 0``),
+#: most of it waiting for servers, browsers and bounds in some (bench/README.md, the suite's
+#: section). pytest-xdist's ``--dist loadfile`` hands whole modules to the workers in collection
+#: order (``--no-loadscope-reorder`` in pyproject.toml keeps that order), so these start first and
+#: the many short modules fill the end: a long module handed out last would run on while the other
+#: workers have nothing left to do.
+LONG_FIRST = (
+    "test_hostile_frontends.py",
+    "test_hostile.py",
+    "test_lsp.py",
+    "test_hostile_preview.py",
+    "test_landlock.py",
+    "test_plugin.py",
+    "test_hostile_stdio.py",
+    "test_mcp.py",
+    "test_check_base.py",
+    "test_browser.py",
+    "test_sphinx_projects.py",
+    "test_packaging.py",
+    "test_project_output.py",
+    "test_build_nav.py",
+    "test_snapshot.py",
+    "test_init_adopt.py",
+    "test_bounds.py",
+    "test_untrusted.py",
+    "test_check.py",
+    "test_cli_basics.py",
+    "test_build.py",
+    "test_conventions.py",
+)
+assert all((Path(__file__).parent / name).is_file() for name in LONG_FIRST), "LONG_FIRST names a module that is gone"
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject.toml's addopts): one test worker more than the cores this process may
+    run on. Many tests spend much of their time waiting — for a server or a browser to start, a
+    language server's diagnostics to settle, a bound on a blocked worker — and a core left idle by
+    one worker's wait is taken by the extra one's tests."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return cores + 1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """:data:`LONG_FIRST`'s modules first, in its order; the others after, in collection order
+    (a stable sort: each module's tests keep their order)."""
+    rank = {name: place for place, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for mark in item.iter_markers("needs_program"):
         name = mark.args[0]
@@ -268,22 +321,62 @@ def mdmark_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
 
 @pytest.fixture(scope="session")
 def built_300(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The page of ``bench/corpus.py``'s 300-document project, built once per session (about half a
-    minute) for the tests of the page and the graph at that size."""
-    import sys
+    """The page of ``bench/corpus.py``'s 300-document project, built once per run (about half a
+    minute of CPU) for the tests of the page and the graph at that size; read only by them.
 
-    from mdmark.builders.build import build_site
+    Under xdist the test workers share it (:func:`shared_once`): one builds, the others wait."""
+    def build(folder: Path) -> None:
+        # In a process of its own: the build's worker pool and zygotes end with it, so nothing of
+        # the build (a forked child holding the lock's descriptor) outlives it in this worker.
+        script = (
+            "import json, sys\n"
+            "from pathlib import Path\n"
+            f"sys.path.insert(0, {str(REPO / 'bench')!r})\n"
+            "from corpus import generate\n"
+            "from mdmark.builders.build import build_site\n"
+            "generate(Path(sys.argv[1]), 300)\n"
+            "print(json.dumps(build_site(Path(sys.argv[1]))))\n"
+        )
+        done = subprocess.run([sys.executable, "-c", script, str(folder / "corpus")], capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-4000:]
+        result = json.loads(done.stdout.splitlines()[-1])
+        assert result["docs"] == 300
+        (folder / "page.txt").write_text(result["out"], encoding="utf-8")
 
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        from corpus import generate
-    finally:
-        sys.path.remove(str(REPO / "bench"))
-    root = tmp_path_factory.mktemp("corpus300")
-    generate(root, 300)
-    result = build_site(root)
-    assert result["docs"] == 300
-    return Path(result["out"])
+    return Path((shared_once(tmp_path_factory, "corpus300", build) / "page.txt").read_text(encoding="utf-8"))
+
+
+def shared_once(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """A folder ``name`` made by ``make(folder)`` once per run, shared by the xdist test workers
+    (the pattern pytest-xdist documents): under the run's base temporary folder, made by the first
+    worker that asks under a file lock, while the others wait for it; without xdist, a folder of
+    this session's own. A ``make`` that fails leaves no folder, so the next asker tries again (and
+    fails the same way, with its own message). What it makes must be read only by the tests."""
+    import fcntl
+
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = factory.mktemp(name, numbered=False)
+        make(folder)
+        return folder
+    base = factory.getbasetemp().parent  # the run's folder, whose popen-gwN are the workers'
+    folder = base / f"shared-{name}"
+    with open(base / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (folder / ".made").is_file():
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.mkdir()
+                try:
+                    make(folder)
+                except BaseException:
+                    shutil.rmtree(folder, ignore_errors=True)
+                    raise
+                (folder / ".made").touch()
+        finally:
+            # Explicitly: a process forked while the lock was held shares its descriptor, and a
+            # close alone would leave the lock held by that process for as long as it lives.
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return folder
 
 
 @pytest.fixture
