@@ -77,6 +77,7 @@ ALLOWED_READS: dict[tuple[str, str], str] = {
     ("mdmark/util/files.py", "_atomic_write"): "writing output (a temp file created exclusively)",
     ("mdmark/lsp/diagnostics.py", "_as_on_disk"): "an editor's saved buffer against its file (regular, size-capped)",
     ("mdmark/config/myst.py", "myst_extensions"): "the installed MyST's own config module (the environment's, never the project's), for its literal list",
+    ("mdmark/queries/adopt.py", "ignored_patterns"): "init: the project's top .gitignore, by files.read_text, for the generated documents it names",
     ("mdmark/config/yamlio.py", "load_yaml"): "the config and the index: what defines the project, read by files.read_text",
     ("mdmark/queries/edit_index.py", "update_index"): "the index, read by files.read_text before it is rewritten",
     ("mdmark/queries/edit_index.py", "locked"): "opens the index's folder to lock it, reads nothing",
