@@ -54,6 +54,7 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/graph/svg.py", "_esc"): "XML escaping: pure",
     ("mdmark/host/patches.py", "share_docutils_settings"): "installs a patch once per process: idempotent",
     ("mdmark/host/patches.py", "harden_parsing"): "installs the sandbox of docutils and MyST once per process: idempotent",
+    ("mdmark/host/patches.py", "own_config_defaults"): "installs a patch once per process: idempotent",
     ("mdmark/host/sandbox.py", "sandbox"): "the sandboxed Jinja2 environment: holds no document's data",
     ("mdmark/host/patches.py", "parser_defaults"): "docutils defaults per set of component classes: pure",
     ("mdmark/host/confinfo.py", "builtin_role_objtypes"): "the object types of Sphinx's own domains' roles: fixed for the process",

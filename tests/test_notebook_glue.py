@@ -147,3 +147,21 @@ def test_a_text_notebook_executed_at_reading_gives_its_value(tmp_path: Path) -> 
     assert build.returncode == 0, build.stderr
     assert not [line for line in build.stderr.splitlines() if line.startswith("docs/")], build.stderr
     assert 'Seven is <span class="pasted-text">7</span>.' in (root / "dist" / "docs.html").read_text(encoding="utf-8")
+
+
+def test_a_notebook_project_after_another_application_in_the_process(tmp_path: Path) -> None:
+    """Sphinx hands each configuration the very object of a default, and MyST's setup maps ``.md``
+    to ``markdown`` inside the shared default ``source_suffix`` when conf.py sets none: the next
+    application of the process (a server's other project, a worker forked after it) whose conf.py
+    loads myst-nb alone kept that mapping, skipped myst-nb's, and every document stopped at "Source
+    parser for markdown not registered". Each application now has its defaults to itself."""
+    from mdmark.config.main import MarkdownSettings
+    from mdmark.pipeline.reading import App
+
+    first = write_tree(tmp_path / "first" / "docs", {"conf.py": 'extensions = ["myst_parser"]\n', "index.md": "# First\n"})
+    App(first, MarkdownSettings(), conf=first / "conf.py", trusted=True)
+    second = write_tree(tmp_path / "second" / "docs", {"conf.py": 'extensions = ["myst_nb"]\n', "index.md": "# Second\n\nText.\n"})
+    notebooks = App(second, MarkdownSettings(), conf=second / "conf.py", trusted=True)
+    assert notebooks.sphinx.config.source_suffix[".md"] == "myst-nb"
+    tree, warnings = notebooks.read("index")
+    assert "Text." in tree.astext() and not warnings, warnings

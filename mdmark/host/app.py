@@ -38,7 +38,7 @@ from mdmark.host.confinfo import (
     unverified_domains,
 )
 from mdmark.host.myst_settings import fill_in_myst, myst_values
-from mdmark.host.patches import SPHINX_CONTEXT, dangling_footnotes, harden_parsing, share_docutils_settings
+from mdmark.host.patches import SPHINX_CONTEXT, dangling_footnotes, harden_parsing, own_config_defaults, share_docutils_settings
 from mdmark.host.session import SPHINX_LOCK, logging_kept
 
 P = ParamSpec("P")
@@ -196,6 +196,7 @@ def _create_app(srcdir: Path, settings: MarkdownSettings, conf: Path | None, wor
 
     share_docutils_settings()
     harden_parsing()
+    own_config_defaults()
 
     console.nocolor()
     outdir, doctreedir = str(workdir / "out"), str(workdir / "doctrees")
@@ -313,6 +314,7 @@ def _create_static_app(
 
     share_docutils_settings()
     harden_parsing()
+    own_config_defaults()
     console.nocolor()
     outdir, doctreedir = str(workdir / "out"), str(workdir / "doctrees")
     status, warning = io.StringIO(), io.StringIO()

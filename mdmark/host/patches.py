@@ -87,6 +87,34 @@ def share_docutils_settings() -> None:
 #: Substitutions nested in substitutions deeper than this are refused (each level recurses).
 MAX_SUBSTITUTION_DEPTH = 32
 #: Set (true) on the build environment of an application whose conf.py the user trusted: its
+@functools.cache
+def own_config_defaults() -> None:
+    """Each Sphinx ``Config`` gets its own copy of a mutable default (installed once per process, by
+    the first application mdmark creates).
+
+    Sphinx hands every configuration the very object of a default (``source_suffix``'s dict,
+    ``exclude_patterns``' list, …) and extensions write into it: ``merge_source_suffix`` adds
+    ``.md: markdown`` for MyST to the shared ``{'.rst': 'restructuredtext'}`` when conf.py sets no
+    ``source_suffix``, and myst-nb extends the shared ``exclude_patterns``. ``sphinx-build`` makes one
+    application per process; mdmark makes many (a server's projects, a lapsed trust's two attempts,
+    the workers forked from a process that made one), and the next conf.py without ``source_suffix``
+    began with MyST's ``.md`` already mapped: myst-nb's own mapping was then skipped and every
+    document stopped at "Source parser for markdown not registered"."""
+    from sphinx.config import Config
+
+    original = Config.__getattr__
+
+    def __getattr__(self: Any, name: str) -> Any:
+        value = original(self, name)
+        option = self._options.get(name)
+        if option is not None and value is option.default and isinstance(value, (dict, list, set)):
+            value = copy.deepcopy(value)
+            self.__dict__[name] = value
+        return value
+
+    setattr(Config, "__getattr__", __getattr__)  # noqa: B010 - a class attribute mypy would refuse
+
+
 #: substitutions see Sphinx's environment as ``env``, as ``sphinx-build`` renders them.
 SPHINX_CONTEXT = "mdmark_sphinx_context"
 
