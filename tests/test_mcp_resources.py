@@ -26,7 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import ResourceTemplateReference
 from test_mcp import Served, anyio_backend, call, server  # noqa: F401
-from test_plugin import CLAUDE, claude, claude_env, installed, marketplace, needs_claude  # noqa: F401
+from test_plugin import CLAUDE, claude, claude_env, installed, marketplace, mcp_list, needs_claude  # noqa: F401
 
 from mdmark.guide.reader import guide_entries, read_guide
 from mdmark.tools.resources import CHECK_URI, DOC_TEMPLATE, MAX_COMPLETIONS, SECTION_TEMPLATE
@@ -428,7 +428,7 @@ def test_claude_names_the_sessions_project_in_resource_requests(
     _Recorder.seen = []
     with _serving(_Recorder) as port, _serving(_NoModel) as api:
         env = {**installed, "MDMARK_PORT": str(port), "PWD": str(project)}  # PWD: as the user's shell sets it
-        done = claude("mcp", "list", env=env, cwd=project)
+        done = mcp_list(env, project)
         line = [ln for ln in done.stdout.splitlines() if ln.startswith("plugin:mdmark:mdmark:")]
         assert line == [f"plugin:mdmark:mdmark: http://127.0.0.1:{port}/mcp?project={project} (HTTP) - ✔ Connected"], done.stdout
         env = {**env, "ANTHROPIC_API_KEY": "sk-ant-fake", "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{api}"}
