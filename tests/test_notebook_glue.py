@@ -155,9 +155,15 @@ def test_a_notebook_project_after_another_application_in_the_process(tmp_path: P
     application of the process (a server's other project, a worker forked after it) whose conf.py
     loads myst-nb alone kept that mapping, skipped myst-nb's, and every document stopped at "Source
     parser for markdown not registered". Each application now has its defaults to itself."""
+    from sphinx.application import Sphinx
+
     from mdmark.config.main import MarkdownSettings
     from mdmark.pipeline.reading import App
 
+    # An application made by Sphinx alone first (as a library caller, or another test, may): its
+    # MyST writes into the shared default before mdmark has installed anything.
+    plain = write_tree(tmp_path / "plain", {"conf.py": 'extensions = ["myst_parser"]\n', "index.md": "# Plain\n"})
+    Sphinx(str(plain), str(plain), str(tmp_path / "plain-out"), str(tmp_path / "plain-dt"), "html", status=None, warning=None)
     first = write_tree(tmp_path / "first" / "docs", {"conf.py": 'extensions = ["myst_parser"]\n', "index.md": "# First\n"})
     App(first, MarkdownSettings(), conf=first / "conf.py", trusted=True)
     second = write_tree(tmp_path / "second" / "docs", {"conf.py": 'extensions = ["myst_nb"]\n', "index.md": "# Second\n\nText.\n"})

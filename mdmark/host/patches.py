@@ -87,6 +87,10 @@ def share_docutils_settings() -> None:
 #: Substitutions nested in substitutions deeper than this are refused (each level recurses).
 MAX_SUBSTITUTION_DEPTH = 32
 #: Set (true) on the build environment of an application whose conf.py the user trusted: its
+#: Sphinx's default ``source_suffix`` (Sphinx 9's ``Config.config_values``), before any extension adds to it.
+_SOURCE_SUFFIX = {".rst": "restructuredtext"}
+
+
 @functools.cache
 def own_config_defaults() -> None:
     """Each Sphinx ``Config`` gets its own copy of a mutable default (installed once per process, by
@@ -108,7 +112,9 @@ def own_config_defaults() -> None:
         value = original(self, name)
         option = self._options.get(name)
         if option is not None and value is option.default and isinstance(value, (dict, list, set)):
-            value = copy.deepcopy(value)
+            # An application made before this was installed (a library caller's, a test's) may have
+            # written into the shared object already: the one default that matters is Sphinx's own.
+            value = dict(_SOURCE_SUFFIX) if name == "source_suffix" else copy.deepcopy(value)
             self.__dict__[name] = value
         return value
 
