@@ -1,7 +1,8 @@
 """The process-wide changes mdmark makes to docutils and MyST, each installed once per process by the
 first application mdmark creates (a ``sphinx-build`` that loads ``mdmark.sphinx_ext`` and never
 reads through mdmark's own application keeps docutils and MyST as they are): docutils' settings
-made once per kind of document (:func:`share_docutils_settings`), and what a document may make
+made once per kind of document (:func:`share_docutils_settings`), each Sphinx configuration's own
+copy of its mutable defaults (:func:`own_config_defaults`), and what a document may make
 docutils and MyST do while reading (:func:`harden_parsing`: no docutils configuration files,
 substitutions in :mod:`mdmark.host.sandbox`, front matter measured first)."""
 
@@ -81,12 +82,6 @@ def share_docutils_settings() -> None:
     myst_base.make_document = make_document
 
 
-# -- parsing of untrusted documents: what docutils and MyST may do while reading ------------------
-
-
-#: Substitutions nested in substitutions deeper than this are refused (each level recurses).
-MAX_SUBSTITUTION_DEPTH = 32
-#: Set (true) on the build environment of an application whose conf.py the user trusted: its
 #: Sphinx's default ``source_suffix`` (Sphinx 9's ``Config.config_values``), before any extension adds to it.
 _SOURCE_SUFFIX = {".rst": "restructuredtext"}
 
@@ -121,6 +116,12 @@ def own_config_defaults() -> None:
     setattr(Config, "__getattr__", __getattr__)  # noqa: B010 - a class attribute mypy would refuse
 
 
+# -- parsing of untrusted documents: what docutils and MyST may do while reading ------------------
+
+
+#: Substitutions nested in substitutions deeper than this are refused (each level recurses).
+MAX_SUBSTITUTION_DEPTH = 32
+#: Set (true) on the build environment of an application whose conf.py the user trusted: its
 #: substitutions see Sphinx's environment as ``env``, as ``sphinx-build`` renders them.
 SPHINX_CONTEXT = "mdmark_sphinx_context"
 
