@@ -81,10 +81,6 @@ def _roles(problem: Problem) -> bool:
     return problem.kind in _REFERENCES or problem.type in _UNKNOWN_MARKUP
 
 
-def _labels(problem: Problem) -> bool:
-    return problem.kind == "broken_anchor"
-
-
 def _lexer(problem: Problem) -> bool:
     return problem.kind == "code_language"
 
@@ -118,8 +114,8 @@ _EXPLAINS: tuple[tuple[str, Callable[[Problem], bool]], ...] = (
     ("default_role", _roles),
     ("primary_domain", _roles),
     ("extlinks", _roles),
-    ("autosectionlabel_prefix_document", _labels),
-    ("autosectionlabel_maxdepth", _labels),
+    ("autosectionlabel_prefix_document", _anchor),
+    ("autosectionlabel_maxdepth", _anchor),
     ("highlight_language", _lexer),
     ("sd_custom_directives", _roles),
     ("sd_card_legacy_separators", _design),
