@@ -99,7 +99,7 @@ def adopted_files(folder: Path, conf: Path) -> tuple[tuple[str, str], ...]:
     # them and the page has them, but they are no document of the index, so not of ``docs``.
     generated = {p.resolve() for p in ignored_files(conf.parent, "**/*.md")}
     made = [p for p in paths if p.resolve() in generated]
-    entries, parts = doc_entries(project, [p for p in paths if p.resolve() not in generated], set())
+    entries, parts = doc_entries(project, [p for p in paths if p not in made], set())
     left_out = [p.relative_to(project.root).as_posix() for p in [*parts, *made]]
     left_out += [g for g in ignored_patterns(folder, found.src) if g not in left_out]
     if left_out:  # pieces without a heading ({include}d) and generated documents: left out of docs
