@@ -159,3 +159,44 @@ def test_an_answer_with_an_unreadable_document_is_not_kept(project: Path, monkey
     _forbid_rules(monkeypatch)
     with pytest.raises(_RulesRan):
         _kinds(project)
+
+
+def test_a_folder_whose_names_stay_answers_from_the_store(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mdmark build`` replaces its page (a new file renamed over the old one) just before a check,
+    and an editor's swap file comes and goes: the folders' stamps move, their names do not."""
+    out = project / "dist"
+    out.mkdir()
+    (out / "docs.html").write_text("<p>old</p>", encoding="utf-8")
+    _age(project)
+    assert _kinds(project) == ["broken_link"]
+    (out / "page.tmp").write_text("<p>new</p>", encoding="utf-8")
+    os.replace(out / "page.tmp", out / "docs.html")
+    (project / "docs" / ".a.md.swp").write_text("swap", encoding="utf-8")
+    (project / "docs" / ".a.md.swp").unlink()
+    ahead = time.time() + 30  # the folders stay racy however long the lookup takes on a loaded machine
+    for folder in (out, project / "docs"):
+        os.utime(folder, (ahead, ahead))
+    _forbid_rules(monkeypatch)
+    assert _kinds(project) == ["broken_link"]
+
+
+def test_a_file_made_while_the_check_runs_keeps_the_answer_from_being_stored(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check may or may not have seen a document written while it ran: its answer is not kept."""
+    import mdmark.check.stored as stored
+
+    real = stored.begin
+
+    def then_a_new_document(p: Project) -> dict[str, str | None]:
+        listed = real(p)
+        (project / "docs" / "b.md").write_text("# B\n", encoding="utf-8")
+        _age(project)  # settled stamps: only the names tell
+        return listed
+
+    monkeypatch.setattr(stored, "begin", then_a_new_document)
+    collect(Project.open(project))
+    monkeypatch.setattr(stored, "begin", real)
+    runs = _counted_rules(monkeypatch)
+    collect(Project.open(project))
+    assert runs == [1]

@@ -74,6 +74,7 @@ def collect(
         hit = stored.lookup(project)
         if hit is not None:
             return hit
+        begun = stored.begin(project)
     if reading is not None:
         # Only the index or the config changed since the last check: nothing will be parsed.
         config = project.config
@@ -90,7 +91,7 @@ def collect(
     ctx = build_context(project, base, facts, progress, texts)
     found = run(ctx)
     if reusable:
-        stored.store(project, ctx, found)
+        stored.store(project, ctx, found, begun)
     if snapshot:
         project.save_snapshot()
     return found

@@ -10,7 +10,9 @@ whose inputs all keep their stamps answers from it without reading a document:
   conf.py and the Python files of the project (local extensions, autodoc targets);
 * every folder under the project root (and the folder of every file above): a folder's stamp
   changes when a file in it is added, removed or renamed, which covers link targets, images,
-  new documents and unindexed ones without listing them;
+  new documents and unindexed ones; with each folder the digest of its names is kept, so a
+  folder whose stamp changed but whose names did not (``mdmark build`` replacing its page in
+  ``dist/``, an editor's swap file come and gone) still answers from the store;
 * the environment: mdmark's version, Python's, the stat of every ``sys.path`` folder (an installed
   or removed extension changes its folder) and the user's mdmark config folder (what is trusted).
 
@@ -18,8 +20,9 @@ A file changed less than :data:`~mdmark.util.files.SETTLED_NS` before the check 
 keep its stamp through a same-tick edit (git's "racily clean" files). A document just saved — what
 a pre-commit hook checks — is kept with the content key of the bytes the check read, once the
 bytes on disk are shown to be those; a lookup compares that key again (reading those few files),
-so the next check answers from the store however soon it runs. Any other racy input (the index,
-a folder, an included file) still keeps the answer from being stored. ``--base`` answers are never stored: they depend on git's state; nor are answers with a
+so the next check answers from the store however soon it runs. A racy folder is kept when its
+names did not change while the check ran (:func:`begin` lists them first). Any other racy input (the
+index, an included file) still keeps the answer from being stored. ``--base`` answers are never stored: they depend on git's state; nor are answers with a
 document that could not be read (a worker's time bound depends on the machine's load). The entry lives in the
 project's cache folder (authenticated, like every cache entry) and in the workspace's memory, so
 the MCP server answers a repeated ``check`` from memory after re-reading the stamps.
@@ -48,7 +51,7 @@ if TYPE_CHECKING:
     from mdmark.project.main import Project
 
 #: Bumped when what is stored, or how stamps are taken, changes.
-_FORMAT = 2
+_FORMAT = 3
 
 Stamps = list[tuple[str, tuple[int, ...] | None]]
 
@@ -108,6 +111,24 @@ def _tree(root: Path, sphinx: bool) -> tuple[list[str], list[str]]:
     return folders, sources
 
 
+def _names(folder: str) -> str | None:
+    """The digest of the names in ``folder`` (and which are folders); None: it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(f"{e.name}/" if e.is_dir(follow_symlinks=False) else e.name for e in entries)
+    except OSError:
+        return None
+    return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def begin(project: Project) -> dict[str, str | None]:
+    """The names in each folder under the project root before a check reads anything: what
+    :func:`store` compares with once the check is done (a folder whose names changed meanwhile
+    may hold what the check did or did not see: such an answer is not kept)."""
+    folders, _sources = _tree(project.root, False)
+    return {folder: _names(folder) for folder in folders}
+
+
 def _stamp(paths: Iterable[str], racy: list[str]) -> Stamps:
     """Each path's stamp (None where it is missing); the paths changed too recently to trust their
     stamps are added to ``racy``."""
@@ -130,16 +151,24 @@ def _stamp(paths: Iterable[str], racy: list[str]) -> Stamps:
 RACY_DOCUMENTS = 16
 
 
-def _unchanged(stamps: list[list[Any]], racy: dict[str, list[str]], project: Project) -> bool:
+def _unchanged(
+    stamps: list[list[Any]], racy: dict[str, list[str]], project: Project, names: dict[str, str] | None = None
+) -> bool:
     """Whether every stored ``[path, stamp]`` still holds — settled, or, for a document of ``racy``
-    (path → [its relative path, the content key the check read]), with that content key; stops at
-    the first that does not (after an edit, the rest need no ``stat``)."""
+    (path → [its relative path, the content key the check read]), with that content key, or, for a
+    folder of ``names``, with the same names in it; stops at the first that does not (after an
+    edit, the rest need no ``stat``)."""
     now = time.time_ns()
+    names = names or {}
     for path, stamp in stamps:
         try:
             info = os.stat(path)
         except OSError:
             if stamp is not None:
+                return False
+            continue
+        if path in names and (stamp is None or list(stat_stamp(info)) != stamp or now - info.st_mtime_ns <= SETTLED_NS):
+            if _names(path) != names[path]:
                 return False
             continue
         if stamp is None or list(stat_stamp(info)) != stamp:
@@ -220,7 +249,7 @@ def lookup(project: Project) -> list[Diagnostic] | None:
         return None
     if stored["environment"] != _environment():
         return None
-    if not _unchanged(stored["stamps"], stored["racy"], project):
+    if not _unchanged(stored["stamps"], stored["racy"], project, stored["names"]):
         return None
     return [Diagnostic(d["file"], d["where"], d["kind"], d["message"], d.get("line")) for d in stored["issues"]]
 
@@ -233,11 +262,13 @@ def changed_only(project: Project, files: set[str]) -> bool:
     if stored is None or stored["environment"] != _environment():
         return False
     racy: dict[str, list[str]] = stored["racy"]
-    return all(path in files or _unchanged([[path, stamp]], racy, project) for path, stamp in stored["stamps"])
+    names: dict[str, str] = stored["names"]
+    return all(path in files or _unchanged([[path, stamp]], racy, project, names) for path, stamp in stored["stamps"])
 
 
-def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) -> None:
-    """Keep the answer of a check just run, unless an input is too fresh to trust its stamp."""
+def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], begun: dict[str, str | None]) -> None:
+    """Keep the answer of a check just run, unless an input is too fresh to trust its stamp, or a
+    folder's names changed since :func:`begin` gave ``begun``."""
     cache = _cache(project)
     if cache is None:
         return
@@ -253,6 +284,13 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
         return
     fresh: list[str] = []
     stamps = _stamp([*inputs, *environment], fresh)
+    names: dict[str, str] = {}
+    for folder, before in begun.items():
+        now = _names(folder)
+        if now is None or now != before:
+            return  # the folder's names changed while the check ran: it may not have seen them
+        names[folder] = now
+    fresh = [path for path in fresh if path not in names]
     racy = _racy_documents(project, ctx, fresh) if fresh else {}
     if racy is None:
         return  # an input just changed that is not a document the check read as it is now
@@ -264,6 +302,7 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic]) ->
         "environment": environment,
         "stamps": [[path, list(stamp) if stamp is not None else None] for path, stamp in stamps],
         "racy": racy,
+        "names": names,
         "issues": [{**d.as_dict(), "line": d.line} for d in diagnostics],
     }
     cache.put(_key(project), value, slot="check")
