@@ -29,6 +29,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TRUST_HOME = Path(tempfile.mkdtemp(prefix="mdmark-test-config-"))
 os.environ["XDG_CONFIG_HOME"] = str(TRUST_HOME)
 atexit.register(shutil.rmtree, TRUST_HOME, True)
+#: No command of a test leaves a resident zygote behind (mdmark.pipeline.resident): hundreds of
+#: projects would each keep one for minutes. tests/test_resident.py turns them on for its own.
+os.environ["MDMARK_RESIDENT"] = "0"
 
 #: The config of a small Sphinx project in tests: its documents under docs/, conf.py beside them,
 #: a build page in dist/.

@@ -32,6 +32,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/util/landlock.py", "_APPLIED"): "the Landlock confinement of this process: set once, the kernel never undoes it",
     ("mdmark/pipeline/tasks.py", "TASKS"): "the worker tasks by name: the pipeline's own, and a higher layer's row added when its module is imported",
     ("mdmark/pipeline/pool.py", "_POOL"): "this process's worker processes (fresh_pool swaps in a pool of a run's own), not a cache",
+    ("mdmark/pipeline/resident.py", "_allowed"): "whether this process is a one-shot command of the CLI (set once by its main), not a cache",
+    ("mdmark/pipeline/resident.py", "_SPAWNED"): "the resident zygotes this process started (their Popen objects kept alive), not a cache",
     ("mdmark/host/accessors.py", "_PREPARED"): "which live Sphinx applications have prepared their writer (weak)",
     ("mdmark/host/patches.py", "_PARSERS"): "MyST parsers by configuration, made once per process: they keep no document",
     ("mdmark/host/session.py", "_COLLECTOR"): "the one logging handler on Sphinx's process-wide logger",

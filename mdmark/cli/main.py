@@ -201,6 +201,10 @@ def _check_description() -> str:
     )
 
 
+#: Commands that run until stopped: they keep their zygotes for their life, none is left behind.
+SERVING = frozenset({"serve", "lsp", "preview"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -215,6 +219,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every output of every command goes through one escape (control characters from a repository).
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeWriter(sys.stdout), SafeWriter(sys.stderr)
+    if args.command not in SERVING:
+        from mdmark.pipeline import resident
+
+        resident.allow()  # the next command of this project finds the Sphinx application made
     try:
         module = importlib.import_module(f"mdmark.cli.commands.{args.command}")
         code: int = module.run(args)

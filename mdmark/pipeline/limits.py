@@ -200,13 +200,15 @@ def limit_message(shown: str, failure: Failed, limits: Limits | None = None) -> 
     return f"{what}途中で MyST・Sphinx が止まった（{failure.detail}）ので、この文書の記法を確かめてください。"
 
 
-def bound_process(memory: int, mapped: int | None = None) -> None:
+def bound_process(memory: int, mapped: int | None = None, lifeline: bool = True) -> None:
     """What every pool process does first (once confined: :mod:`mdmark.pipeline.zygote`): end with this
-    process's parent (the pool's process), leave Ctrl+C to it, write no core file, and map at most
+    process's parent (the pool's process; not a resident zygote, ``lifeline`` False, which outlives
+    the command that started it), leave Ctrl+C to it, write no core file, and map at most
     ``memory`` more bytes than ``mapped`` (default: what it maps now)."""
     from mdmark.util.lifeline import die_with_parent
 
-    die_with_parent()
+    if lifeline:
+        die_with_parent()
     # A stop of the parent (Ctrl+C in a terminal reaches the whole group) is the parent's to handle.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A killed worker must not leave a core file in the folder the user started mdmark from.

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from mdmark.pipeline import limits
+from mdmark.pipeline import limits, resident
 from mdmark.pipeline.limits import ZYGOTES, Clock, Failed, Limits, max_workers
 from mdmark.pipeline.zygote import Plan, Worker, Zygote
 from mdmark.util import landlock
@@ -168,14 +168,16 @@ class Pool:
             zygote = self._zygotes.get(spec)
             if zygote is not None and not zygote.broken:
                 return zygote
-        zygote = Zygote(_context(), spec, self._scratch_dir(), limits, plan)
+        zygote = _resident_zygote(spec, limits, plan)
+        if zygote is None:
+            zygote = Zygote.start(_context(), spec, self._scratch_dir(), limits, plan)
         old: list[Zygote] = []
         with self._lock:
             self._zygotes[spec] = zygote
             while len(self._zygotes) > ZYGOTES:
                 old.append(self._zygotes.popitem(last=False)[1])
         for gone in old:
-            gone.kill()
+            gone.close()
         return zygote
 
     def _zygote(self, spec: Any, limits: Limits, plan: Plan | None = None) -> Zygote | None:
@@ -306,7 +308,7 @@ class Pool:
         for worker in idle:
             worker.kill()
         for zygote in zygotes:
-            zygote.kill()
+            zygote.close()
 
 
 class _Call(Generic[J, R]):
@@ -489,6 +491,18 @@ def _key(place: tuple[Any, ...], job: Any) -> Any:
     except TypeError:
         return None
     return (place, job)
+
+
+def _resident_zygote(spec: Any, limits: Limits, plan: Plan | None) -> Zygote | None:
+    """The resident zygote of ``spec`` (:mod:`mdmark.pipeline.resident`), connected to or started now
+    (not waited for); None where this process's zygotes are its own children."""
+    if not resident.enabled():
+        return None
+    found = resident.connect(spec, limits, plan)
+    if found is None:
+        return None
+    conn, pid = found
+    return Zygote(spec, limits, plan, conn, pid, ending=lambda: resident.forget(spec, limits, plan, pid))
 
 
 def _can_fork() -> bool:

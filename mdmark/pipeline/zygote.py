@@ -19,14 +19,16 @@ refusal by the kernel is said as a sentence.
 from __future__ import annotations
 
 import collections
+import hmac
 import multiprocessing
 import os
 import signal
+import socket
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +36,7 @@ from mdmark.pipeline.limits import Clock, Failed, Limits, bound_process, cpu_fro
 from mdmark.util import landlock
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from multiprocessing.context import BaseContext
 
 #: Projects (pipelines) one worker keeps.
@@ -108,9 +111,6 @@ def _zygote_main(
     """Make the object of ``spec`` once (conf.py, the extensions' ``setup()``), under the bounds of
     a task and confined by ``plan``, then fork a worker for each request of the parent (confined as
     it is) and reap the ones it asks about."""
-    import gc
-    from multiprocessing.reduction import recv_handle
-
     if plan is not None:
         try:
             scratch = _confine(plan, scratch)
@@ -118,6 +118,71 @@ def _zygote_main(
             os._exit(4)  # no zygote: each worker confines itself, and says why when it cannot
     bound_process(memory)
     cpu_from_now(cpu)
+    made = _make(spec, scratch)
+    conn.send("ready")
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            os._exit(0)
+        if not _serve(conn, request, scratch, memory, made, cpu, [conn]):
+            os._exit(0)
+
+
+def resident_main(
+    listener: socket.socket,
+    token: bytes,
+    spec: tuple[Any, ...],
+    scratch: str,
+    memory: int,
+    cpu: int,
+    plan: Plan | None,
+    idle: float,
+) -> None:
+    """A zygote that outlives the command that started it (:mod:`mdmark.pipeline.resident`): made
+    as :func:`_zygote_main` makes one, then serving every client that connects to ``listener`` and
+    proves it knows ``token``, until no client and no worker has been there for ``idle`` seconds."""
+    if plan is not None:
+        try:
+            scratch = _confine(plan, scratch)
+        except OSError:
+            os._exit(4)
+    # No lifeline: the command that started it ends first. Its workers keep theirs (to it).
+    bound_process(memory, lifeline=False)
+    cpu_from_now(cpu)
+    made = _make(spec, scratch)
+    clients: list[Connection] = []
+    reaper = _Reaper()
+    quiet_since = time.monotonic()
+    while True:
+        reaper.collect()
+        now = time.monotonic()
+        if clients or reaper.children:
+            quiet_since = now
+        elif now - quiet_since >= idle:
+            os._exit(0)
+        for ready in wait([listener, *clients], timeout=1.0):
+            if ready is listener:
+                admitted = _admit(listener, token)
+                if admitted is not None:
+                    clients.append(admitted)
+                continue
+            assert isinstance(ready, Connection)
+            try:
+                request = ready.recv()
+                served = _serve(ready, request, scratch, memory, made, cpu, [listener, *clients], reaper)
+            except (EOFError, OSError):
+                served = False
+            if not served:
+                clients.remove(ready)
+                ready.close()
+
+
+def _make(spec: tuple[Any, ...], scratch: str) -> collections.OrderedDict[tuple[Any, ...], Any]:
+    """The object of ``spec``, made once for every worker to start with (empty when making it
+    failed: each worker makes it again and says why for each document, as before)."""
+    import gc
+
     # Importing Sphinx and making the application allocate a few hundred thousand objects that all
     # live on, nearly none of them garbage (a few hundred): the collector's passes over them while
     # they are made, and a full collection after, were a fifth of the zygote's CPU — the time a CLI
@@ -138,33 +203,101 @@ def _zygote_main(
     # What is made now stays shared with the workers: the collector must not touch (copy) it in each.
     gc.freeze()
     gc.enable()
-    conn.send("ready")
-    while True:
+    return made
+
+
+def _serve(
+    conn: Connection,
+    request: Any,
+    scratch: str,
+    memory: int,
+    made: collections.OrderedDict[tuple[Any, ...], Any],
+    cpu: int,
+    closing: list[Any],
+    reaper: _Reaper | None = None,
+) -> bool:
+    """Answer one request of a zygote's client: ``("fork",)`` and a pipe end (a worker is forked,
+    its pid the answer) or ``("reap", pid)`` (its exit code). False when the client is gone.
+    ``closing``: what a forked worker closes first (the zygote's ends of its clients)."""
+    from multiprocessing.reduction import recv_handle
+
+    if request[0] == "fork":
         try:
-            request = conn.recv()
+            fd = recv_handle(conn)
         except (EOFError, OSError):
-            os._exit(0)
-        if request[0] == "fork":
+            return False
+        # Forking costs a little CPU each time: the bound is on one request, not on the zygote's life.
+        cpu_from_now(cpu)
+        mapped = mapped_bytes()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
             try:
-                fd = recv_handle(conn)
-            except (EOFError, OSError):
-                os._exit(0)
-            # Forking costs a little CPU each time: the bound is on one request, not on the zygote's life.
-            cpu_from_now(cpu)
-            mapped = mapped_bytes()
-            pid = os.fork()
+                for end in closing:  # a client must see the zygote's end close when the zygote ends
+                    end.close()
+                _worker_main(Connection(fd), scratch, memory, made, None, mapped)
+            except BaseException:  # noqa: BLE001 - the worker's end, whatever ended it
+                code = 1
+            os._exit(code)
+        os.close(fd)
+        if reaper is not None:
+            reaper.children.add(pid)
+        conn.send(pid)
+    elif request[0] == "reap":
+        conn.send(reaper.reap(int(request[1])) if reaper is not None else _reap(int(request[1])))
+    return True
+
+
+def _admit(listener: socket.socket, token: bytes) -> Connection | None:
+    """The connection of a client of a resident zygote that sent ``token`` first (told "ready"),
+    else None (closed): a confined worker of another project may reach the socket, never the token."""
+    try:
+        sock, _ = listener.accept()
+    except OSError:
+        return None
+    conn = Connection(sock.detach())
+    try:
+        if conn.poll(2) and hmac.compare_digest(conn.recv_bytes(len(token) + 1), token):
+            conn.send("ready")
+            return conn
+    except (EOFError, OSError):
+        pass
+    conn.close()
+    return None
+
+
+class _Reaper:
+    """A resident zygote's workers: each one that ended is reaped at once (its clients come and
+    go; nobody may ask), its exit code kept for a client that asks later."""
+
+    #: Exit codes kept for a later question at most (the oldest go first).
+    KEPT = 256
+
+    def __init__(self) -> None:
+        self.children: set[int] = set()
+        self.ended: collections.OrderedDict[int, int] = collections.OrderedDict()
+
+    def collect(self) -> None:
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                self.children.clear()
+                return
             if pid == 0:
-                code = 0
-                try:
-                    conn.close()  # the parent must see the zygote's end close when the zygote ends
-                    _worker_main(Connection(fd), scratch, memory, made, None, mapped)
-                except BaseException:  # noqa: BLE001 - the worker's end, whatever ended it
-                    code = 1
-                os._exit(code)
-            os.close(fd)
-            conn.send(pid)
-        elif request[0] == "reap":
-            conn.send(_reap(int(request[1])))
+                return
+            self.children.discard(pid)
+            self.ended[pid] = os.waitstatus_to_exitcode(status)
+            while len(self.ended) > self.KEPT:
+                self.ended.popitem(last=False)
+
+    def reap(self, pid: int) -> int | None:
+        if pid in self.ended:
+            return self.ended.pop(pid)
+        if pid not in self.children:
+            return None
+        self.children.discard(pid)
+        return _reap(pid)
 
 
 @dataclass(frozen=True)
@@ -308,28 +441,50 @@ class Worker:
 
 
 class Zygote:
-    """The process that made the object of one spec and forks workers that start with it."""
+    """The process that made the object of one spec and forks workers that start with it: a child
+    of this process (:meth:`start`), or a resident one that outlives the command
+    (:mod:`mdmark.pipeline.resident`, which this process only talks to)."""
 
     def __init__(
-        self, context: BaseContext, spec: tuple[Any, ...], scratch: str, limits: Limits, plan: Plan | None = None
+        self,
+        spec: tuple[Any, ...],
+        limits: Limits,
+        plan: Plan | None,
+        conn: Connection,
+        pid: int,
+        process: Any = None,
+        ending: Callable[[], None] | None = None,
     ) -> None:
         self.spec = spec
         self.plan = plan
         self.memory = limits.memory
         self.limits = limits
-        mine, theirs = context.Pipe()
-        self.process: Any = context.Process(  # type: ignore[attr-defined]
-            target=_zygote_main, args=(theirs, spec, scratch, limits.memory, limits.cpu, plan), name="mdmark-zygote", daemon=True
-        )
-        self.process.start()
-        theirs.close()
-        self.conn = mine
+        self.conn = conn
+        #: The zygote's process id (0: not known, a resident one whose record was lost).
+        self.pid = pid
+        #: The child process (None: a resident zygote, which this process only talks to).
+        self.process = process
+        #: How a resident zygote is ended when it breaks (:func:`mdmark.pipeline.resident.forget`).
+        self._ending = ending
         #: One request and its answer at a time (the server's calls run in threads).
         self.lock = threading.Lock()
         self.ready = threading.Event()
         self.broken = False
         #: Held by the one caller that waits for the zygote's word; the others wait for :attr:`ready`.
         self._settling = threading.Lock()
+
+    @classmethod
+    def start(
+        cls, context: BaseContext, spec: tuple[Any, ...], scratch: str, limits: Limits, plan: Plan | None = None
+    ) -> Zygote:
+        """A zygote started now as a child of this process (not waited for)."""
+        mine, theirs = context.Pipe()
+        process: Any = context.Process(  # type: ignore[attr-defined]
+            target=_zygote_main, args=(theirs, spec, scratch, limits.memory, limits.cpu, plan), name="mdmark-zygote", daemon=True
+        )
+        process.start()
+        theirs.close()
+        return cls(spec, limits, plan, mine, process.pid, process)
 
     def settle(self) -> tuple[bool, bool]:
         """Wait until the object is made: (whether the zygote is ready, whether this caller saw it
@@ -353,7 +508,7 @@ class Zygote:
         The clock starts when the caller starts waiting, not at the zygote's start: one started
         ahead (:func:`prepare`) shares the machine with its caller's own work until then, and must
         not get less time than one started when it is needed (its CPU bound holds throughout)."""
-        clock = Clock(self.process.pid, self.limits, time.monotonic())
+        clock = Clock(self.pid, self.limits, time.monotonic())
         try:
             while clock.verdict(time.monotonic()) is None:
                 if self.conn.poll(0.05):
@@ -377,7 +532,7 @@ class Zygote:
         try:
             with self.lock:
                 self.conn.send(("fork",))
-                send_handle(self.conn, theirs.fileno(), self.process.pid)
+                send_handle(self.conn, theirs.fileno(), self.pid)
                 pid = self.conn.recv()
         except (EOFError, OSError, ValueError):
             mine.close()
@@ -398,9 +553,25 @@ class Zygote:
         return code if isinstance(code, int) else None
 
     def kill(self) -> None:
+        """End the zygote: it broke, passed a bound, or (a child) is no longer wanted."""
         self.broken = True
         self.ready.set()  # whoever waits for it stops waiting
-        _kill_process(self.process)
+        if self.process is not None:
+            _kill_process(self.process)
+        elif self._ending is not None:
+            self._ending()
+        self._hang_up()
+
+    def close(self) -> None:
+        """This process is done with the zygote: a child ends, a resident one goes on serving others."""
+        if self.process is not None:
+            self.kill()
+            return
+        self.broken = True
+        self.ready.set()
+        self._hang_up()
+
+    def _hang_up(self) -> None:
         try:
             self.conn.close()
         except OSError:
