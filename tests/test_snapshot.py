@@ -116,6 +116,26 @@ def test_only_the_edited_document_is_parsed(project: Path) -> None:
         assert opened.pipeline.parse_count == 1
 
 
+def test_the_edited_document_is_parsed_while_the_snapshot_is_read(project: Path) -> None:
+    """The stored check names what changed since (a branch switch of many documents: nothing), and
+    that document is parsed once, ahead, in a worker."""
+    from mdmark.check import stored
+
+    _lines(project)
+    _replace(project / "docs" / "a.md", "本文。", "本文を直した。")
+    _age(project)
+    with fresh_workspaces():
+        opened = Project.open(project)
+        changed = stored.changed_documents(opened)  # every stamp moved (_age); one content did
+        assert project / "docs" / "a.md" in changed
+        ahead = opened.pipeline.parse_ahead(changed)
+        assert ahead is not None
+        ahead.join()
+        assert opened.pipeline.parse_count == 1
+        collect(opened)
+        assert opened.pipeline.parse_count == 1
+
+
 @pytest.mark.parametrize("damage", ["flip", "truncate", "foreign"])
 def test_a_damaged_snapshot_is_ignored(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
     first, _ = _lines(project)

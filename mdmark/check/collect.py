@@ -84,11 +84,17 @@ def collect(
     # What the last run knew (facts by stat, the layout, each document's drifts): after one edit,
     # only what that edit can change is read and worked out again.
     snapshot = facts is None and not texts
+    # The edited documents go to a worker now, to be parsed while the snapshot is read.
+    ahead = project.pipeline.parse_ahead(stored.changed_documents(project)) if snapshot and reusable else None
     if snapshot:
         project.restore_snapshot()
     from mdmark.check.rules import build_context, run
 
-    ctx = build_context(project, base, facts, progress, texts)
+    try:
+        ctx = build_context(project, base, facts, progress, texts)
+    finally:
+        if ahead is not None:
+            ahead.join()
     found = run(ctx)
     if reusable:
         stored.store(project, ctx, found, begun)

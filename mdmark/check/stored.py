@@ -266,6 +266,33 @@ def changed_only(project: Project, files: set[str]) -> bool:
     return all(path in files or _unchanged([[path, stamp]], racy, project, names) for path, stamp in stored["stamps"])
 
 
+#: Documents changed since the last stored check past which :func:`changed_documents` names none
+#: (a branch switched, not an edit: the check reads them all in its workers as it would).
+CHANGED_AHEAD = 8
+
+
+def changed_documents(project: Project) -> list[Path]:
+    """The Markdown documents of the last stored check whose stamps changed since (at most
+    :data:`CHANGED_AHEAD`, else none): what a check after an edit will surely parse."""
+    cache = _cache(project)
+    stored = cache.get(_key(project), slot="check") if cache is not None else None
+    if stored is None:
+        return []
+    changed: list[Path] = []
+    for path, stamp in stored["stamps"]:
+        if not path.endswith(".md"):
+            continue
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if stamp is None or list(stat_stamp(info)) != stamp:
+            changed.append(Path(path))
+            if len(changed) > CHANGED_AHEAD:
+                return []
+    return changed
+
+
 def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], begun: dict[str, str | None]) -> None:
     """Keep the answer of a check just run, unless an input is too fresh to trust its stamp, or a
     folder's names changed since :func:`begin` gave ``begun``."""

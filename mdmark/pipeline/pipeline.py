@@ -134,6 +134,8 @@ class Pipeline:
         #: Parsing the same bytes again soon would only pass it again (and wait for it again).
         self._failed: dict[str, tuple[float, DocFacts]] = {}
         self._cache_ready = False
+        #: The parse :meth:`parse_ahead` started, until :meth:`facts_many` waits for it.
+        self._ahead: threading.Thread | None = None
         #: The directives a worker's application knows (:meth:`directives`), once asked.
         self._directives: dict[str, tuple[str, ...]] | None = None
 
@@ -317,6 +319,7 @@ class Pipeline:
         ``texts``: the content of some documents (by the path given) instead of their files — an
         editor's unsaved buffers; keyed like the bytes on disk, so saving the buffer reuses the parse.
         """
+        self._await_ahead()
         results: list[DocFacts | None] = [None] * len(paths)
         todo: list[tuple[int, str, str, str]] = []
         #: A path named twice is parsed once; its other positions are filled in at the end.
@@ -355,6 +358,39 @@ class Pipeline:
             if progress:
                 progress(done, len(paths))
         return [r for r in results if r is not None]
+
+    def parse_ahead(self, paths: Sequence[Path]) -> threading.Thread | None:
+        """Start parsing ``paths`` (documents the caller will surely ask :meth:`facts_many` about,
+        as read now) in a worker, in a thread of this process, and return it (None: nothing to
+        parse). What the caller does meanwhile (a CLI check: reading its snapshot) runs beside
+        the parse; the next :meth:`facts_many` waits for it first (then finds those facts made)."""
+        if self._ahead is not None or not paths:
+            return None
+        jobs: list[ParseJob] = []
+        for path, real in zip(paths, resolve_many(paths), strict=True):
+            keyed = self._keyed(path, real, None)
+            if isinstance(keyed, DocFacts):
+                continue
+            known = self._known(path, real, *keyed, False)
+            if not isinstance(known, DocFacts):
+                jobs.append((*known, True, self.cache_dir is None))  # the job facts_many would hand out
+        if not jobs:
+            return None
+        self._prepare_cache()
+
+        def parse() -> None:
+            for (key, rel, text, _keep, _send), outcome in zip(jobs, self.run("parse", jobs), strict=True):
+                self._adopt_parsed(key, rel, text, outcome, True)
+
+        thread = self._ahead = threading.Thread(target=parse, name="mdmark-parse-ahead", daemon=True)
+        thread.start()
+        return thread
+
+    def _await_ahead(self) -> None:
+        """Wait for the parse :meth:`parse_ahead` started, if any."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.join()
 
     def _keyed(self, path: Path, real: Path | None, given: str | None) -> DocFacts | tuple[str, str, str | None]:
         """The content key, relative path and (when read already) text of a document; facts with

@@ -28,21 +28,17 @@ seconds instead of :data:`IDLE_SECONDS`.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
-import pickle
-import secrets
-import shutil
-import socket
-import subprocess
 import sys
-from collections.abc import Iterator
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+# Imported where used: a check answered from its stored result (the CLI's main imports this
+# module for every command) starts no zygote and needs none of them.
 if TYPE_CHECKING:
+    import subprocess
+    from multiprocessing.connection import Connection
+
     from mdmark.pipeline.limits import Limits
     from mdmark.pipeline.zygote import Plan
 
@@ -86,7 +82,7 @@ def idle_seconds() -> float | None:
 
 def enabled() -> bool:
     """Whether this process's zygotes are resident ones."""
-    return _allowed and idle_seconds() is not None and hasattr(os, "fork") and hasattr(socket, "AF_UNIX")
+    return _allowed and idle_seconds() is not None and hasattr(os, "fork")  # POSIX: UNIX sockets too
 
 
 def folder() -> Path:
@@ -98,6 +94,9 @@ def folder() -> Path:
 
 def key(spec: tuple[Any, ...], limits: Limits, plan: Plan | None) -> str:
     """The name of the one zygote that serves ``spec`` as this process would make it (see the module)."""
+    import hashlib
+    import pickle
+
     env = sorted((k, v) for k, v in os.environ.items() if k not in VOLATILE and not k.startswith(VOLATILE_PREFIXES))
     material = (spec, plan, limits.memory, limits.cpu, env, os.getcwd(), sys.executable, _paths(), _code_stamp())
     return hashlib.sha256(pickle.dumps(material, protocol=4)).hexdigest()[:32]
@@ -106,6 +105,8 @@ def key(spec: tuple[Any, ...], limits: Limits, plan: Plan | None) -> str:
 def connect(spec: tuple[Any, ...], limits: Limits, plan: Plan | None) -> tuple[Connection, int] | None:
     """A connection to the resident zygote of ``spec`` and its pid, started now when there is
     none (not waited for: its "ready" comes on the connection); None where there can be none."""
+    import pickle
+
     idle = idle_seconds()
     if idle is None:
         return None
@@ -116,11 +117,14 @@ def connect(spec: tuple[Any, ...], limits: Limits, plan: Plan | None) -> tuple[C
         if len(os.fsencode(path)) > SOCKET_PATH_MAX:
             return None
         token = _token(base)
-        with _locked(base / f"{name}.lock"):
+        lock = _lock(base / f"{name}.lock")
+        try:
             found = _connect(path, token)
             if found is not None:
                 return found, _recorded_pid(base / f"{name}.pid")
             return _spawn(base, name, token, spec, limits, plan, idle)
+        finally:
+            os.close(lock)
     except (OSError, pickle.PicklingError):
         return None  # no resident zygote: this command makes its own, as before
 
@@ -146,6 +150,9 @@ def forget(spec: tuple[Any, ...], limits: Limits, plan: Plan | None, pid: int) -
 
 def serve() -> None:
     """The resident zygote's process (started by :func:`_spawn`): its orders come on stdin."""
+    import pickle
+    import socket
+
     payload = pickle.loads(sys.stdin.buffer.read())
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -162,6 +169,11 @@ def serve() -> None:
 def _spawn(
     base: Path, name: str, token: bytes, spec: tuple[Any, ...], limits: Limits, plan: Plan | None, idle: float
 ) -> tuple[Connection, int] | None:
+    import pickle
+    import shutil
+    import socket
+    import subprocess
+
     path = base / f"{name}.sock"
     path.unlink(missing_ok=True)  # a zygote that ended left it: nobody listens there (see _connect)
     scratch = base / f"{name}.scratch"
@@ -204,6 +216,9 @@ _SPAWNED: list[subprocess.Popen[bytes]] = []
 
 def _connect(path: Path, token: bytes) -> Connection | None:
     """A connection to the zygote listening at ``path``, the token sent; None when none listens."""
+    import socket
+    from multiprocessing.connection import Connection
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(str(path))
@@ -229,6 +244,8 @@ def _private_folder() -> Path:
 
 def _token(base: Path) -> bytes:
     """The folder's secret (made once, 0600): what a client proves it can read."""
+    import secrets
+
     path = base / "token"
     try:
         return path.read_bytes()
@@ -251,17 +268,18 @@ def _recorded_pid(path: Path) -> int:
         return 0
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One command at a time finds or starts a key's zygote (two would start two)."""
+def _lock(path: Path) -> int:
+    """Hold the lock file ``path`` (closing the descriptor lets it go): one command at a time finds
+    or starts a key's zygote (two would start two)."""
     import fcntl
 
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
+    except OSError:
         os.close(fd)
+        raise
+    return fd
 
 
 def _paths() -> list[str]:
