@@ -195,3 +195,15 @@ def test_on_a_ci_machine_no_zygote_is_left_unless_asked(tmp_path: Path, cache: P
     (repo / "docs" / "a.md").write_text("# A\n", encoding="utf-8")
     assert "missing.md" not in _check(repo, {**ci, "MDMARK_RESIDENT": "60"})[1]
     assert len(_zygotes(cache)) == 1
+
+
+def test_the_zygote_imports_nothing_from_the_working_folder(tmp_path: Path, cache: Path) -> None:
+    """``python -m mdmark`` puts the working folder first on the import path; the zygote, which
+    lives on, does not take it (a repository's ``docutils/`` would stand in for the real one)."""
+    repo = _project(tmp_path)
+    (repo / "docutils").mkdir()
+    (repo / "docutils" / "__init__.py").write_text("raise SystemExit('imported from the repository')\n", encoding="utf-8")
+    _check(repo, _env(cache))
+    (zygote,) = _zygotes(cache)
+    with open(f"/proc/{zygote}/cmdline", "rb") as cmdline:
+        assert str(repo).encode() not in cmdline.read()

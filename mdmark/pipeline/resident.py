@@ -283,11 +283,14 @@ def _lock(path: Path) -> int:
 
 
 def _paths() -> list[str]:
-    """This process's import path as the zygote gets it: absolute folders only, mdmark's own first."""
+    """This process's import path as the zygote gets it: absolute folders only, mdmark's own first,
+    never the working folder (``python -m mdmark`` put it first: a repository's own ``sphinx/`` or
+    ``docutils/`` must not stand in for the installed ones in a process that lives on)."""
     import mdmark
 
     own = str(Path(mdmark.__file__).resolve().parent.parent)
-    return list(dict.fromkeys([own, *(p for p in sys.path if p and os.path.isabs(p))]))
+    here = os.getcwd()
+    return list(dict.fromkeys([own, *(p for p in sys.path if p and os.path.isabs(p) and p != here)]))
 
 
 def _code_stamp() -> list[tuple[str, int, int]]:
