@@ -84,8 +84,11 @@ def collect(
     # What the last run knew (facts by stat, the layout, each document's drifts): after one edit,
     # only what that edit can change is read and worked out again.
     snapshot = facts is None and not texts
-    # The edited documents go to a worker now, to be parsed while the snapshot is read.
-    ahead = project.pipeline.parse_ahead(stored.changed_documents(project)) if snapshot and reusable else None
+    # The edited documents go to a worker now, to be parsed while the snapshot is read (a new
+    # process's workspace; a server's holds its state already and reads none).
+    ahead = None
+    if snapshot and reusable and project.workspace.pristine():
+        ahead = project.pipeline.parse_ahead(stored.changed_documents(project))
     if snapshot:
         project.restore_snapshot()
     from mdmark.check.rules import build_context, run
