@@ -207,3 +207,17 @@ def test_the_zygote_imports_nothing_from_the_working_folder(tmp_path: Path, cach
     (zygote,) = _zygotes(cache)
     with open(f"/proc/{zygote}/cmdline", "rb") as cmdline:
         assert str(repo).encode() not in cmdline.read()
+
+
+def test_a_cache_folder_too_long_for_a_socket_address_still_gets_its_zygote(tmp_path: Path, cache: Path) -> None:
+    repo = _project(tmp_path)
+    deep = cache / ("long-folder-name-" * 6)  # the socket's path passes the 107 bytes of an address
+    deep.mkdir()
+    _check(repo, _env(deep))
+    (zygote,) = _zygotes(deep)
+    assert len(str(next((deep / "mdmark" / "resident").glob("*.sock")))) > 107
+    (repo / "docs" / "a.md").write_text("# A\n\nSee [elsewhere](gone.md).\n", encoding="utf-8")
+    assert "gone.md" in _check(repo, _env(deep))[1]
+    assert _zygotes(deep) == [zygote]
+    for pid in _zygotes(deep):
+        _end(pid)

@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 ENV = "MDMARK_RESIDENT"
 #: Seconds an unused resident zygote waits for its next command.
 IDLE_SECONDS = 900.0
-#: A UNIX socket's path is at most 107 bytes: a longer cache folder gets no resident zygote.
+#: A UNIX socket's path is at most 107 bytes: a longer one is reached through ``/proc/self/fd``
+#: (Linux), else there is no resident zygote.
 SOCKET_PATH_MAX = 100
 #: Variables that differ between two shells or two git commands and that a document's reading
 #: never sees: left out of the key, or each terminal (each commit) would get a zygote of its own.
@@ -114,7 +115,7 @@ def connect(spec: tuple[Any, ...], limits: Limits, plan: Plan | None) -> tuple[C
         base = _private_folder()
         name = key(spec, limits, plan)
         path = base / f"{name}.sock"
-        if len(os.fsencode(path)) > SOCKET_PATH_MAX:
+        if len(os.fsencode(path)) > SOCKET_PATH_MAX and not os.path.isdir("/proc/self/fd"):
             return None
         token = _token(base)
         lock = _lock(base / f"{name}.lock")
@@ -181,7 +182,8 @@ def _spawn(
     scratch.mkdir(mode=0o700)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        listener.bind(str(path))
+        with _address(path) as address:
+            listener.bind(address)
         listener.listen(64)
         payload = pickle.dumps({
             "fd": listener.fileno(), "token": token, "spec": spec, "scratch": str(scratch), "memory": limits.memory,
@@ -221,7 +223,8 @@ def _connect(path: Path, token: bytes) -> Connection | None:
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.connect(str(path))
+        with _address(path) as address:
+            sock.connect(address)
     except OSError:
         sock.close()
         return None
@@ -232,6 +235,25 @@ def _connect(path: Path, token: bytes) -> Connection | None:
         conn.close()
         return None
     return conn
+
+
+class _address:  # noqa: N801 - a context manager used as a function
+    """The address of the socket file ``path``: itself, or, when too long for a socket address, the
+    same file through a descriptor of its folder (``/proc/self/fd/N/name``), open for the block."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fd: int | None = None
+
+    def __enter__(self) -> str:
+        if len(os.fsencode(self.path)) <= SOCKET_PATH_MAX:
+            return str(self.path)
+        self.fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        return f"/proc/self/fd/{self.fd}/{self.path.name}"
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
 
 
 def _private_folder() -> Path:
