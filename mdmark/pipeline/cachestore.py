@@ -105,10 +105,12 @@ def secret_key() -> bytes:
     return key
 
 
-def _mac(key: bytes, label: str, data: bytes) -> bytes:
+def _mac(key: bytes, label: str, data: bytes | memoryview) -> bytes:
     # The label (the entry's name) binds an entry to its place: a valid entry moved to another
     # key's file does not verify.
-    return hmac.new(key, label.encode() + b"\0" + data, hashlib.sha256).digest()
+    mac = hmac.new(key, label.encode() + b"\0", hashlib.sha256)
+    mac.update(data)  # not concatenated: a build's snapshot is tens of megabytes, copied for nothing
+    return mac.digest()
 
 
 def write_entry(path: Path, data: bytes) -> None:
@@ -123,7 +125,7 @@ def write_entry(path: Path, data: bytes) -> None:
     never follows it). No fsync, no mode to keep, and no sweep for leftovers of killed writers (the
     folder is safe to delete).
     """
-    blob = _mac(secret_key(), path.name, data) + data
+    blob = (_mac(secret_key(), path.name, data), data)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = _create(path, flags)
@@ -132,7 +134,7 @@ def write_entry(path: Path, data: bytes) -> None:
         return
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(blob)
+            handle.writelines(blob)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(path)
@@ -147,12 +149,12 @@ def _create(path: Path, flags: int) -> int:
         return os.open(path, flags, 0o600)
 
 
-def _replace_entry(path: Path, blob: bytes, flags: int) -> None:
+def _replace_entry(path: Path, blob: tuple[bytes, bytes], flags: int) -> None:
     tmp = path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}{TMP_SUFFIX}"
     fd = os.open(tmp, flags, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(blob)
+            handle.writelines(blob)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -162,12 +164,19 @@ def _replace_entry(path: Path, blob: bytes, flags: int) -> None:
 
 def read_entry(path: Path) -> bytes | None:
     """The data stored at ``path``, or None when missing, unreadable or not authentic."""
+    view = read_entry_view(path)
+    return bytes(view) if view is not None else None
+
+
+def read_entry_view(path: Path) -> memoryview | None:
+    """:func:`read_entry` as a view of the file's bytes (not a copy: a build's snapshot is tens of megabytes)."""
     try:
         blob = path.read_bytes()
         key = secret_key()
     except OSError:
         return None
-    mac, data = blob[:_MAC_BYTES], blob[_MAC_BYTES:]
+    view = memoryview(blob)
+    mac, data = view[:_MAC_BYTES], view[_MAC_BYTES:]
     if len(mac) != _MAC_BYTES or not hmac.compare_digest(mac, _mac(key, path.name, data)):
         return None
     return data

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mdmark.pipeline.cachestore import read_entry, write_entry
+from mdmark.pipeline.cachestore import read_entry_view, write_entry
 from mdmark.util.environment import environment_digest
 
 if TYPE_CHECKING:
@@ -143,17 +143,17 @@ def _pack(header: dict[str, Any], units: bytes, skeleton: bytes) -> bytes:
     return len(head).to_bytes(4, "big") + head + units + skeleton
 
 
-def _unpack(data: bytes | None) -> tuple[dict[str, Any], memoryview, memoryview] | None:
+def _unpack(data: memoryview | None) -> tuple[dict[str, Any], memoryview, memoryview] | None:
     """The header, the objects' pickle and the skeleton's pickle of a file's data (authenticated;
     views, not copies: a build's is 30 MB)."""
     if data is None or len(data) < 4:
         return None
     size = int.from_bytes(data[:4], "big")
     try:
-        header = json.loads(data[4 : 4 + size])
+        header = json.loads(bytes(data[4 : 4 + size]))
     except ValueError:
         return None
-    view = memoryview(data)
+    view = data
     if not isinstance(header, dict) or header.get("format") != _FORMAT or not isinstance(header.get("units"), int):
         return None
     start = 4 + size
@@ -168,14 +168,14 @@ def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind:
         return False
     workspace.snapshot_read = True
     path = _file(pipeline.cache_dir, config, kind)
-    base = _unpack(read_entry(path))  # authenticated, or None
+    base = _unpack(read_entry_view(path))  # authenticated, or None
     if base is None:
         return False
     key = _key(workspace, config, pipeline, kind)
     header, units_data, skeleton = base
     if header.get("key") != key or not isinstance(header.get("token"), str):
         return False
-    delta = _unpack(read_entry(_delta_file(path)))
+    delta = _unpack(read_entry_view(_delta_file(path)))
     if delta is not None and (delta[0].get("key") != key or delta[0].get("base") != header["token"]):
         delta = None  # one left by a run that read an older base, or made for another key
     from mdmark.workspace.picklefn import loads
