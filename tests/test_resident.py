@@ -221,3 +221,22 @@ def test_a_cache_folder_too_long_for_a_socket_address_still_gets_its_zygote(tmp_
     assert _zygotes(deep) == [zygote]
     for pid in _zygotes(deep):
         _end(pid)
+
+
+def test_a_build_leaves_its_snapshot_to_a_child_and_the_next_build_waits_for_it(tmp_path: Path, cache: Path) -> None:
+    """The page is written before the command ends; the snapshot for the next command is written
+    by a child after it (the next command waits for that child's lock): the pages are the ones
+    commands that write their snapshot themselves make."""
+    repo = _project(tmp_path)
+    off = _project(tmp_path / "off")
+    pages = []
+    for root, env in ((repo, _env(cache)), (off, _env(cache / "off", "0"))):
+        for text in ("# A\n\nFirst.\n", "# A\n\nSecond.\n", "# A\n\nThird.\n"):
+            (root / "docs" / "a.md").write_text(text, encoding="utf-8")
+            done = run_mdmark("build", cwd=root, env=env, process=True, timeout=120)
+            assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+        pages.append((root / "dist" / "docs.html").read_text(encoding="utf-8"))
+    assert "Third." in pages[0] and "Second." not in pages[0]
+    assert pages[0].replace(str(repo), "") == pages[1].replace(str(off), "")
+    (snapshots,) = (p for p in (cache / "mdmark").glob("*/snapshots") if p.is_dir())
+    assert (snapshots / next(p.name for p in snapshots.glob("*.build.pickle.lock"))).exists()

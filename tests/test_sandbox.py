@@ -89,6 +89,8 @@ ALLOWED_READS: dict[tuple[str, str], str] = {
     ("mdmark/pipeline/cachestore.py", "secret_key"): "the user's cache key (0600)",
     ("mdmark/pipeline/resident.py", "serve"): "a resident zygote's stdin becomes /dev/null once its orders are read",
     ("mdmark/pipeline/resident.py", "__enter__"): "a resident zygote's folder opened as a directory, its socket reached through /proc/self/fd",
+    ("mdmark/workspace/snapshot.py", "_writer"): "the lock of a snapshot written by a child (the project's cache folder), and /dev/null for its streams",
+    ("mdmark/workspace/snapshot.py", "_wait_for_writer"): "the lock of a snapshot written by a child (the project's cache folder)",
     ("mdmark/pipeline/resident.py", "_lock"): "the lock file of one resident zygote, in the user's private folder of them",
     ("mdmark/pipeline/resident.py", "_token"): "the resident zygotes' token (0600), in the user's private folder of them",
     ("mdmark/pipeline/resident.py", "_recorded_pid"): "the pid a resident zygote's starter recorded beside its socket",

@@ -21,6 +21,7 @@ from mdmark.builders.export import document_warnings, format_note, page_language
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
 from mdmark.pipeline.pipeline import Pipeline, docname_of
+from mdmark.pipeline import resident
 from mdmark.pipeline.limits import parallel
 from mdmark.project.main import ModelLayout, Project
 from mdmark.util.files import display, resolve_many, resolved_many, shown_under
@@ -550,5 +551,6 @@ def build_site(
         # Written once per navigation: a save that changes no title or heading writes none of it.
         toc = kept.nav_markup(bool(graphs.overview), functools.partial(nav_markup, nav))
     build.write(made.body, toc, graphs, write)
-    build.project.save_snapshot("build")
+    # A one-shot command (the CLI's build) does not wait for the next command's snapshot.
+    build.project.save_snapshot("build", detached=resident.enabled() and write is None)
     return {"out": str(build.out.resolve()), "docs": len(read.ordered), "warnings": made.warnings}

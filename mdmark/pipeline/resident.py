@@ -21,6 +21,9 @@ but its socket. Its socket lives in a private folder (``$XDG_CACHE_HOME/mdmark/r
 0700); a client proves first that it can read the folder's token (0600), which no confined
 worker can: a worker of one project cannot drive another project's zygote.
 
+:func:`enabled` also lets a build leave its snapshot to a child that writes it after the command
+ended (:func:`mdmark.workspace.snapshot.save`, ``detached``).
+
 ``MDMARK_RESIDENT=0`` turns it off (each command makes and ends its own zygote, as servers do),
 as does ``CI`` set (unless ``MDMARK_RESIDENT`` is); ``MDMARK_RESIDENT=N`` keeps an idle zygote N
 seconds instead of :data:`IDLE_SECONDS`.
@@ -82,7 +85,8 @@ def idle_seconds() -> float | None:
 
 
 def enabled() -> bool:
-    """Whether this process's zygotes are resident ones."""
+    """Whether this process's zygotes are resident ones (and what it leaves to be done may be done
+    after it ends: a build's snapshot)."""
     return _allowed and idle_seconds() is not None and hasattr(os, "fork")  # POSIX: UNIX sockets too
 
 

@@ -147,12 +147,12 @@ class Project:
 
         return restore(self.workspace, self.pipeline, self.config.path, kind)
 
-    def save_snapshot(self, kind: str = "check") -> bool:
+    def save_snapshot(self, kind: str = "check", detached: bool = False) -> bool:
         """Write this process's workspace as the next run's snapshot of ``kind`` ("check" or
-        "build", once per workspace)."""
+        "build", once per workspace); ``detached``: by a child process, while this one ends."""
         from mdmark.workspace.snapshot import save
 
-        return save(self.workspace, self.pipeline, self.config.path, kind)
+        return save(self.workspace, self.pipeline, self.config.path, kind, detached)
 
     @property
     def source_dir(self) -> Path:

@@ -33,7 +33,9 @@ base (a random token of the base's): one left beside a newer base is not read.
 
 One snapshot per process and workspace is written (the first run that needs one writes it): a CLI
 run is one process; a long-running server writes after its first check only, and keeps its state in
-memory.
+memory. A CLI build (:func:`mdmark.pipeline.resident.enabled`) leaves the writing of its snapshot
+to a child process once its page is written (``detached``), which holds a lock beside the file
+while it writes; the next run waits for that lock (at most :data:`WRITER_WAIT`) before reading.
 """
 
 from __future__ import annotations
@@ -161,6 +163,75 @@ def _unpack(data: memoryview | None) -> tuple[dict[str, Any], memoryview, memory
     return header, view[start:middle], view[middle:]
 
 
+#: Seconds a run waits for the snapshot an earlier command's child is still writing (then reads
+#: what there is: the one before, or none).
+WRITER_WAIT = 10.0
+
+
+def _lock_file(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+def _writer(lock: Path) -> str | None:
+    """Fork the child that writes the snapshot, holding ``lock`` until it ends: "child" in it,
+    "parent" here; None where no child can be had (this process writes it)."""
+    import fcntl
+
+    if not hasattr(os, "fork"):
+        return None
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # another command's child writes it now: this one writes too (each entry is replaced whole)
+        os.close(fd)
+        return None
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(fd)
+        return None
+    if pid != 0:
+        os.close(fd)  # the lock stays with the child's copy until it ends
+        return "parent"
+    # The child: no terminal, no pipe of the caller's (a pre-commit hook waits for their end).
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for target in (0, 1, 2):
+        os.dup2(null, target)
+    return "child"
+
+
+def _wait_for_writer(lock: Path) -> None:
+    """Wait (at most :data:`WRITER_WAIT` seconds) while a child of an earlier command writes."""
+    import fcntl
+    import time
+
+    try:
+        fd = os.open(lock, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return  # none ever wrote apart
+    try:
+        deadline = time.monotonic() + WRITER_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except OSError:
+                if time.monotonic() >= deadline:
+                    return
+                time.sleep(0.01)
+    finally:
+        os.close(fd)
+
+
 def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: str) -> bool:
     """Fill a workspace made in this process from the snapshot of ``config``'s project, once;
     whether a snapshot was read. A workspace that already did work is left as it is."""
@@ -168,6 +239,7 @@ def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind:
         return False
     workspace.snapshot_read = True
     path = _file(pipeline.cache_dir, config, kind)
+    _wait_for_writer(_lock_file(path))
     base = _unpack(read_entry_view(path))  # authenticated, or None
     if base is None:
         return False
@@ -207,14 +279,28 @@ def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind:
     return True
 
 
-def save(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: str) -> bool:
+def save(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: str, detached: bool = False) -> bool:
     """Write the workspace's state as the snapshot of ``config``'s project, once per workspace:
     as a delta of the snapshot read when one was and the delta stays small, else in full;
-    whether it was written (the cache is an optimisation: a failure changes nothing else)."""
+    whether it was written (the cache is an optimisation: a failure changes nothing else).
+
+    ``detached``: written by a child process while this one goes on (a CLI build ends as soon
+    as its page is written: the snapshot, 30 MB at 1,200 documents, is for the next command);
+    the next run's :func:`restore` waits for that child's lock."""
     if config is None or pipeline.cache_dir is None or workspace.snapshot_written:
         return False
     workspace.snapshot_written = True
     base, workspace.snapshot_base = workspace.snapshot_base, None  # written once: the base's objects need not stay
+    writer = _writer(_lock_file(_file(pipeline.cache_dir, config, kind))) if detached else None
+    if writer == "parent":
+        return True  # the child writes it
+    if writer == "child":
+        _write(workspace, pipeline, config, kind, base)
+        os._exit(0)  # the writer: nothing of the command's own end (atexit) is its to do
+    return _write(workspace, pipeline, config, kind, base)
+
+
+def _write(workspace: Workspace, pipeline: Pipeline, config: Path, kind: str, base: Base | None) -> bool:
     from mdmark.pipeline.contentcache import ensure_cache_dir
     from mdmark.workspace.picklefn import dumps
 
@@ -230,6 +316,7 @@ def save(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: st
         units = dumps(fresh)
     except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
         return False  # something kept cannot be written: no snapshot (the next run starts as before)
+    assert pipeline.cache_dir is not None
     path = _file(pipeline.cache_dir, config, kind)
     try:
         ensure_cache_dir(pipeline.cache_dir)
