@@ -17,7 +17,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
-from conftest import SPHINX_DOCS_CONFIG, run_mdmark, trust_project
+from conftest import run_mdmark, trust_project
+from test_landlock import _project as landlock_project
 
 from mdmark.util import landlock
 
@@ -42,13 +43,7 @@ def cache() -> Iterator[Path]:
 
 
 def _project(root: Path, conf: str = "extensions = ['myst_parser']\n") -> Path:
-    repo = root / "repo"
-    (repo / "docs").mkdir(parents=True)
-    (repo / "mdmark.config.yaml").write_text(SPHINX_DOCS_CONFIG, encoding="utf-8")
-    (repo / "docs" / "conf.py").write_text(conf, encoding="utf-8")
-    for name, text in _DOCS.items():
-        (repo / "docs" / name).write_text(text, encoding="utf-8")
-    return repo
+    return landlock_project(root, conf, _DOCS)
 
 
 def _env(cache: Path, idle: str = "60") -> dict[str, str]:
