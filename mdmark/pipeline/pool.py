@@ -16,7 +16,8 @@ A task is a module-level function ``task(object, job)`` (the pipeline's are in
 :mod:`mdmark.pipeline.tasks`), so it pickles by reference; the pool knows nothing of what the
 object is. Processes start with ``fork`` while this process runs one thread (the CLI: cheap), else
 from a fork server that has imported the parser once (fork is unsafe once threads run: the server);
-they die with this process, and their Sphinx scratch folders live under one temporary folder it
+they die with this process (but the zygote of a one-shot CLI command, which outlives it for the
+next command: :mod:`mdmark.pipeline.resident`), and their Sphinx scratch folders live under one temporary folder it
 removes.
 
 A worker is handed its next document while it reads the current one (when the message is small),
