@@ -92,6 +92,8 @@ def test_the_next_command_uses_the_zygote_the_first_one_left_and_answers_the_sam
     (repo / "docs" / "a.md").write_text("# A\n\nSee [B](b.md) and [elsewhere](gone.md).\n", encoding="utf-8")
     second = _check(repo, _env(cache))
     assert _zygotes(cache) == zygotes  # the same process read the edited document
+    # The first check's snapshot was written by a child after it answered; the second waited for it.
+    assert list((cache / "mdmark").glob("*/snapshots/*.check.pickle.lock"))
     assert "gone.md" in second[1] and "missing.md" not in second[1]
     # The same answers as commands that make and end their own zygote.
     off = _project(tmp_path / "off")

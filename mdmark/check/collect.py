@@ -102,7 +102,10 @@ def collect(
     if reusable:
         stored.store(project, ctx, found, begun)
     if snapshot:
-        project.save_snapshot()
+        from mdmark.pipeline import resident
+
+        # A one-shot command answers without waiting for the next run's snapshot (a child writes it).
+        project.save_snapshot(detached=resident.enabled())
     return found
 
 

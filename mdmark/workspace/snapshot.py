@@ -33,9 +33,9 @@ base (a random token of the base's): one left beside a newer base is not read.
 
 One snapshot per process and workspace is written (the first run that needs one writes it): a CLI
 run is one process; a long-running server writes after its first check only, and keeps its state in
-memory. A CLI build (:func:`mdmark.pipeline.resident.enabled`) leaves the writing of its snapshot
-to a child process once its page is written (``detached``), which holds a lock beside the file
-while it writes; the next run waits for that lock (at most :data:`WRITER_WAIT`) before reading.
+memory. A one-shot CLI command (:func:`mdmark.pipeline.resident.enabled`) leaves the writing of its
+snapshot to a child process once its answer is made (``detached``), which holds a lock beside the
+file while it writes; the next run waits for that lock (at most :data:`WRITER_WAIT`) before reading.
 """
 
 from __future__ import annotations
@@ -284,9 +284,9 @@ def save(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: st
     as a delta of the snapshot read when one was and the delta stays small, else in full;
     whether it was written (the cache is an optimisation: a failure changes nothing else).
 
-    ``detached``: written by a child process while this one goes on (a CLI build ends as soon
-    as its page is written: the snapshot, 30 MB at 1,200 documents, is for the next command);
-    the next run's :func:`restore` waits for that child's lock."""
+    ``detached``: written by a child process while this one goes on (a CLI command ends as soon
+    as its answer is made: the snapshot, 30 MB for a build at 1,200 documents, is for the next
+    command); the next run's :func:`restore` waits for that child's lock."""
     if config is None or pipeline.cache_dir is None or workspace.snapshot_written:
         return False
     workspace.snapshot_written = True
