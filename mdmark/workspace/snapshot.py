@@ -295,8 +295,12 @@ def save(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: st
     if writer == "parent":
         return True  # the child writes it
     if writer == "child":
-        _write(workspace, pipeline, config, kind, base)
-        os._exit(0)  # the writer: nothing of the command's own end (atexit) is its to do
+        try:
+            _write(workspace, pipeline, config, kind, base)
+        finally:
+            # The writer, whatever happened: nothing of the command's own end is its to do (its
+            # atexit would end the command's workers, its output is the command's).
+            os._exit(0)
     return _write(workspace, pipeline, config, kind, base)
 
 
