@@ -123,7 +123,19 @@ def test_a_client_that_does_not_know_the_token_is_turned_away(tmp_path: Path, ca
         conn.recv()  # closed without a word: no fork, no unpickling of anything it sent
     conn.close()
     assert _alive(zygote)
-    assert _check(repo, _env(cache))[0] == 1
+    # One that knows it but sends what no mdmark sends is dropped; the zygote goes on serving.
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(str(path))
+    conn = Connection(sock.detach())
+    conn.send_bytes((cache / "mdmark" / "resident" / "token").read_bytes())
+    assert conn.recv() == "ready"
+    conn.send(("nonsense",))
+    conn.send(None)
+    with pytest.raises(EOFError):
+        conn.recv()
+    conn.close()
+    (repo / "docs" / "a.md").write_text("# A\n\nSee [elsewhere](gone.md).\n", encoding="utf-8")
+    assert "gone.md" in _check(repo, _env(cache))[1]
     assert _zygotes(cache) == [zygote]
 
 

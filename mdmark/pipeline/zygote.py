@@ -171,7 +171,7 @@ def resident_main(
             try:
                 request = ready.recv()
                 served = _serve(ready, request, scratch, memory, made, cpu, [listener, *clients], reaper)
-            except (EOFError, OSError):
+            except Exception:  # noqa: BLE001 - a client gone, or one that sent what no mdmark sends: dropped, the others served
                 served = False
             if not served:
                 clients.remove(ready)
