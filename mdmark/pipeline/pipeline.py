@@ -379,7 +379,11 @@ class Pipeline:
         self._prepare_cache()
 
         def parse() -> None:
-            for (key, rel, text, _keep, _send), outcome in zip(jobs, self.run("parse", jobs), strict=True):
+            try:
+                outcomes = self.run("parse", jobs)
+            except Exception:  # noqa: BLE001 - facts_many parses them again and says what stops it, once
+                return
+            for (key, rel, text, _keep, _send), outcome in zip(jobs, outcomes, strict=True):
                 self._adopt_parsed(key, rel, text, outcome, True)
 
         thread = self._ahead = threading.Thread(target=parse, name="mdmark-parse-ahead", daemon=True)
