@@ -188,7 +188,7 @@ def test_a_file_made_while_the_check_runs_keeps_the_answer_from_being_stored(
 
     real = stored.begin
 
-    def then_a_new_document(p: Project) -> dict[str, str | None]:
+    def then_a_new_document(p: Project) -> dict[str, str]:
         listed = real(p)
         (project / "docs" / "b.md").write_text("# B\n", encoding="utf-8")
         _age(project)  # settled stamps: only the names tell

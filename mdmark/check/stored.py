@@ -98,35 +98,48 @@ def _environment() -> list[str]:
 _SPHINX_SOURCES = (".py", ".rst", ".txt")
 
 
-def _tree(root: Path, sphinx: bool) -> tuple[list[str], list[str]]:
-    """The folders under ``root`` (skipping caches and VCS folders) and, for a Sphinx project, the
-    files of :data:`_SPHINX_SOURCES` in them."""
-    folders: list[str] = []
+def _tree(root: Path, sphinx: bool) -> tuple[dict[str, str], list[str]]:
+    """The folders under ``root`` (skipping caches and VCS folders), each with the digest of the
+    names in it (:func:`_digest`, from the same listing), and, for a Sphinx project, the files of
+    :data:`_SPHINX_SOURCES` in them."""
+    folders: dict[str, str] = {}
     sources: list[str] = []
     for folder, dirs, files in os.walk(root):
+        folders[folder] = _digest(dirs, files)
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        folders.append(folder)
         if sphinx:
             sources.extend(os.path.join(folder, name) for name in sorted(files) if name.endswith(_SPHINX_SOURCES))
     return folders, sources
 
 
-def _names(folder: str) -> str | None:
-    """The digest of the names in ``folder`` (and which are folders); None: it cannot be listed."""
-    try:
-        with os.scandir(folder) as entries:
-            names = sorted(f"{e.name}/" if e.is_dir(follow_symlinks=False) else e.name for e in entries)
-    except OSError:
-        return None
+def _digest(dirs: Iterable[str], files: Iterable[str]) -> str:
+    """The digest of a folder's names, its folders told apart (as :func:`os.walk` tells them)."""
+    names = sorted([*(f"{name}/" for name in dirs), *files])
     return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def begin(project: Project) -> dict[str, str | None]:
+def _names(folder: str) -> str | None:
+    """:func:`_digest` of ``folder`` listed now; None: it cannot be listed."""
+    dirs: list[str] = []
+    files: list[str] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                (dirs if is_dir else files).append(entry.name)
+    except OSError:
+        return None
+    return _digest(dirs, files)
+
+
+def begin(project: Project) -> dict[str, str]:
     """The names in each folder under the project root before a check reads anything: what
     :func:`store` compares with once the check is done (a folder whose names changed meanwhile
     may hold what the check did or did not see: such an answer is not kept)."""
-    folders, _sources = _tree(project.root, False)
-    return {folder: _names(folder) for folder in folders}
+    return _tree(project.root, False)[0]
 
 
 def _stamp(paths: Iterable[str], racy: list[str]) -> Stamps:
@@ -206,9 +219,10 @@ def _racy_documents(project: Project, ctx: CheckContext, racy: list[str]) -> dic
     return kept
 
 
-def _inputs(project: Project, ctx: CheckContext) -> list[str] | None:
-    """The files and folders the answer depends on; None when a document lies outside the project
-    root (a new file beside it could not be seen by the stamps of the folders walked)."""
+def _inputs(project: Project, ctx: CheckContext) -> tuple[list[str], dict[str, str]] | None:
+    """The files and folders the answer depends on, and the names in each folder walked; None when
+    a document lies outside the project root (a new file beside it could not be seen by the stamps
+    of the folders walked)."""
     config = project.config
     conf = config.sphinx_conf
     files: list[str] = []
@@ -227,7 +241,7 @@ def _inputs(project: Project, ctx: CheckContext) -> list[str] | None:
         files.extend(os.path.normpath(os.path.join(srcdir, rel)) for rel, _stamp in facts.deps)
     folders, sources = _tree(project.root, conf is not None)
     parents = {os.path.dirname(f) for f in files} - set(folders)
-    return list(dict.fromkeys([*files, *sources, *folders, *sorted(parents)]))
+    return list(dict.fromkeys([*files, *sources, *folders, *sorted(parents)])), folders
 
 
 def _lapse_noted(project: Project) -> bool:
@@ -293,7 +307,7 @@ def changed_documents(project: Project) -> list[Path]:
     return changed
 
 
-def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], begun: dict[str, str | None]) -> None:
+def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], begun: dict[str, str]) -> None:
     """Keep the answer of a check just run, unless an input is too fresh to trust its stamp, or a
     folder's names changed since :func:`begin` gave ``begun``."""
     cache = _cache(project)
@@ -306,17 +320,16 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], be
     if _lapse_noted(project):
         return  # answered by a conf.py refused an unpinned module mid-run: the next check says so
     environment = _environment()
-    inputs = _inputs(project, ctx)
-    if inputs is None:
+    found = _inputs(project, ctx)
+    if found is None:
         return
+    inputs, listed = found
     fresh: list[str] = []
     stamps = _stamp([*inputs, *environment], fresh)
-    names: dict[str, str] = {}
-    for folder, before in begun.items():
-        now = _names(folder)
-        if now is None or now != before:
-            return  # the folder's names changed while the check ran: it may not have seen them
-        names[folder] = now
+    if any(listed.get(folder) != before for folder, before in begun.items()):
+        return  # a folder's names changed while the check ran: it may not have seen them
+    # Kept for the folders listed before the check only: one made meanwhile stays a racy input.
+    names = {folder: listed[folder] for folder in begun}
     fresh = [path for path in fresh if path not in names]
     racy = _racy_documents(project, ctx, fresh) if fresh else {}
     if racy is None:
