@@ -126,7 +126,8 @@ def test_the_edited_document_is_parsed_while_the_snapshot_is_read(project: Path)
     _age(project)
     with fresh_workspaces():
         opened = Project.open(project)
-        changed = stored.changed_documents(opened)  # every stamp moved (_age); one content did
+        # Every stamp moved (_age); one content did.
+        changed = stored.edited_documents(stored.changed(opened, stored.lookup(opened)) or [])
         assert project / "docs" / "a.md" in changed
         ahead = opened.pipeline.parse_ahead(changed)
         assert ahead is not None

@@ -70,25 +70,29 @@ def collect(
     # the Sphinx extension (its own facts) and --base (git's state) always run the rules.
     reusable = base is None and facts is None
     reusable = reusable and not texts
+    # A new process's workspace: it reads the last run's snapshot (a server's holds its state).
+    fresh = project.workspace.pristine()
+    changes: list[str] | None = None
     if reusable:
-        hit = stored.lookup(project)
-        if hit is not None:
-            return hit
+        looked = stored.lookup(project)
+        if looked.answer is not None:
+            return looked.answer
         begun = stored.begin(project)
+        if reading is not None or fresh:
+            changes = stored.changed(project, looked)  # listed once, for both decisions below
     if reading is not None:
         # Only the index or the config changed since the last check: nothing will be parsed.
         config = project.config
         files = {str(p) for p in (config.path, config.index_path) if p is not None}
-        if not (reusable and stored.changed_only(project, files)):
+        if not (changes is not None and all(path in files for path in changes)):
             reading()
     # What the last run knew (facts by stat, the layout, each document's drifts): after one edit,
     # only what that edit can change is read and worked out again.
     snapshot = facts is None and not texts
-    # The edited documents go to a worker now, to be parsed while the snapshot is read (a new
-    # process's workspace; a server's holds its state already and reads none).
+    # The edited documents go to a worker now, to be parsed while the snapshot is read.
     ahead = None
-    if snapshot and reusable and project.workspace.pristine():
-        ahead = project.pipeline.parse_ahead(stored.changed_documents(project))
+    if snapshot and fresh and changes:
+        ahead = project.pipeline.parse_ahead(stored.edited_documents(changes))
     if snapshot:
         project.restore_snapshot()
     from mdmark.check.rules import build_context, run

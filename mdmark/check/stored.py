@@ -35,6 +35,7 @@ import json
 import os
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,34 +165,23 @@ def _stamp(paths: Iterable[str], racy: list[str]) -> Stamps:
 RACY_DOCUMENTS = 16
 
 
-def _unchanged(
-    stamps: list[list[Any]], racy: dict[str, list[str]], project: Project, names: dict[str, str] | None = None
+def _holds(
+    path: str, stamp: list[int] | None, racy: dict[str, list[str]], names: dict[str, str], project: Project, now: int
 ) -> bool:
-    """Whether every stored ``[path, stamp]`` still holds — settled, or, for a document of ``racy``
+    """Whether the stored ``stamp`` of ``path`` still holds — settled, or, for a document of ``racy``
     (path → [its relative path, the content key the check read]), with that content key, or, for a
-    folder of ``names``, with the same names in it; stops at the first that does not (after an
-    edit, the rest need no ``stat``)."""
-    now = time.time_ns()
-    names = names or {}
-    for path, stamp in stamps:
-        try:
-            info = os.stat(path)
-        except OSError:
-            if stamp is not None:
-                return False
-            continue
-        if path in names and (stamp is None or list(stat_stamp(info)) != stamp or now - info.st_mtime_ns <= SETTLED_NS):
-            if _names(path) != names[path]:
-                return False
-            continue
-        if stamp is None or list(stat_stamp(info)) != stamp:
-            return False
-        if path in racy:
-            if _content_key(project, path, racy[path][0]) != racy[path][1]:
-                return False
-        elif now - info.st_mtime_ns <= SETTLED_NS:
-            return False
-    return True
+    folder of ``names``, with the same names in it."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return stamp is None
+    if path in names and (stamp is None or list(stat_stamp(info)) != stamp or now - info.st_mtime_ns <= SETTLED_NS):
+        return _names(path) == names[path]
+    if stamp is None or list(stat_stamp(info)) != stamp:
+        return False
+    if path in racy:
+        return _content_key(project, path, racy[path][0]) == racy[path][1]
+    return now - info.st_mtime_ns > SETTLED_NS
 
 
 def _content_key(project: Project, path: str, rel: str) -> str | None:
@@ -251,60 +241,64 @@ def _lapse_noted(project: Project) -> bool:
     return project.cache_dir is not None and (project.cache_dir / NOTE_NAME).exists()
 
 
-def lookup(project: Project) -> list[Diagnostic] | None:
-    """The stored answer of ``project``'s check if none of its inputs changed since, else None."""
-    cache = _cache(project)
-    if cache is None:
-        return None
-    if _lapse_noted(project):
-        return None  # a run's conf.py went to load an unpinned module: the next check says the trust lapsed
-    stored = cache.get(_key(project), slot="check")
-    if stored is None:
-        return None
-    if stored["environment"] != _environment():
-        return None
-    if not _unchanged(stored["stamps"], stored["racy"], project, stored["names"]):
-        return None
-    return [Diagnostic(d["file"], d["where"], d["kind"], d["message"], d.get("line")) for d in stored["issues"]]
+@dataclass(frozen=True)
+class Lookup:
+    """What :func:`lookup` found: the stored answer (None: it does not answer) and, when there was a
+    stored check to compare with, that check and the first of its inputs that did not hold."""
+
+    answer: list[Diagnostic] | None
+    entry: dict[str, Any] | None = None
+    stop: int = 0
 
 
-def changed_only(project: Project, files: set[str]) -> bool:
-    """Whether the last stored check exists and, of all its inputs, only some of ``files`` changed
-    since (an edit of the index or the config: no document needs reading)."""
+def _usable(project: Project) -> dict[str, Any] | None:
+    """The last stored check of ``project`` made in this environment, or None."""
     cache = _cache(project)
     stored = cache.get(_key(project), slot="check") if cache is not None else None
     if stored is None or stored["environment"] != _environment():
-        return False
+        return None
+    return stored
+
+
+def lookup(project: Project) -> Lookup:
+    """The stored answer of ``project``'s check if none of its inputs changed since; stops at the
+    first that did (after an edit, the rest need no ``stat``: :func:`changed` goes on from there)."""
+    stored = _usable(project)
+    if stored is None:
+        return Lookup(None)
+    if _lapse_noted(project):
+        return Lookup(None, stored)  # a run's conf.py went to load an unpinned module: the next check says the trust lapsed
     racy: dict[str, list[str]] = stored["racy"]
     names: dict[str, str] = stored["names"]
-    return all(path in files or _unchanged([[path, stamp]], racy, project, names) for path, stamp in stored["stamps"])
+    now = time.time_ns()
+    for number, (path, stamp) in enumerate(stored["stamps"]):
+        if not _holds(path, stamp, racy, names, project, now):
+            return Lookup(None, stored, number)
+    return Lookup([Diagnostic(d["file"], d["where"], d["kind"], d["message"], d.get("line")) for d in stored["issues"]])
 
 
-#: Documents changed since the last stored check past which :func:`changed_documents` names none
+def changed(project: Project, found: Lookup) -> list[str] | None:
+    """Every input of the stored check :func:`lookup` compared with that no longer holds (from
+    where it stopped: one ``stat`` more each); None when there was no stored check."""
+    if found.entry is None:
+        return None
+    racy: dict[str, list[str]] = found.entry["racy"]
+    names: dict[str, str] = found.entry["names"]
+    now = time.time_ns()
+    stamps = found.entry["stamps"][found.stop :]
+    return [path for path, stamp in stamps if not _holds(path, stamp, racy, names, project, now)]
+
+
+#: Documents changed since the last stored check past which :func:`edited_documents` names none
 #: (a branch switched, not an edit: the check reads them all in its workers as it would).
 CHANGED_AHEAD = 8
 
 
-def changed_documents(project: Project) -> list[Path]:
-    """The Markdown documents of the last stored check whose stamps changed since (at most
-    :data:`CHANGED_AHEAD`, else none): what a check after an edit will surely parse."""
-    cache = _cache(project)
-    stored = cache.get(_key(project), slot="check") if cache is not None else None
-    if stored is None:
-        return []
-    changed: list[Path] = []
-    for path, stamp in stored["stamps"]:
-        if not path.endswith(".md"):
-            continue
-        try:
-            info = os.stat(path)
-        except OSError:
-            continue
-        if stamp is None or list(stat_stamp(info)) != stamp:
-            changed.append(Path(path))
-            if len(changed) > CHANGED_AHEAD:
-                return []
-    return changed
+def edited_documents(changes: list[str]) -> list[Path]:
+    """The Markdown documents among the ``changes`` of :func:`changed` (at most :data:`CHANGED_AHEAD`,
+    else none): what a check after an edit will surely parse."""
+    edited = [Path(path) for path in changes if path.endswith(".md")]
+    return edited if len(edited) <= CHANGED_AHEAD else []
 
 
 def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], begun: dict[str, str]) -> None:
