@@ -378,6 +378,36 @@ def test_non_regular_and_huge_includes_are_refused_at_their_line(tmp_path: Path)
         one_sentence(line)
 
 
+def test_what_one_document_includes_is_bounded_once_with_nested_includes_counted(tmp_path: Path) -> None:
+    from mdmark.host.confine import INCLUDED_BYTES
+
+    # `x.md` includes `a.md` four times, which includes a 1.5 MB `big.txt` (literal: cheap to parse):
+    # 6 MB to read in all, over the 5 MB one document may be; the fourth `big.txt` passes it.
+    # `small.md` reads 4.5 MB: each document counts its own reads.
+    # (MyST reads a nested include's path from the including document's folder.)
+    literal = "```{include} parts/big.txt\n:literal:\n```\n\n"
+    repo = project(
+        tmp_path / "p",
+        {
+            "docs/x.md": "# 題\n\n" + "```{include} parts/a.txt\n```\n\n" * 4,
+            "docs/small.md": "# 小\n\n" + literal * 3,
+            "docs/parts/a.txt": "A-START\n\n" + literal + "A-END\n",
+            "docs/parts/big.txt": "BIGPART\n" + ("x" * 1023 + "\n") * (1536 - 1),
+        },
+    )
+    assert 4.5 * 1024 * 1024 < INCLUDED_BYTES < 6 * 1024 * 1024
+    lines = drifts(mdmark(repo, "check"))
+    over = [line for line in lines if "取り込むファイルが合わせて上限" in line]
+    assert len(over) == 1 and over[0].startswith("docs/x.md:"), lines  # said once, for the document
+    assert not [line for line in over if line.startswith("docs/small.md")], lines
+    one_sentence(over[0])
+    mdmark(repo, "export", "docs/x.md")
+    page = (repo / "docs" / "x.html").read_text(encoding="utf-8")
+    assert (page.count("A-START"), page.count("BIGPART"), page.count("A-END")) == (4, 3, 4)
+    mdmark(repo, "export", "docs/small.md")
+    assert (repo / "docs" / "small.html").read_text(encoding="utf-8").count("BIGPART") == 3
+
+
 # -- a real sanitizer --------------------------------------------------------------------------------
 
 BYPASSES = [

@@ -10,6 +10,10 @@ Images, raw HTML and ``html.css`` are checked where they are inlined (:mod:`mdma
 ``{raw}`` and ``{csv-table}`` are read while MyST parses, so :func:`install` registers directives
 that check first. A refusal is a Sphinx warning of type :data:`OUTSIDE_WARNING` at the
 directive's line, which ``check`` reports as a ``broken_link``.
+
+What one document reads through ``{include}``, its nested includes counted, is bounded as one
+file is (:data:`INCLUDED_BYTES`): a file included many times over, a few levels deep, would
+otherwise make a few kilobytes of source into gigabytes of text to parse.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from mdmark.util import door
 # The root questions live in the util layer (the config asks them too); named here as before.
 from mdmark.util.roots import inside as inside
 from mdmark.util.roots import project_root as project_root
-from mdmark.util.sentences import outside_root
+from mdmark.util.files import MAX_FILE_BYTES
+from mdmark.util.sentences import included_too_much, outside_root
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -33,6 +38,14 @@ OUTSIDE_WARNING = "mdmark.outside_root"
 #: The Sphinx warning type of any other read or markup mdmark refuses (a FIFO, a file over the cap,
 #: a parser it does not name, a template that reaches into Python): its message is the sentence.
 REFUSED_WARNING = "mdmark.refused"
+
+#: Bytes one document may read through ``{include}`` in all, nested includes counted (each read of
+#: a file counts its whole size): as much as one document may be (a document with its includes is
+#: one document to parse). Where it is passed, that include and every later one are left out.
+INCLUDED_BYTES = MAX_FILE_BYTES
+#: Where the count of a document's read lives: Sphinx's data of the document being read, made anew
+#: for each document.
+_INCLUDED_KEY = "mdmark_included_bytes"
 
 #: What ``:parser:`` of ``{include}`` may name: the parsers mdmark reads with, by their docutils
 #: names. docutils would import any module named there, while parsing, before any check.
@@ -124,6 +137,24 @@ def _through_door(directive: Any, path: Path, root: Path, what: str, written: st
     return None
 
 
+def _over_budget(directive: Any, env: Any, path: Path, written: str) -> list[Any] | None:
+    """None while the document's reads through ``{include}``, ``path``'s counted, stay within
+    :data:`INCLUDED_BYTES`; else what the directive gives instead: the warning the first time,
+    nothing for every include after it (the warning said they are left out)."""
+    spent = env.current_document.get(_INCLUDED_KEY) or 0
+    if spent < 0:
+        return []
+    try:
+        spent += path.stat().st_size
+    except OSError:  # missing or unreadable: the directive itself says so
+        return None
+    if spent > INCLUDED_BYTES:
+        env.current_document[_INCLUDED_KEY] = -1
+        return _warn(directive, included_too_much(written, INCLUDED_BYTES), "refused")
+    env.current_document[_INCLUDED_KEY] = spent
+    return None
+
+
 def _env_of(directive: Any) -> Any:
     env = getattr(directive.state.document.settings, "env", None)
     return env if env is not None and env in _CONFINED else None
@@ -178,11 +209,16 @@ def _confined_include() -> type[Any]:
                     # docutils' standard includes: its own files, and nothing beside them.
                     standard = Path(Include.standard_include_path).resolve()
                     refused = _through_door(self, standard / argument[1:-1], standard, what, argument)
+                    target = standard / argument[1:-1]
                 else:
                     _, absolute = env.relfn2path(argument, env.docname)
-                    refused = _through_door(self, Path(absolute), confined_root(env), what, argument)
+                    target = Path(absolute)
+                    refused = _through_door(self, target, confined_root(env), what, argument)
                 if refused is not None:
                     return refused
+                over = _over_budget(self, env, target, argument)
+                if over is not None:
+                    return over
             if renderer is None:  # reStructuredText: docutils' own include
                 return list(
                     Include(

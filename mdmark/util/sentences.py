@@ -110,6 +110,14 @@ def too_big(shown: str, size: int, limit: int, what: str = "") -> str:
     return f"{_named(shown, what)} は {size:,} バイトあって読める大きさ（{limit:,} バイト）を超えるので読まず、ファイルを分けるか小さくしてください。"
 
 
+def included_too_much(shown: str, limit: int) -> str:
+    """A document whose ``{include}`` reads, nested ones counted, pass what one document may be."""
+    return (
+        f"{{include}} で取り込むファイルが合わせて上限（{limit:,} バイト）を超えるので `{shown}` から先を取り込まず、"
+        "同じファイルを何度も取り込んでいないか確かめて、取り込みを減らすか文書を分けてください。"
+    )
+
+
 def output_not_file(shown: str) -> str:
     """An output path that names a link, a folder or another special file: it is not written through."""
     return f"出力先 `{shown}` はふつうのファイルではないので、別のパスを指定してください。"
