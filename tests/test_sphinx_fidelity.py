@@ -9,7 +9,10 @@ warns about is one, at the same line.
 * a warning Sphinx places at ``<unknown>`` is reported once, at the config file, without a line;
 * code that does not lex as its language warns as Sphinx's highlighter does (``code_language``);
 * an image an extension wrote into the application's build folder (myst-nb's ``jupyter_execute/``)
-  is a build product, embedded, not "outside the project root".
+  is a build product, embedded, not "outside the project root";
+* a warning only a document's read of another document's text gives (a nested ``{include}``'s
+  path, which MyST reads from the including document's folder) is reported at the included file's
+  line, as Sphinx reports it; one the other document's own read gives too is reported once.
 """
 
 from __future__ import annotations
@@ -122,3 +125,30 @@ def test_build_products_are_embedded_not_outside_the_root(tmp_path: Path) -> Non
     embed_build_products(document, src, build)
     assert product["uri"].startswith("data:image/png;base64,")
     assert other["uri"] == "../elsewhere.png"  # not a build product: the usual rules judge it
+
+
+def test_a_warning_only_the_including_read_gives_is_reported_at_the_included_line(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / "docs" / "parts").mkdir(parents=True)
+    (root / "docs" / "conf.py").write_text('extensions = ["myst_parser"]\n', encoding="utf-8")
+    (root / "docs" / "index.md").write_text("# 索引\n\n```{toctree}\nx\nparts/a\n```\n", encoding="utf-8")
+    (root / "docs" / "x.md").write_text("# 題\n\n```{include} parts/a.md\n```\n", encoding="utf-8")
+    # In a.md's own read `note.txt` is parts/note.txt; read from x.md, MyST looks for docs/note.txt.
+    (root / "docs" / "parts" / "a.md").write_text(
+        "# A\n\n```{nosuchdirective}\n```\n\n```{include} note.txt\n```\n", encoding="utf-8"
+    )
+    (root / "docs" / "parts" / "note.txt").write_text("注\n", encoding="utf-8")
+    (root / "mdmark.config.yaml").write_text(CONFIG.replace("docs/*.md", "docs/**/*.md"), encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    built = subprocess.run(
+        [sys.executable, "-m", "sphinx", "--no-color", "-q", "-E", "-b", "html", "docs", str(tmp_path / "out")],
+        cwd=root, capture_output=True, text=True,
+    )  # fmt: skip
+    sphinx = sorted(set(re.findall(r"/docs/([\w/]+\.md:\d+): (?:WARNING|CRITICAL|ERROR|SEVERE)", built.stderr)))
+    # MyST places the unknown directive of included text at the including line too.
+    assert sphinx == ["parts/a.md:3", "parts/a.md:6", "x.md:3"], built.stderr
+    check = run_mdmark("check", "--format", "json", cwd=root)
+    issues = sorted((i["file"], i["where"], i["kind"]) for i in json.loads(check.stdout)["issues"] if i["file"].startswith("docs/"))
+    # a.md's unknown directive once (its own read gives it too); the missing file of x.md's read, at a.md's line.
+    assert issues == [("docs/parts/a.md", "3", "syntax"), ("docs/parts/a.md", "6", "broken_link"), ("docs/x.md", "3", "syntax")], issues
+    assert [f"docs/{place}" for place in sphinx] == [f"{file}:{where}" for file, where, _kind in issues]

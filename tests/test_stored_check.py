@@ -200,3 +200,36 @@ def test_a_file_made_while_the_check_runs_keeps_the_answer_from_being_stored(
     runs = _counted_rules(monkeypatch)
     collect(Project.open(project))
     assert runs == [1]
+
+
+def test_an_edited_mdmark_does_not_answer_from_an_older_ones_store(project: Path, tmp_path: Path) -> None:
+    """An editable install keeps its version while its code changes: the stored answer (and the
+    snapshot) are made for the code that made them."""
+    import shutil
+    import subprocess
+    import sys
+
+    import mdmark
+
+    code = tmp_path / "code"
+    shutil.copytree(Path(mdmark.__file__).parent, code / "mdmark", ignore=shutil.ignore_patterns("__pycache__"))
+    run = (
+        f"import sys; sys.path.insert(0, {str(code)!r}); import mdmark; assert mdmark.__file__.startswith({str(code)!r}), mdmark.__file__; "
+        "from mdmark.cli.main import main; raise SystemExit(main(['check']))"
+    )
+
+    def stored() -> set[str]:
+        return {path.name for path in (tmp_path / "cache").rglob("checks/*/*") if path.is_file()}
+
+    def check() -> None:
+        result = subprocess.run([sys.executable, "-c", run], cwd=project, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 1 and "broken_link" in result.stdout, result.stdout + result.stderr
+
+    check()
+    first = stored()
+    check()
+    assert stored() == first and len(first) == 1  # the same mdmark answers from its store
+    edited = code / "mdmark" / "check" / "stored.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    check()
+    assert len(stored() - first) == 1, stored()

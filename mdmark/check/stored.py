@@ -75,8 +75,10 @@ def _cache(project: Project) -> ContentCache[dict[str, Any]] | None:
 
 
 def _key(project: Project) -> str:
-    # FACTS_VERSION: a change of what the facts hold (a drift's line) changes the answers too.
-    return hashlib.sha256(f"check\0{_FORMAT}\0{__version__}\0{FACTS_VERSION}\0{project.config.path}".encode()).hexdigest()
+    # FACTS_VERSION: a change of what the facts hold (a drift's line) changes the answers too; the
+    # code digest: an edited checkout of mdmark keeps its version and may answer otherwise.
+    material = f"check\0{_FORMAT}\0{__version__}\0{FACTS_VERSION}\0{project.workspace.code_digest()}\0{project.config.path}"
+    return hashlib.sha256(material.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _user_config_dir() -> Path:

@@ -319,23 +319,16 @@ def _paths() -> list[str]:
     return list(dict.fromkeys([own, *(p for p in sys.path if p and os.path.isabs(p) and p != here)]))
 
 
-def _code_stamp() -> list[tuple[str, int, int]]:
+def _code_stamp() -> list[tuple[str, int, int, int]]:
     """mdmark's source files and the import path's folders as they are on disk: an edit of mdmark,
     or a package installed or removed, is a new key."""
-    import mdmark
+    from mdmark.util.environment import package_files
 
-    stamps: list[tuple[str, int, int]] = []
-    package = os.path.dirname(os.path.abspath(mdmark.__file__))
-    for dirpath, dirnames, filenames in os.walk(package):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for filename in sorted(filenames):
-            if filename.endswith(".py"):
-                st = os.stat(os.path.join(dirpath, filename))
-                stamps.append((os.path.join(dirpath, filename), st.st_mtime_ns, st.st_size))
+    stamps = package_files()
     for entry in _paths():
         try:
             st = os.stat(entry)
         except OSError:
             continue
-        stamps.append((entry, st.st_mtime_ns, 0))
+        stamps.append((entry, st.st_ino, 0, st.st_mtime_ns))
     return stamps

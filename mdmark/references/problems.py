@@ -24,8 +24,11 @@ if TYPE_CHECKING:
 
 
 def _elsewhere(warning: Warning, model: Model, docname: str) -> bool:
-    """Whether a warning stands in another document of the project (text this one ``{include}``s):
-    Sphinx reports it there, and that document's own check reports it."""
+    """Whether a warning stands in another document of the project (text this one ``{include}``s)
+    that the other document's own read gives too: that document's check reports it. Not one only
+    this document's read gives — MyST reads a nested ``{include}``'s path from the including
+    document's folder, so a path that is right in the other document may be missing here — which
+    is reported here, at the included file's line, as Sphinx reports it."""
     if not warning.source or not model.srcdir:
         return False
     prefix = model.srcdir.rstrip("/") + "/"
@@ -35,7 +38,10 @@ def _elsewhere(warning: Warning, model: Model, docname: str) -> bool:
     if rel == f"{docname}.md":
         return False
     other = rel.removesuffix(".md")
-    return rel.endswith(".md") and other in model.sphinx_docs and model.facts(other) is not None
+    if not rel.endswith(".md") or other not in model.sphinx_docs:
+        return False
+    other_facts = model.facts(other)
+    return other_facts is not None and warning in other_facts.syntax_warnings
 
 
 def _needs_toctree(facts: DocFacts, model: Model, docname: str) -> bool:

@@ -37,3 +37,30 @@ def environment_digest() -> str:
             continue
         parts.append(f"{folder}\0{info.st_ino}\0{info.st_mtime_ns}")
     return hashlib.sha256("\1".join(parts).encode()).hexdigest()[:16]
+
+
+def package_files() -> list[tuple[str, int, int, int]]:
+    """mdmark's own Python files as they are on disk, (path, inode, size, mtime) each: an edited
+    checkout (an editable install keeps its version) or a reinstall of the same version is other
+    code, and must not meet the answers, snapshots or zygotes an older mdmark made."""
+    import mdmark
+
+    stamps: list[tuple[str, int, int, int]] = []
+    top = os.path.dirname(os.path.abspath(mdmark.__file__))
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                try:
+                    info = os.stat(path)
+                except OSError:
+                    continue
+                stamps.append((path, info.st_ino, info.st_size, info.st_mtime_ns))
+    return stamps
+
+
+def package_digest() -> str:
+    """The digest of :func:`package_files`."""
+    parts = [f"{path}\0{ino}\0{size}\0{mtime}" for path, ino, size, mtime in package_files()]
+    return hashlib.sha256("\1".join(parts).encode("utf-8", "surrogateescape")).hexdigest()

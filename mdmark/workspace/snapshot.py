@@ -100,33 +100,11 @@ class Base:
     numbers: dict[int, int] = field(default_factory=dict)
 
 
-def _package_digest() -> str:
-    """The stamps of mdmark's own files: an edited checkout (an editable install keeps its version)
-    must not meet the drifts or tables an older mdmark made."""
-    import mdmark
-
-    parts: list[str] = []
-    top = os.path.dirname(mdmark.__file__)
-    for folder, dirs, files in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                try:
-                    info = os.stat(os.path.join(folder, name))
-                except OSError:
-                    continue
-                parts.append(f"{folder}/{name}\0{info.st_ino}\0{info.st_size}\0{info.st_mtime_ns}")
-    return hashlib.sha256("\1".join(parts).encode()).hexdigest()
-
-
 def _key(workspace: Workspace, config: Path, pipeline: Pipeline, kind: str) -> str:
     from mdmark import __version__
     from mdmark.core.facts import FACTS_VERSION
 
-    digest = workspace.package_digest
-    if digest is None:
-        digest = workspace.package_digest = _package_digest()
-    parts = ("snapshot", kind, str(_FORMAT), __version__, FACTS_VERSION, digest, environment_digest(), str(workspace.root), str(config), pipeline.parse_key)
+    parts = ("snapshot", kind, str(_FORMAT), __version__, FACTS_VERSION, workspace.code_digest(), environment_digest(), str(workspace.root), str(config), pipeline.parse_key)
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
