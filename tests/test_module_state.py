@@ -25,6 +25,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mdmark/server/limits.py", "_RUNNING_LOCK"): "guards _RUNNING",
     ("mdmark/queries/edit_index.py", "_THREAD_LOCKS"): "one lock per index file, shared by every project that edits it",
     ("mdmark/queries/edit_index.py", "_THREAD_LOCKS_GUARD"): "guards _THREAD_LOCKS",
+    ("mdmark/workspace/picklefn.py", "_FILLING"): "a lock held while a snapshot's deferred list is unpickled, not a cache",
     ("mdmark/pipeline/cachestore.py", "_KEYS"): "this user's secret cache key, the same for every project",
     ("mdmark/host/confine.py", "_CONFINED"): "the project root of each live Sphinx environment (weak keys)",
     ("sphinx_ext/state.py", "_BY_ENV"): "the extension's state per Sphinx build environment (weak keys)",

@@ -280,3 +280,60 @@ def test_workers_are_made_ready_only_when_a_document_may_need_reading(project: P
     assert calls(lambda root: _replace(root / "index.yaml", "title: C", "title: C 改")) == 0
     assert calls(lambda root: _replace(root / "docs" / "c.md", "# C", "# C 改")) == 1
     assert calls(lambda root: (root / "docs" / "new.md").write_text("# N\n", encoding="utf-8")) == 1
+
+
+def test_a_deferred_list_is_the_list_it_was_written_from() -> None:
+    import pickle
+    import threading
+
+    from mdmark.workspace.picklefn import DeferredList
+
+    items = [("a", 1), ("b", 2), ("c", 3)]
+
+    def deferred() -> DeferredList:
+        return DeferredList(pickle.dumps(items))
+
+    assert deferred() == items and items == deferred() and deferred() == deferred()
+    assert not (deferred() != items) and deferred() != items[:2]
+    assert len(deferred()) == 3 and list(deferred()) == items and deferred()[1] == ("b", 2)
+    assert deferred()[1:] == items[1:] and ("c", 3) in deferred() and bool(deferred())
+    assert items + deferred() == items * 2 and deferred() + deferred() == items * 2  # list's own code reads the items
+    assert sorted(deferred(), reverse=True) == sorted(items, reverse=True) and repr(deferred()) == repr(items)
+    assert type(pickle.loads(pickle.dumps(deferred()))) is list  # elsewhere, a plain list
+    one = deferred()
+    assert one.pickled() == pickle.dumps(items)  # not read: the bytes it was made from
+    one.append(("d", 4))
+    assert pickle.loads(one.pickled()) == [*items, ("d", 4)]
+    # Threads that reach it at once see it filled once.
+    shared = deferred()
+    seen: list[list[object]] = []
+    threads = [threading.Thread(target=lambda: seen.append(list(shared))) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [items] * 8 and shared == items
+
+
+def test_facts_from_a_snapshot_are_read_only_where_an_edit_needs_them(project: Path) -> None:
+    from mdmark.core.facts import DocFacts
+    from mdmark.workspace.picklefn import DEFERRED_FIELDS, DeferredList
+
+    _lines(project)
+    _replace(project / "docs" / "c.md", "![図]", "段落を足す。\n\n![図]")
+    with fresh_workspaces():
+        opened = Project.open(project)
+        collect(opened)
+        assert opened.workspace.snapshot_used
+        memory = opened.workspace.state(opened.pipeline, "check")["facts"].items()
+        # Each entry: the document's stamp and its facts.
+        facts = {Path(path).name: next(p for p in entry if isinstance(p, DocFacts)) for path, entry in memory}
+    unread = {
+        (name, field)
+        for name, one in facts.items()
+        for field in DEFERRED_FIELDS
+        if isinstance(getattr(one, field), DeferredList) and getattr(one, field)._blob is not None
+    }
+    # The plain text of the documents not edited: the names occurring in it were kept with the snapshot.
+    assert {("a.md", "text"), ("b.md", "text")} <= unread, unread
+    assert not isinstance(facts["c.md"].text, DeferredList)  # parsed again

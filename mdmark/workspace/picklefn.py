@@ -8,6 +8,12 @@ cells; reading it back finds that very code in the module as imported now and ma
 again. Code that is not there any more, or not byte for byte the same (mdmark changed between two
 runs), fails the read (:class:`ValueError`): the whole snapshot is then unused, never half used.
 
+A document's facts keep the plain text of its lines (:attr:`~mdmark.core.facts.DocFacts.text`), over
+half of a check's snapshot, which one thing reads: the names occurring in a document, memoized by
+its content key (:mod:`mdmark.workspace.relations`). After one edit that memo answers for every
+other document, so that text is written as one pickle per document and read back as a
+:class:`DeferredList`, unpickled on first use: a run that does not look at it does not pay for it.
+
 Only for data this user's mdmark wrote and authenticated (:mod:`mdmark.pipeline.cachestore`), as
 every pickle of the caches is.
 """
@@ -19,8 +25,11 @@ import importlib
 import io
 import pickle
 import sys
+import threading
 import types
 from typing import Any, Protocol
+
+from mdmark.core.facts import DocFacts
 
 __all__ = ["dumps", "loads"]
 
@@ -87,8 +96,96 @@ def _proxy(shown: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
     return types.MappingProxyType(shown)
 
 
+#: Held while a :class:`DeferredList` is filled: threads of a server may reach one at once.
+_FILLING = threading.Lock()
+
+
+class DeferredList(list[Any]):
+    """A list whose items are unpickled from its bytes the first time anything looks at them (see
+    the module). Every method of :class:`list` fills it first; a comparison or concatenation with
+    another deferred list fills that one too (``list``'s own code reads a list's items directly)."""
+
+    __slots__ = ("_blob",)
+
+    def __init__(self, blob: bytes) -> None:
+        super().__init__()
+        self._blob: bytes | None = blob
+
+    def _fill(self) -> None:
+        if self._blob is not None:
+            with _FILLING:
+                blob = self._blob
+                if blob is not None:
+                    list.extend(self, pickle.loads(blob))
+                    self._blob = None  # only once the items are in: a reader that sees None sees them
+
+    def pickled(self) -> bytes:
+        """The items as one pickle: the bytes read, while none has been looked at."""
+        blob = self._blob
+        return blob if blob is not None else pickle.dumps(list(self), pickle.HIGHEST_PROTOCOL)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        self._fill()
+        return list, (list(self),)  # elsewhere (a pipe, a copy) it is a plain list
+
+    def __radd__(self, other: Any) -> Any:
+        # `plain + deferred`: tried before list's own concatenation, which would read no items here.
+        self._fill()
+        return list.__add__(other, self) if isinstance(other, list) else NotImplemented
+
+
+def _filling(name: str) -> Any:
+    method = getattr(list, name)
+
+    def call(self: DeferredList, *args: Any, **kwargs: Any) -> Any:
+        self._fill()
+        for arg in args:
+            if isinstance(arg, DeferredList):
+                arg._fill()
+        return method(self, *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+for _name in (
+    "__iter__", "__len__", "__getitem__", "__contains__", "__reversed__", "__repr__", "__eq__", "__ne__",
+    "__lt__", "__le__", "__gt__", "__ge__", "__add__", "__mul__", "__rmul__", "__iadd__", "__imul__",
+    "__setitem__", "__delitem__", "__sizeof__", "index", "count", "copy", "append", "extend", "insert",
+    "pop", "remove", "sort", "reverse", "clear",
+):  # fmt: skip
+    setattr(DeferredList, _name, _filling(_name))
+del _name
+
+
+#: The fields of a document's facts written as a :class:`DeferredList` each (when not empty).
+DEFERRED_FIELDS = ("text", "headings", "links", "anchors", "toctrees", "images", "labels", "targets")
+
+
+def _facts(state: dict[str, Any], deferred: dict[str, bytes]) -> DocFacts:
+    """A document's facts as :func:`_reduce_facts` wrote them, the deferred fields left unread."""
+    facts = DocFacts.__new__(DocFacts)
+    facts.__dict__.update(state)
+    for name, blob in deferred.items():
+        setattr(facts, name, DeferredList(blob))
+    return facts
+
+
+def _reduce_facts(facts: DocFacts) -> Any:
+    state = dict(vars(facts))
+    deferred: dict[str, bytes] = {}
+    for name in DEFERRED_FIELDS:
+        value = state[name]
+        if value:
+            del state[name]
+            deferred[name] = value.pickled() if isinstance(value, DeferredList) else pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+    return _facts, (state, deferred)
+
+
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is DocFacts:
+            return _reduce_facts(obj)
         if isinstance(obj, types.FunctionType):
             return _reduce_function(obj)
         if isinstance(obj, types.MappingProxyType):

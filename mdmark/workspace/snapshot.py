@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["restore", "save"]
 
 #: Bumped when what a snapshot holds, or how it is laid out, changes.
-_FORMAT = 2
+_FORMAT = 3
 
 #: The classes whose objects are kept apart from the skeleton (module, class name): each a value
 #: made once (a document's facts and fragment by its content key, the index model by its file's
