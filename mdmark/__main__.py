@@ -7,6 +7,6 @@ import sys
 if not sys.flags.safe_path and sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from mdmark.cli.main import main  # noqa: E402 - after sys.path is safe
+from mdmark.cli.main import entry  # noqa: E402 - after sys.path is safe
 
-raise SystemExit(main())
+entry()
