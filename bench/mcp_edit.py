@@ -1,0 +1,78 @@
+"""Benchmark (not a test): the MCP ``check`` after one edit, on an existing project, against a
+running ``mdmark serve`` (what ``bench_scale.py`` measures at each size, without generating and
+cold-checking a corpus first: for a corpus already made and cached, run after run).
+
+    .venv/bin/python bench/mcp_edit.py --project DIR [--runs 7] [--cache XDG_CACHE_HOME]
+
+Each run appends one line to a different document (``*.md`` under ``DIR``, sorted), then calls
+``check``; prints each call's milliseconds and the median, and the server's warm ``check`` for
+comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_mcp import start_server  # noqa: E402
+from runner import append_line, machine, median  # noqa: E402
+
+
+async def _calls(port: int, root: Path, runs: int) -> tuple[list[float], list[float]]:
+    from mcp import Client
+
+    documents = sorted(p for p in root.rglob("*.md") if ".mdmark_cache" not in p.parts)
+    async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=3600) as client:
+
+        async def check() -> float:
+            start = time.perf_counter()
+            result = await client.call_tool("check", {"project_dir": str(root)})
+            if result.is_error:
+                sys.exit(f"check failed: {result.content}")
+            return (time.perf_counter() - start) * 1000
+
+        await check()
+        warm = [await check() for _ in range(runs)]
+        edited: list[float] = []
+        for i in range(runs):
+            append_line(documents[(i * 7919) % len(documents)], 500 + i)
+            edited.append(await check())
+        return warm, edited
+
+
+def main() -> int:
+    import anyio
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--project", type=Path, required=True)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--cache", type=Path, help="XDG_CACHE_HOME for the server (default: the environment's)")
+    args = parser.parse_args()
+    env = dict(os.environ)
+    if args.cache is not None:
+        env["XDG_CACHE_HOME"] = str(args.cache)
+    print(machine())
+    folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"mcp-edit-{os.getpid()}"
+    folder.mkdir()
+    proc, port = start_server(folder, env)
+    try:
+        warm, edited = anyio.run(_calls, port, args.project.resolve(), args.runs)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    shown: Any = lambda samples: ", ".join(f"{s:.0f}" for s in samples)  # noqa: E731
+    print(f"check warm: median {median(warm):.0f} ms ({shown(warm)})")
+    print(f"check after one edit: median {median(edited):.0f} ms ({shown(edited)})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
