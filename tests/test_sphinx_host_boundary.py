@@ -27,6 +27,7 @@ HOST_PACKAGE = ROOT / "mdmark" / "host"
 #: Private names of the standard library that mdmark may use anywhere, with the reason.
 STDLIB_PRIVATE = {
     "_exit": "os._exit: a worker or a stopped server ends at once, without running finalizers",
+    "_run_exitfuncs": "atexit._run_exitfuncs: the mdmark program runs its exit handlers, then ends without Python's teardown (mdmark.cli.main.entry)",
 }
 
 
