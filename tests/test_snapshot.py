@@ -291,7 +291,7 @@ def test_a_deferred_list_is_the_list_it_was_written_from() -> None:
     items = [("a", 1), ("b", 2), ("c", 3)]
 
     def deferred() -> DeferredList:
-        return DeferredList(pickle.dumps(items))
+        return DeferredList.of_pickle(pickle.dumps(items))
 
     assert deferred() == items and items == deferred() and deferred() == deferred()
     assert not (deferred() != items) and deferred() != items[:2]
@@ -300,6 +300,7 @@ def test_a_deferred_list_is_the_list_it_was_written_from() -> None:
     assert items + deferred() == items * 2 and deferred() + deferred() == items * 2  # list's own code reads the items
     assert sorted(deferred(), reverse=True) == sorted(items, reverse=True) and repr(deferred()) == repr(items)
     assert type(pickle.loads(pickle.dumps(deferred()))) is list  # elsewhere, a plain list
+    assert DeferredList(iter(items)) == items and DeferredList() == []  # made from items, as a list is
     one = deferred()
     assert one.pickled() == pickle.dumps(items)  # not read: the bytes it was made from
     one.append(("d", 4))

@@ -107,9 +107,17 @@ class DeferredList(list[Any]):
 
     __slots__ = ("_blob",)
 
-    def __init__(self, blob: bytes) -> None:
-        super().__init__()
-        self._blob: bytes | None = blob
+    def __init__(self, items: Any = ()) -> None:
+        # Made from items as any list is (``type(x)(…)`` in copying code); from bytes by :meth:`of_pickle`.
+        super().__init__(items)
+        self._blob: bytes | None = None
+
+    @classmethod
+    def of_pickle(cls, blob: bytes) -> DeferredList:
+        """The list pickled in ``blob``, left unread until used."""
+        deferred = cls()
+        deferred._blob = blob
+        return deferred
 
     def _fill(self) -> None:
         if self._blob is not None:
@@ -167,7 +175,7 @@ def _facts(state: dict[str, Any], deferred: dict[str, bytes]) -> DocFacts:
     facts = DocFacts.__new__(DocFacts)
     facts.__dict__.update(state)
     for name, blob in deferred.items():
-        setattr(facts, name, DeferredList(blob))
+        setattr(facts, name, DeferredList.of_pickle(blob))
     return facts
 
 
