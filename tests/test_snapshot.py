@@ -18,7 +18,7 @@ from mdmark.check.collect import collect
 from mdmark.project.main import Project
 from mdmark.workspace.main import Workspace, fresh_workspaces
 from mdmark.workspace import snapshot
-from mdmark.workspace.snapshot import _delta_file, _file
+from mdmark.workspace.snapshot import _delta_file, _file, _installation
 
 CONFIG = 'docs:\n  include: ["docs/**/*.md"]\nindex: index.yaml\n'
 INDEX = """\
@@ -142,7 +142,7 @@ def test_a_damaged_snapshot_is_ignored(project: Path, tmp_path: Path, monkeypatc
     first, _ = _lines(project)
     with fresh_workspaces():
         opened = Project.open(project)
-        snapshot = _file(opened.pipeline.cache_dir, opened.config.path, "check")  # type: ignore[arg-type]
+        snapshot = _file(opened.pipeline.cache_dir, opened.config.path, "check", _installation(opened.workspace))  # type: ignore[arg-type]
     data = bytearray(snapshot.read_bytes())
     if damage == "flip":
         data[len(data) // 2] ^= 0x01
@@ -162,7 +162,7 @@ def test_a_damaged_snapshot_is_ignored(project: Path, tmp_path: Path, monkeypatc
 def _snapshot_files(root: Path) -> tuple[Path, Path]:
     with fresh_workspaces():
         opened = Project.open(root)
-        base = _file(opened.pipeline.cache_dir, opened.config.path, "check")  # type: ignore[arg-type]
+        base = _file(opened.pipeline.cache_dir, opened.config.path, "check", _installation(opened.workspace))  # type: ignore[arg-type]
     return base, _delta_file(base)
 
 
@@ -338,3 +338,30 @@ def test_facts_from_a_snapshot_are_read_only_where_an_edit_needs_them(project: P
     # The plain text of the documents not edited: the names occurring in it were kept with the snapshot.
     assert {("a.md", "text"), ("b.md", "text")} <= unread, unread
     assert not isinstance(facts["c.md"].text, DeferredList)  # parsed again
+
+
+def test_two_installations_taking_turns_keep_their_own_snapshots(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another ``PYTHONPATH`` is another Python environment, so another installation of mdmark (as
+    an editor's mdmark and the terminal's would be): each reads the snapshot it wrote; a third's
+    makes the oldest go."""
+
+    def run(pythonpath: str) -> Workspace:
+        monkeypatch.setenv("PYTHONPATH", pythonpath)
+        return _lines(project)[1]
+
+    def files() -> list[str]:
+        return sorted(p.name for p in (tmp_path / "cache").rglob("snapshots/*.check.pickle"))
+
+    first, second = tmp_path / "one", tmp_path / "two"
+    assert not run("").snapshot_used
+    assert not run(str(first)).snapshot_used  # a new installation: nothing of its own yet
+    assert len(files()) == 2
+    for pythonpath in ("", str(first), "", str(first)):
+        _replace(project / "docs" / "c.md", "![図]", "段落。\n\n![図]")
+        assert run(pythonpath).snapshot_used, pythonpath  # each found its own, however the other wrote
+    before = files()
+    run(str(second))
+    after = files()
+    assert len(after) == 2 and len(set(after) - set(before)) == 1, (before, after)

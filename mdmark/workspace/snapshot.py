@@ -16,7 +16,9 @@ The file lives in the project's cache folder and carries an HMAC (:mod:`mdmark.p
 a damaged, foreign or tampered snapshot does not verify and is ignored, never unpickled. It is
 made for one mdmark (its version, the digest of its package's files), one Python environment
 (:func:`~mdmark.util.environment.environment_digest`), one config file and one parse key (MyST
-settings and conf.py): anything else reads as no snapshot.
+settings and conf.py): anything else reads as no snapshot. Its file is named for the config, the
+kind and the installation (that mdmark in that environment): two installations taking turns on a
+project each keep theirs (:data:`KEPT_INSTALLATIONS`), a changed setting replaces it.
 
 A check and a build keep a snapshot each (``kind``): a build's holds its page's finished
 sections too, ten times the size of a check's, which a check would only pay for.
@@ -108,10 +110,49 @@ def _key(workspace: Workspace, config: Path, pipeline: Pipeline, kind: str) -> s
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _file(cache_dir: Path, config: Path, kind: str) -> Path:
-    # One file per config and kind (the key is inside): a changed setting replaces the snapshot, never adds one.
+#: Snapshots of one config and kind kept, each written by another mdmark installation (its code and
+#: Python environment), the most recently written: two installations taking turns on a project (the
+#: editor's and the terminal's) each find their own instead of replacing the other's.
+KEPT_INSTALLATIONS = 2
+
+
+def _installation(workspace: Workspace) -> str:
+    """Which mdmark writes and reads a snapshot: its layout, version, code and Python environment
+    (not the project's settings: a changed setting replaces the snapshot, never adds one)."""
+    from mdmark import __version__
+    from mdmark.core.facts import FACTS_VERSION
+
+    parts = (str(_FORMAT), __version__, FACTS_VERSION, workspace.code_digest(), environment_digest())
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+def _file(cache_dir: Path, config: Path, kind: str, installation: str) -> Path:
+    # One file per config, kind and installation (the whole key is inside).
     name = hashlib.sha256(str(config).encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return cache_dir / "snapshots" / f"{name}.{kind}.pickle"
+    return cache_dir / "snapshots" / f"{name}.{installation}.{kind}.pickle"
+
+
+def _prune(path: Path, kind: str) -> None:
+    """After the base ``path`` was written: the snapshots of its config and kind that other
+    installations wrote go, but the :data:`KEPT_INSTALLATIONS` written last (with their deltas and
+    locks), and the one file of the layout before installations were named."""
+    config_part = path.name.split(".", 1)[0]
+    others: list[tuple[int, Path]] = []
+    for other in path.parent.glob(f"{config_part}.*.{kind}.pickle"):
+        if other != path:
+            try:
+                others.append((other.stat().st_mtime_ns, other))
+            except OSError:
+                continue
+    others.sort(reverse=True)
+    gone = [other for _mtime, other in others[KEPT_INSTALLATIONS - 1 :]]
+    gone.append(path.parent / f"{config_part}.{kind}.pickle")
+    for other in gone:
+        for file in (other, _delta_file(other), _lock_file(other)):
+            try:
+                file.unlink(missing_ok=True)
+            except OSError:
+                continue
 
 
 def _delta_file(base: Path) -> Path:
@@ -216,7 +257,7 @@ def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind:
     if config is None or pipeline.cache_dir is None or workspace.snapshot_read or not workspace.pristine():
         return False
     workspace.snapshot_read = True
-    path = _file(pipeline.cache_dir, config, kind)
+    path = _file(pipeline.cache_dir, config, kind, _installation(workspace))
     _wait_for_writer(_lock_file(path))
     base = _unpack(read_entry_view(path))  # authenticated, or None
     if base is None:
@@ -269,7 +310,7 @@ def save(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: st
         return False
     workspace.snapshot_written = True
     base, workspace.snapshot_base = workspace.snapshot_base, None  # written once: the base's objects need not stay
-    writer = _writer(_lock_file(_file(pipeline.cache_dir, config, kind))) if detached else None
+    writer = _writer(_lock_file(_file(pipeline.cache_dir, config, kind, _installation(workspace)))) if detached else None
     if writer == "parent":
         return True  # the child writes it
     if writer == "child":
@@ -299,7 +340,7 @@ def _write(workspace: Workspace, pipeline: Pipeline, config: Path, kind: str, ba
     except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
         return False  # something kept cannot be written: no snapshot (the next run starts as before)
     assert pipeline.cache_dir is not None
-    path = _file(pipeline.cache_dir, config, kind)
+    path = _file(pipeline.cache_dir, config, kind, _installation(workspace))
     try:
         ensure_cache_dir(pipeline.cache_dir)
         if base is not None:
@@ -307,6 +348,7 @@ def _write(workspace: Workspace, pipeline: Pipeline, config: Path, kind: str, ba
         else:
             write_entry(path, _pack({"format": _FORMAT, "key": key, "token": secrets.token_hex(16)}, units, skeleton))
             _delta_file(path).unlink(missing_ok=True)  # a delta of the base replaced (its token no longer matches anyway)
+            _prune(path, kind)
     except OSError:
         return False
     return True
