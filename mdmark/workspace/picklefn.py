@@ -8,11 +8,12 @@ cells; reading it back finds that very code in the module as imported now and ma
 again. Code that is not there any more, or not byte for byte the same (mdmark changed between two
 runs), fails the read (:class:`ValueError`): the whole snapshot is then unused, never half used.
 
-A document's facts keep the plain text of its lines (:attr:`~mdmark.core.facts.DocFacts.text`), over
-half of a check's snapshot, which one thing reads: the names occurring in a document, memoized by
-its content key (:mod:`mdmark.workspace.relations`). After one edit that memo answers for every
-other document, so that text is written as one pickle per document and read back as a
-:class:`DeferredList`, unpickled on first use: a run that does not look at it does not pay for it.
+A document's facts are mostly lists of records (:data:`DEFERRED_FIELDS`): the plain text of its
+lines alone is over half of a check's snapshot, and one thing reads it — the names occurring in a
+document, memoized by its content key (:mod:`mdmark.workspace.relations`). After one edit the
+memos answer for every other document, so each such list is written as a pickle of its own and read
+back as a :class:`DeferredList`, unpickled on first use: a run that does not look at it does not pay
+for it, and a snapshot written again keeps the bytes it read.
 
 Only for data this user's mdmark wrote and authenticated (:mod:`mdmark.pipeline.cachestore`), as
 every pickle of the caches is.
@@ -184,9 +185,12 @@ def _reduce_facts(facts: DocFacts) -> Any:
     deferred: dict[str, bytes] = {}
     for name in DEFERRED_FIELDS:
         value = state[name]
-        if value:
+        if isinstance(value, DeferredList):  # not asked whether it is empty: that would read it
+            deferred[name] = value.pickled()
             del state[name]
-            deferred[name] = value.pickled() if isinstance(value, DeferredList) else pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        elif value:
+            deferred[name] = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+            del state[name]
     return _facts, (state, deferred)
 
 
