@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.util import door
+from mdmark.util.files import MAX_FILE_BYTES
 # The root questions live in the util layer (the config asks them too); named here as before.
 from mdmark.util.roots import inside as inside
 from mdmark.util.roots import project_root as project_root
-from mdmark.util.files import MAX_FILE_BYTES
 from mdmark.util.sentences import included_too_much, outside_root
 
 if TYPE_CHECKING:
