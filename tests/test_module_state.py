@@ -48,6 +48,7 @@ CACHES: dict[tuple[str, str], str] = {
     ("mdmark/answers/__init__.py", "_formats"): "the modules of a package: fixed for the process",
     ("mdmark/config/myst.py", "myst_extensions"): "what the installed MyST accepts: fixed for the process",
     ("mdmark/pipeline/reading_warnings.py", "_pygments_class"): "Pygments' installed lexers (and plugins) by name: fixed for the process",
+    ("mdmark/util/environment.py", "package_digest"): "the digest of the code this process runs, taken once: the code a process runs does not change",
     ("mdmark/cli/argparse_ja.py", "japanese_formatter"): "a class made from a class: pure",
     ("mdmark/graph/labels.py", "text_width"): "a pure function of the text",
     ("mdmark/graph/labels.py", "fit_label"): "a pure function of the text and width",

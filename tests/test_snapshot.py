@@ -142,7 +142,7 @@ def test_a_damaged_snapshot_is_ignored(project: Path, tmp_path: Path, monkeypatc
     first, _ = _lines(project)
     with fresh_workspaces():
         opened = Project.open(project)
-        snapshot = _file(opened.pipeline.cache_dir, opened.config.path, "check", _installation(opened.workspace))  # type: ignore[arg-type]
+        snapshot = _file(opened.pipeline.cache_dir, opened.config.path, "check", _installation())  # type: ignore[arg-type]
     data = bytearray(snapshot.read_bytes())
     if damage == "flip":
         data[len(data) // 2] ^= 0x01
@@ -162,7 +162,7 @@ def test_a_damaged_snapshot_is_ignored(project: Path, tmp_path: Path, monkeypatc
 def _snapshot_files(root: Path) -> tuple[Path, Path]:
     with fresh_workspaces():
         opened = Project.open(root)
-        base = _file(opened.pipeline.cache_dir, opened.config.path, "check", _installation(opened.workspace))  # type: ignore[arg-type]
+        base = _file(opened.pipeline.cache_dir, opened.config.path, "check", _installation())  # type: ignore[arg-type]
     return base, _delta_file(base)
 
 

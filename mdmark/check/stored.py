@@ -43,7 +43,7 @@ from mdmark import __version__
 from mdmark.core.diagnostics import Diagnostic
 from mdmark.core.facts import FACTS_VERSION
 from mdmark.pipeline.contentcache import ContentCache
-from mdmark.util.environment import python_path, site_folders
+from mdmark.util.environment import package_digest, python_path, site_folders
 from mdmark.util.files import SETTLED_NS, stat_stamp
 from mdmark.util.globs import SKIP_DIRS
 
@@ -77,7 +77,7 @@ def _cache(project: Project) -> ContentCache[dict[str, Any]] | None:
 def _key(project: Project) -> str:
     # FACTS_VERSION: a change of what the facts hold (a drift's line) changes the answers too; the
     # code digest: an edited checkout of mdmark keeps its version and may answer otherwise.
-    material = f"check\0{_FORMAT}\0{__version__}\0{FACTS_VERSION}\0{project.workspace.code_digest()}\0{project.config.path}"
+    material = f"check\0{_FORMAT}\0{__version__}\0{FACTS_VERSION}\0{package_digest()}\0{project.config.path}"
     return hashlib.sha256(material.encode("utf-8", "surrogateescape")).hexdigest()
 
 

@@ -208,8 +208,8 @@ def _confined_include() -> type[Any]:
                 if argument.startswith("<") and argument.endswith(">"):
                     # docutils' standard includes: its own files, and nothing beside them.
                     standard = Path(Include.standard_include_path).resolve()
-                    refused = _through_door(self, standard / argument[1:-1], standard, what, argument)
                     target = standard / argument[1:-1]
+                    refused = _through_door(self, target, standard, what, argument)
                 else:
                     _, absolute = env.relfn2path(argument, env.docname)
                     target = Path(absolute)

@@ -319,16 +319,16 @@ def _paths() -> list[str]:
     return list(dict.fromkeys([own, *(p for p in sys.path if p and os.path.isabs(p) and p != here)]))
 
 
-def _code_stamp() -> list[tuple[str, int, int, int]]:
+def _code_stamp() -> list[Any]:
     """mdmark's source files and the import path's folders as they are on disk: an edit of mdmark,
     or a package installed or removed, is a new key."""
-    from mdmark.util.environment import package_files
+    from mdmark.util.environment import package_digest
 
-    stamps = package_files()
+    stamps: list[Any] = [package_digest()]
     for entry in _paths():
         try:
             st = os.stat(entry)
         except OSError:
             continue
-        stamps.append((entry, st.st_ino, 0, st.st_mtime_ns))
+        stamps.append((entry, st.st_ino, st.st_mtime_ns))
     return stamps

@@ -9,6 +9,7 @@ goes, so they are part of every cache key that conf.py's outcome is part of.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -39,13 +40,15 @@ def environment_digest() -> str:
     return hashlib.sha256("\1".join(parts).encode()).hexdigest()[:16]
 
 
-def package_files() -> list[tuple[str, int, int, int]]:
-    """mdmark's own Python files as they are on disk, (path, inode, size, mtime) each: an edited
-    checkout (an editable install keeps its version) or a reinstall of the same version is other
-    code, and must not meet the answers, snapshots or zygotes an older mdmark made."""
+@functools.cache
+def package_digest() -> str:
+    """The digest of mdmark's own Python files (path, inode, size, mtime each), taken once per
+    process — the code this process runs: an edited checkout (an editable install keeps its
+    version) or a reinstall of the same version is other code, and must not meet the answers,
+    snapshots or zygotes an older mdmark made."""
     import mdmark
 
-    stamps: list[tuple[str, int, int, int]] = []
+    parts: list[str] = []
     top = os.path.dirname(os.path.abspath(mdmark.__file__))
     for folder, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -56,11 +59,5 @@ def package_files() -> list[tuple[str, int, int, int]]:
                     info = os.stat(path)
                 except OSError:
                     continue
-                stamps.append((path, info.st_ino, info.st_size, info.st_mtime_ns))
-    return stamps
-
-
-def package_digest() -> str:
-    """The digest of :func:`package_files`."""
-    parts = [f"{path}\0{ino}\0{size}\0{mtime}" for path, ino, size, mtime in package_files()]
+                parts.append(f"{path}\0{info.st_ino}\0{info.st_size}\0{info.st_mtime_ns}")
     return hashlib.sha256("\1".join(parts).encode("utf-8", "surrogateescape")).hexdigest()

@@ -92,17 +92,6 @@ class Workspace:
         #: What was read of the snapshot, for writing the next one as a delta of it
         #: (:class:`mdmark.workspace.snapshot.Base`; None once written, or when none was read).
         self.snapshot_base: Any = None
-        #: The digest of mdmark's own files, once taken (:meth:`code_digest`).
-        self._package_digest: str | None = None
-
-    def code_digest(self) -> str:
-        """:func:`~mdmark.util.environment.package_digest`, taken once for the workspace: a snapshot
-        and a stored check are made for one mdmark, the one this process runs."""
-        if self._package_digest is None:
-            from mdmark.util.environment import package_digest
-
-            self._package_digest = package_digest()
-        return self._package_digest
 
     # -- the snapshot of the last run ------------------------------------------------------------
 

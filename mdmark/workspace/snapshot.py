@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmark.pipeline.cachestore import read_entry_view, write_entry
-from mdmark.util.environment import environment_digest
+from mdmark.util.environment import environment_digest, package_digest
 
 if TYPE_CHECKING:
     from mdmark.pipeline.pipeline import Pipeline
@@ -103,10 +103,7 @@ class Base:
 
 
 def _key(workspace: Workspace, config: Path, pipeline: Pipeline, kind: str) -> str:
-    from mdmark import __version__
-    from mdmark.core.facts import FACTS_VERSION
-
-    parts = ("snapshot", kind, str(_FORMAT), __version__, FACTS_VERSION, workspace.code_digest(), environment_digest(), str(workspace.root), str(config), pipeline.parse_key)
+    parts = ("snapshot", kind, _installation(), str(workspace.root), str(config), pipeline.parse_key)
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
@@ -116,13 +113,13 @@ def _key(workspace: Workspace, config: Path, pipeline: Pipeline, kind: str) -> s
 KEPT_INSTALLATIONS = 2
 
 
-def _installation(workspace: Workspace) -> str:
+def _installation() -> str:
     """Which mdmark writes and reads a snapshot: its layout, version, code and Python environment
     (not the project's settings: a changed setting replaces the snapshot, never adds one)."""
     from mdmark import __version__
     from mdmark.core.facts import FACTS_VERSION
 
-    parts = (str(_FORMAT), __version__, FACTS_VERSION, workspace.code_digest(), environment_digest())
+    parts = (str(_FORMAT), __version__, FACTS_VERSION, package_digest(), environment_digest())
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:12]
 
 
@@ -174,12 +171,11 @@ def _unpack(data: memoryview | None) -> tuple[dict[str, Any], memoryview, memory
         header = json.loads(bytes(data[4 : 4 + size]))
     except ValueError:
         return None
-    view = data
     if not isinstance(header, dict) or header.get("format") != _FORMAT or not isinstance(header.get("units"), int):
         return None
     start = 4 + size
     middle = start + header["units"]
-    return header, view[start:middle], view[middle:]
+    return header, data[start:middle], data[middle:]
 
 
 #: Seconds a run waits for the snapshot an earlier command's child is still writing (then reads
@@ -257,7 +253,7 @@ def restore(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind:
     if config is None or pipeline.cache_dir is None or workspace.snapshot_read or not workspace.pristine():
         return False
     workspace.snapshot_read = True
-    path = _file(pipeline.cache_dir, config, kind, _installation(workspace))
+    path = _file(pipeline.cache_dir, config, kind, _installation())
     _wait_for_writer(_lock_file(path))
     base = _unpack(read_entry_view(path))  # authenticated, or None
     if base is None:
@@ -310,7 +306,7 @@ def save(workspace: Workspace, pipeline: Pipeline, config: Path | None, kind: st
         return False
     workspace.snapshot_written = True
     base, workspace.snapshot_base = workspace.snapshot_base, None  # written once: the base's objects need not stay
-    writer = _writer(_lock_file(_file(pipeline.cache_dir, config, kind, _installation(workspace)))) if detached else None
+    writer = _writer(_lock_file(_file(pipeline.cache_dir, config, kind, _installation()))) if detached else None
     if writer == "parent":
         return True  # the child writes it
     if writer == "child":
@@ -340,7 +336,7 @@ def _write(workspace: Workspace, pipeline: Pipeline, config: Path, kind: str, ba
     except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
         return False  # something kept cannot be written: no snapshot (the next run starts as before)
     assert pipeline.cache_dir is not None
-    path = _file(pipeline.cache_dir, config, kind, _installation(workspace))
+    path = _file(pipeline.cache_dir, config, kind, _installation())
     try:
         ensure_cache_dir(pipeline.cache_dir)
         if base is not None:
