@@ -233,3 +233,24 @@ def test_an_edited_mdmark_does_not_answer_from_an_older_ones_store(project: Path
     edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     check()
     assert len(stored() - first) == 1, stored()
+
+
+def test_a_servers_answer_reaches_the_disk_for_the_next_process(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a workspace that answered before (a server's), the stored answer is written by a thread
+    of its own after the check returns: a terminal's check in a new process still answers from it."""
+    import threading
+
+    import mdmark.workspace.main
+    from mdmark.util.memo import Memo
+
+    assert _kinds(project) == ["broken_link"]
+    (project / "docs" / "a.md").write_text("# A\n\n[b](c.md)\n", encoding="utf-8")
+    _age(project)
+    assert _kinds(project) == ["broken_link"]  # the same workspace: written later
+    for thread in threading.enumerate():
+        if thread.name == "mdmark-stored-check":
+            thread.join()
+    monkeypatch.setattr(mdmark.workspace.main, "_WORKSPACES", Memo(16))  # a new process's
+    _forbid_rules(monkeypatch)
+    found = collect(Project.open(project))
+    assert [d.kind.value for d in found] == ["broken_link"] and "c.md" in found[0].message

@@ -241,6 +241,7 @@ class Recorder:
             self.model.numbers  # noqa: B018
             self.model.in_toctrees()
             self.model.circular_entries()
+            self.model.names  # noqa: B018  (made once, shared with the copy)
             watched = copy.copy(self.model)
 
             def facts(docname: str) -> DocFacts | None:

@@ -104,7 +104,7 @@ def collect(
             ahead.join()
     found = run(ctx)
     if reusable:
-        stored.store(project, ctx, found, begun)
+        stored.store(project, ctx, found, begun, later=not fresh)
     if snapshot:
         from mdmark.pipeline import resident
 

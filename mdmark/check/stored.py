@@ -33,8 +33,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,7 +45,7 @@ from mdmark.core.diagnostics import Diagnostic
 from mdmark.core.facts import FACTS_VERSION
 from mdmark.pipeline.contentcache import ContentCache
 from mdmark.util.environment import package_digest, python_path, site_folders
-from mdmark.util.files import SETTLED_NS, stat_stamp
+from mdmark.util.files import SETTLED_NS, Stamp, stat_stamp
 from mdmark.util.globs import SKIP_DIRS
 
 if TYPE_CHECKING:
@@ -145,12 +146,18 @@ def begin(project: Project) -> dict[str, str]:
     return _tree(project.root, False)[0]
 
 
-def _stamp(paths: Iterable[str], racy: list[str]) -> Stamps:
+def _stamp(paths: Iterable[str], racy: list[str], taken: Mapping[str, Stamp] | None = None) -> Stamps:
     """Each path's stamp (None where it is missing); the paths changed too recently to trust their
-    stamps are added to ``racy``."""
+    stamps are added to ``racy``. ``taken``: settled stamps already taken of some paths (before the
+    check read them: a file changed since then shows a newer stamp to the next lookup)."""
     now = time.time_ns()
     out: Stamps = []
+    known = taken or {}
     for path in paths:
+        stamp = known.get(path)
+        if stamp is not None:
+            out.append((path, stamp))
+            continue
         try:
             info = os.stat(path)
         except OSError:
@@ -168,18 +175,20 @@ RACY_DOCUMENTS = 16
 
 
 def _holds(
-    path: str, stamp: list[int] | None, racy: dict[str, list[str]], names: dict[str, str], project: Project, now: int
+    path: str, stamp: Iterable[int] | None, racy: dict[str, list[str]], names: dict[str, str], project: Project, now: int
 ) -> bool:
     """Whether the stored ``stamp`` of ``path`` still holds — settled, or, for a document of ``racy``
     (path → [its relative path, the content key the check read]), with that content key, or, for a
-    folder of ``names``, with the same names in it."""
+    folder of ``names``, with the same names in it. ``stamp``: a list as read from disk, a tuple as
+    :func:`store` keeps it in memory."""
     try:
         info = os.stat(path)
     except OSError:
         return stamp is None
-    if path in names and (stamp is None or list(stat_stamp(info)) != stamp or now - info.st_mtime_ns <= SETTLED_NS):
+    same = stamp is not None and stat_stamp(info) == tuple(stamp)
+    if path in names and (not same or now - info.st_mtime_ns <= SETTLED_NS):
         return _names(path) == names[path]
-    if stamp is None or list(stat_stamp(info)) != stamp:
+    if not same:
         return False
     if path in racy:
         return _content_key(project, path, racy[path][0]) == racy[path][1]
@@ -201,14 +210,56 @@ def _racy_documents(project: Project, ctx: CheckContext, racy: list[str]) -> dic
     content key, when each is a document whose bytes on disk are the ones the check read; else None."""
     if len(racy) > RACY_DOCUMENTS:
         return None
-    by_path = {str(path): facts for path, facts in ctx.facts.items()}
     kept: dict[str, list[str]] = {}
     for path in racy:
-        facts = by_path.get(path)
+        facts = ctx.facts.get(Path(path))
         if facts is None or _content_key(project, path, facts.path) != facts.sha:
             return None
         kept[path] = [facts.path, facts.sha]
     return kept
+
+
+@dataclass(frozen=True)
+class _DocumentInputs:
+    """The files a check's documents depend on (each document and the files it pulled in), and
+    their folders: kept in the workspace for the next check, which reuses them while its documents
+    are the same paths with the same included files (after one edit, all but one by identity)."""
+
+    srcdir: str
+    paths: tuple[Path, ...]
+    deps: tuple[list[tuple[str, Stamp]], ...]
+    files: tuple[str, ...]
+    folders: frozenset[str]
+
+
+def _document_inputs(project: Project, ctx: CheckContext) -> _DocumentInputs | None:
+    """:class:`_DocumentInputs` of ``ctx``; None when a document lies outside the project root."""
+    srcdir = str(project.source_dir)
+    paths = tuple(ctx.facts)
+    every = ctx.facts.values()
+    key = ("check-inputs", str(project.root), str(project.config.path))
+    last = project.workspace.last_runs.get(key)
+    if (
+        isinstance(last, _DocumentInputs)
+        and last.srcdir == srcdir
+        and len(last.paths) == len(paths)
+        and all(p is q for p, q in zip(paths, last.paths))
+        and all(f.deps is d or f.deps == d for f, d in zip(every, last.deps))
+    ):
+        return last
+    root = str(project.root) + os.sep
+    files: list[str] = []
+    for path, facts in ctx.facts.items():
+        text = str(path)
+        if not text.startswith(root):
+            return None
+        files.append(text)
+        files.extend(os.path.normpath(os.path.join(srcdir, rel)) for rel, _stamp in facts.deps)
+    made = _DocumentInputs(
+        srcdir, paths, tuple(f.deps for f in every), tuple(files), frozenset(map(os.path.dirname, files))
+    )
+    project.workspace.last_runs.put(key, made)
+    return made
 
 
 def _inputs(project: Project, ctx: CheckContext) -> tuple[list[str], dict[str, str]] | None:
@@ -224,16 +275,12 @@ def _inputs(project: Project, ctx: CheckContext) -> tuple[list[str], dict[str, s
         files.append(str(ctx.index.path))
     if conf is not None:
         files.append(str(conf))
-    srcdir = project.source_dir
-    root = str(project.root)
-    if any(not str(path).startswith(root + os.sep) for path in ctx.facts):
+    documents = _document_inputs(project, ctx)
+    if documents is None:
         return None
-    for path, facts in ctx.facts.items():
-        files.append(str(path))
-        files.extend(os.path.normpath(os.path.join(srcdir, rel)) for rel, _stamp in facts.deps)
     folders, sources = _tree(project.root, conf is not None)
-    parents = {os.path.dirname(f) for f in files} - set(folders)
-    return list(dict.fromkeys([*files, *sources, *folders, *sorted(parents)])), folders
+    parents = (documents.folders | {os.path.dirname(f) for f in files}) - set(folders)
+    return list(dict.fromkeys([*files, *documents.files, *sources, *folders, *sorted(parents)])), folders
 
 
 def _lapse_noted(project: Project) -> bool:
@@ -303,9 +350,12 @@ def edited_documents(changes: list[str]) -> list[Path]:
     return edited if len(edited) <= CHANGED_AHEAD else []
 
 
-def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], begun: dict[str, str]) -> None:
+def store(
+    project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], begun: dict[str, str], later: bool = False
+) -> None:
     """Keep the answer of a check just run, unless an input is too fresh to trust its stamp, or a
-    folder's names changed since :func:`begin` gave ``begun``."""
+    folder's names changed since :func:`begin` gave ``begun``. ``later``: written to disk by a
+    thread of its own (a server answers first; the process does not end before it is written)."""
     cache = _cache(project)
     if cache is None:
         return
@@ -321,7 +371,7 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], be
         return
     inputs, listed = found
     fresh: list[str] = []
-    stamps = _stamp([*inputs, *environment], fresh)
+    stamps = _stamp([*inputs, *environment], fresh, ctx.stamps)
     if any(listed.get(folder) != before for folder, before in begun.items()):
         return  # a folder's names changed while the check ran: it may not have seen them
     # Kept for the folders listed before the check only: one made meanwhile stays a racy input.
@@ -336,9 +386,15 @@ def store(project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], be
     value = {
         "format": _FORMAT,
         "environment": environment,
-        "stamps": [[path, list(stamp) if stamp is not None else None] for path, stamp in stamps],
+        "stamps": stamps,
         "racy": racy,
         "names": names,
         "issues": [{**d.as_dict(), "line": d.line} for d in diagnostics],
     }
-    cache.put(_key(project), value, slot="check")
+    key = _key(project)
+    cache.remember(key, value, slot="check")
+    if later:
+        # Not a daemon: a process ending meanwhile writes it first (JSON of every input's stamp).
+        threading.Thread(target=cache.write, args=(key, value), name="mdmark-stored-check").start()
+    else:
+        cache.write(key, value)

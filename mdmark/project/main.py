@@ -265,7 +265,9 @@ class Project:
         last = self.workspace.last_runs.get(memo)
         if isinstance(last, Model) and last.known is not None:
             before = last.known
-            model.keep_hints(last, [name for name, facts in by_name.items() if facts is not before.get(name)])
+            changed = [name for name, facts in by_name.items() if facts is not before.get(name)]
+            model.keep_hints(last, changed)
+            model.keep_names(last, changed)
         self.workspace.last_runs.put(memo, model)
         return model
 

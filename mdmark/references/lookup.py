@@ -70,12 +70,14 @@ class Lookup(Protocol):
     unread: set[str]
     sphinx_docs: set[str]
     info: ConfInfo
-    names: Names
     index_terms: dict[str, str]
     #: Whether a path relative to the source folder exists, is a folder; a folder's file names.
     _exists: Callable[[str], bool]
     _is_dir: Callable[[str], bool]
     _listdir: Callable[[str], list[str]]
+
+    @property
+    def names(self) -> Names: ...
 
     def facts(self, docname: str) -> DocFacts | None: ...
 

@@ -87,12 +87,21 @@ class Model:
         self.index_terms: dict[str, str] = dict(names_of.index_terms) if names_of is not None else {}
         #: Close-name hints already found over each project-wide pool: pool → wanted → hint.
         self._hints: dict[str, dict[str, str]] = dict(names_of._hints) if names_of is not None else {}
-        #: Labels, targets, terms and domain objects (shared with ``names_of``).
-        self.names: Names = names_of.names if names_of is not None else Names.build(self.found, self._facts)
+        #: Labels, targets, terms and domain objects (shared with ``names_of``): made when first
+        #: asked for, unless :meth:`keep_names` found the last model's to hold.
+        self._names: Names | None = names_of.names if names_of is not None else None
         self._order = list(order)
         self._numbers: dict[tuple[str, str], str] | None = None
 
     # -- the name tables (:class:`~mdmark.references.tables.Names`) ------------------------------
+
+    @property
+    def names(self) -> Names:
+        names = self._names
+        if names is None:
+            # Two threads asking at once both make the same tables: the second's replaces the first's.
+            names = self._names = Names.build(self.found, self._facts)
+        return names
 
     @property
     def labels(self) -> dict[str, tuple[str, Label]]:
@@ -182,6 +191,22 @@ class Model:
         kept = kept_hints(other._hints, other._facts, self._facts, changed)
         if kept is not None:
             self._hints = kept
+
+    def keep_names(self, other: Model, changed: Iterable[str]) -> None:
+        """Take ``other``'s name tables instead of making them, for a model of the same documents
+        where the documents ``changed`` (those whose facts are not the very ones of ``other``) add
+        the same names as there: after one edit of a text, nothing in the tables moved."""
+        if self._names is not None or self.found != other.found:
+            return
+        before, now = other._facts, self._facts
+        for docname in changed:
+            was, is_ = before(docname), now(docname)
+            if was is None or is_ is None:
+                if was is not is_:
+                    return
+            elif not same_names(was, is_):
+                return
+        self._names = other.names
 
     def adopt_tables(self, other: Model) -> None:
         """Take ``other``'s figure numbers and toctree tables instead of making them: for a model of

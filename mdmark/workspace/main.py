@@ -429,8 +429,9 @@ class StampedFacts:
 
     def facts_settled(
         self, paths: list[Path], progress: Callable[[int, int], None] | None = None
-    ) -> tuple[list[DocFacts], bool]:
-        """:meth:`facts_many`, and whether every file's stat was old enough to stand for its content."""
+    ) -> tuple[list[DocFacts], list[Stamp | None]]:
+        """:meth:`facts_many`, and each file's stamp, taken before it was read (None where the file
+        is missing or its stat was too recent to stand for its content)."""
         out, todo, stamps = self._lookup(paths)
         reused = len(paths) - len(todo)
         counted = None if progress is None else (lambda done, _total: progress(reused + done, len(paths)))
@@ -446,7 +447,7 @@ class StampedFacts:
                         self._known.pop(str(paths[i]), None)
         else:
             progress(len(paths), len(paths))
-        return [facts for facts in out if facts is not None], all(stamp is not None for stamp in stamps)
+        return [facts for facts in out if facts is not None], stamps
 
 
 def _yaml_cache() -> ContentCache[dict[str, Any]]:

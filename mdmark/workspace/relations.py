@@ -309,6 +309,7 @@ def build_graph(
     if (
         last is not None
         and stamps is not None
+        and last[1] is not None
         and last[0] is index
         and last[1] == stamps
         and file_stamps(last[2]) == last[3]
@@ -327,9 +328,9 @@ def build_graph(
     graph = workspace.graphs.get_or_make(
         digest.hexdigest(), lambda: RelationGraph(index, facts, srcdir, workspace, previous)
     )
-    if stamps is not None:
-        deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _stamp in f.deps})
-        dep_stamps = file_stamps(deps)
-        if dep_stamps is not None:
-            workspace.stamped.put(quick, (index, stamps, deps, dep_stamps, graph, paths))
+    deps = sorted({os.path.join(srcdir, rel) for f in facts for rel, _stamp in f.deps})
+    dep_stamps = file_stamps(deps) if stamps is not None else None
+    # Kept even when a file just changed (no stamps to answer the next call from): the next graph
+    # still takes the body relations of every document but the edited one from this one.
+    workspace.stamped.put(quick, (index, stamps if dep_stamps is not None else None, deps, dep_stamps, graph, paths))
     return graph

@@ -82,7 +82,7 @@ def run(ctx: CheckContext, scopes: frozenset[Scope] | None = None) -> list[Diagn
     disabled = ctx.config.disabled
     config_file: list[Diagnostic] = []
     index_file: list[Diagnostic] = []
-    per_document: dict[str, list[Diagnostic]] = {document.file: [] for document in ctx.documents}
+    per_document: dict[str, list[Diagnostic]] = {}
     reuse = ctx.reusing()
     for rule in active_rules(disabled):
         if rule.scope is Scope.INDEX and ctx.index is None:
@@ -103,12 +103,19 @@ def run(ctx: CheckContext, scopes: frozenset[Scope] | None = None) -> list[Diagn
     if reuse is not None and scopes is None:
         reuse.publish()
     result = _by_line(config_file) + _by_line(index_file)
-    documents = {document.file for document in ctx.documents}
-    for file, found in per_document.items():
-        if file not in documents:
-            # A file {include}d many times gives its warning once per inclusion: one drift each.
-            found = list(dict.fromkeys(found))
-        result.extend(_by_line(found))
+    # The documents' drifts in the documents' order, then those of files they include.
+    placed = 0
+    for document in ctx.documents:
+        found = per_document.get(document.file)
+        if found is not None:
+            result.extend(_by_line(found))
+            placed += 1
+    if placed < len(per_document):
+        documents = {document.file for document in ctx.documents}
+        for file, found in per_document.items():
+            if file not in documents:
+                # A file {include}d many times gives its warning once per inclusion: one drift each.
+                result.extend(_by_line(list(dict.fromkeys(found))))
     return result
 
 

@@ -13,7 +13,7 @@ from mdmark.config.main import Config
 from mdmark.core.diagnostics import Diagnostic, DriftKind
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
-from mdmark.util.files import display, resolved_many, shown_under
+from mdmark.util.files import Stamp, display, resolved_many, shown_under
 from mdmark.index.model import Doc, Index, index_from_text, load_index
 from mdmark.project.main import Project
 from mdmark.util.globs import match_files
@@ -54,6 +54,9 @@ class CheckContext:
     #: What the last check in this process left that still holds (a plain check of the files on
     #: disk only): see :mod:`mdmark.check.rules.reuse`. Its model is this context's, or it is unused.
     reuse: Reuse | None = None
+    #: The settled stat stamps of the documents' files (by path as a string), taken before they
+    #: were read: what a stored answer keeps for them without a ``stat`` of its own.
+    stamps: Mapping[str, Stamp] = dataclasses.field(default_factory=dict)
 
     def reusing(self) -> Reuse | None:
         """:attr:`reuse` when it belongs to this context (not to one a single document was swapped into)."""
@@ -149,22 +152,41 @@ def _reusing_context(
     stamped = project.workspace.stamped_facts(project.pipeline)
     paths = list(layout.paths)
     # Documents outside the source folder too: they come back with an error to report.
-    first, settled = stamped.facts_settled(paths, progress)
+    first, stamps = stamped.facts_settled(paths, progress)
+    settled = all(stamp is not None for stamp in stamps)
     known: dict[Path, DocFacts] = dict(zip(paths, first, strict=True))
     # conf.py that cannot be read fails here, after the documents were read, as without reuse.
     model_layout = layout.model if layout.model is not None else project.model_layout(paths)
     model = project.model_from(model_layout, stamped.facts_many, known)
-    documents = tuple(
-        Document(p, shown, facts, p in layout.unindexed) for p, shown, facts in zip(paths, layout.shown, first, strict=True)
-    )
+    documents = _documents(project, layout, first)
     by_name = model.known if model.known is not None else {}
     covered = layout.key[0] is not None
     reuse = Reuse(
         project, model, index, tree, version, layout if covered else None, last, by_name, model.inputs(), settled
     )
+    taken = {str(p): stamp for p, stamp in zip(paths, stamps, strict=True) if stamp is not None}
     return CheckContext(
-        project, base, changed, index, documents, MappingProxyType(known), model, layout.doc_files, reuse
+        project, base, changed, index, documents, MappingProxyType(known), model, layout.doc_files, reuse, taken
     )
+
+
+def _documents(project: Project, layout: Layout, first: list[DocFacts]) -> tuple[Document, ...]:
+    """The documents of ``layout`` with their facts ``first``: the last check's entries where a
+    document's facts are the very ones it had (after one edit, all but one)."""
+    key = ("check-documents", str(project.root), str(project.config.path))
+    last = project.workspace.last_runs.get(key)
+    if isinstance(last, tuple) and last[0] is layout:
+        documents = tuple(
+            kept if kept.facts is facts else dataclasses.replace(kept, facts=facts)
+            for kept, facts in zip(last[1], first, strict=True)
+        )
+    else:
+        documents = tuple(
+            Document(p, shown, facts, p in layout.unindexed)
+            for p, shown, facts in zip(layout.paths, layout.shown, first, strict=True)
+        )
+    project.workspace.last_runs.put(key, (layout, documents))
+    return documents
 
 
 def _layout(project: Project, index: Index | None, version: int | None, last: Layout | None) -> Layout:

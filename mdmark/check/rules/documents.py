@@ -71,18 +71,21 @@ def title_mismatches(ctx: CheckContext) -> Iterator[Diagnostic]:
     index = ctx.index
     assert index is not None
     headings: dict[int, str | None] = {}
+    differ: list[int] = []
+    facts_of, doc_files = ctx.facts.get, ctx.doc_files
     for n, doc in enumerate(index.docs):
-        facts = ctx.facts.get(ctx.doc_file(doc))
+        facts = facts_of(doc_files[id(doc)])
         if facts is not None and facts.error is None:
-            headings[n] = facts.title
+            title = headings[n] = facts.title
+            if title is None or title.strip() != doc.title.strip():
+                differ.append(n)
     # Every document's names, normalized: needed only for a title that differs and may be qualified.
     owners: dict[str, set[int]] | None = None
-    for n, title in headings.items():
+    for n in differ:
         doc = index.docs[n]
+        title = headings[n]
         if title is None:
             message = f"文書 `{doc.path}` に見出しが無いので、索引の title に合わせて先頭に `# {doc.title}` を書いてください。"
-        elif title.strip() == doc.title.strip():
-            continue
         elif qualifier_of(doc.title, title) is not None and _named_too(owners := owners or _owners(index, headings), title, n):
             continue  # told apart from another document of the same name
         else:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -14,7 +13,7 @@ from mdmark.check.rules.context import CheckContext
 from mdmark.core.facts import DocFacts
 
 if TYPE_CHECKING:
-    from mdmark.check.rules.reuse import Reuse
+    from mdmark.check.rules.reuse import DocumentRule, Reuse
 
 
 def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -25,32 +24,28 @@ def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 def _each_document(
     ctx: CheckContext,
-    rule: Callable[[CheckContext, str, DocFacts], Iterator[Diagnostic]],
-    kept: Callable[[Reuse], Callable[[str, DocFacts, Callable[[], list[Diagnostic]]], Iterable[Diagnostic]]],
+    rule: DocumentRule,
+    kept: Callable[[Reuse], Callable[[str, DocFacts, DocumentRule, CheckContext], Iterable[Diagnostic]]],
 ) -> Iterator[Diagnostic]:
     """``rule`` over every readable document Sphinx reads; after an edit, a document whose answer
     still holds is answered from ``kept(reuse)`` (:mod:`mdmark.check.rules.reuse`) instead of
     running it again."""
     reuse = ctx.reusing()
+    keep = kept(reuse) if reuse is not None else None
     model = ctx.model
+    sphinx_docs = model.sphinx_docs if model.info.sphinx else None
     for document in ctx.documents:
-        facts, shown = document.facts, document.file
+        facts = document.facts
         if facts.error is not None:
             continue
-        if model.info.sphinx and facts.path.removesuffix(".md") not in model.sphinx_docs:
+        if sphinx_docs is not None and facts.path[: -len(".md")] not in sphinx_docs:
             # docs.include checks it, but conf.py's exclude_patterns leave it out: sphinx-build
             # never reads it (a draft, a snippet for {include}), so it says nothing of it either.
             continue
-        if reuse is None:
-            yield from rule(ctx, shown, facts)
+        if keep is None:
+            yield from rule(ctx, document.file, facts)
         else:
-            yield from kept(reuse)(shown, facts, functools.partial(_listed, rule, ctx, shown, facts))
-
-
-def _listed(
-    rule: Callable[[CheckContext, str, DocFacts], Iterator[Diagnostic]], ctx: CheckContext, shown: str, facts: DocFacts
-) -> list[Diagnostic]:
-    return list(rule(ctx, shown, facts))
+            yield from keep(document.file, facts, rule, ctx)
 
 
 def _document_problems(ctx: CheckContext, shown: str, facts: DocFacts) -> Iterator[Diagnostic]:

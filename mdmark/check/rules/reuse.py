@@ -33,6 +33,7 @@ from mdmark.core.facts import DocFacts
 from mdmark.references.tracking import Consulted, global_part, local_part
 
 if TYPE_CHECKING:
+    from mdmark.check.rules.context import CheckContext
     from mdmark.index.model import Index
     from mdmark.project.main import ModelLayout, Project
     from mdmark.references.main import Model
@@ -50,6 +51,9 @@ class IndexRuleContext(Protocol):
 
 
 C = TypeVar("C", bound=IndexRuleContext)
+
+#: A rule over one document: its drifts, from the check's context, the document as shown and its facts.
+DocumentRule = Callable[["CheckContext", str, DocFacts], Iterator[Diagnostic]]
 
 
 def same_facts(a: DocFacts | None, b: DocFacts | None) -> bool:
@@ -160,9 +164,16 @@ class Reuse:
     inputs_same: bool = False
     tables_same: bool = False
     local_changed: frozenset[str] = frozenset()
+    #: Every input of a document's drifts but its own facts is the last run's: an entry of the
+    #: very facts holds (the common case after one edit, tested first, one document at a time).
+    _steady: bool = False
+    _last_problems: Mapping[str, Entry] = field(default_factory=dict)
+    _last_images: Mapping[str, Entry] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         last = self.last
+        if last is not None:
+            self._last_problems, self._last_images = last.problems, last.images
         if last is None or last.model_inputs != self.model_inputs:
             return
         self.inputs_same = True
@@ -173,6 +184,7 @@ class Reuse:
         self.local_changed = frozenset(n for n in changed if local_part(before.get(n)) != local_part(self.by_name.get(n)))
         if self.tables_same:
             self.model.adopt_tables(last.model)
+        self._steady = self.tables_same and not self.local_changed and self.tree_same
 
     @property
     def tree_same(self) -> bool:
@@ -197,26 +209,24 @@ class Reuse:
                 return False
         return True
 
-    def document_problems(
-        self, file: str, facts: DocFacts, make: Callable[[], list[Diagnostic]]
-    ) -> tuple[Diagnostic, ...]:
-        """The reference drifts of one document: the last run's while they hold, else ``make()``."""
-        last = self.last.problems.get(file) if self.last is not None else None
-        if last is not None and self._holds(last, facts):
+    def document_problems(self, file: str, facts: DocFacts, rule: DocumentRule, ctx: CheckContext) -> tuple[Diagnostic, ...]:
+        """The reference drifts of one document: the last run's while they hold, else ``rule``'s."""
+        last = self._last_problems.get(file)
+        if last is not None and ((self._steady and last.facts is facts and last.disk is not False) or self._holds(last, facts)):
             self.problems[file] = last
             return last.result
         with self.model.track() as consulted:
-            result = tuple(make())
+            result = tuple(rule(ctx, file, facts))
         self.problems[file] = Entry(facts, result, consulted, self._disk(consulted.paths))
         return result
 
-    def missing_images(self, file: str, facts: DocFacts, make: Callable[[], list[Diagnostic]]) -> tuple[Diagnostic, ...]:
+    def missing_images(self, file: str, facts: DocFacts, rule: DocumentRule, ctx: CheckContext) -> tuple[Diagnostic, ...]:
         """The missing images of one document."""
-        last = self.last.images.get(file) if self.last is not None else None
-        if last is not None and self._holds(last, facts):
+        last = self._last_images.get(file)
+        if last is not None and ((self._steady and last.facts is facts and last.disk is not False) or self._holds(last, facts)):
             self.images[file] = last
             return last.result
-        result = tuple(make())
+        result = tuple(rule(ctx, file, facts))
         paths = [image.path for image in facts.images if not image.remote and image.path is not None]
         self.images[file] = Entry(facts, result, None, self._disk(paths))
         return result
