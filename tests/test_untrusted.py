@@ -627,13 +627,25 @@ def test_exported_page_does_not_navigate_in_chromium(tmp_path: Path) -> None:
     try:
         browser.call("Page.enable")
 
+        def location() -> str:
+            # Asked while the page navigates, the browser answers "Inspected target navigated or
+            # closed" (seen on a loaded machine): asked again once the new page is there.
+            for _ in range(50):
+                try:
+                    return str(browser.evaluate("location.href"))
+                except RuntimeError as error:
+                    if "navigated" not in str(error):
+                        raise
+                    time.sleep(0.1)
+            raise AssertionError("the page kept navigating")
+
         def where_after(url: str) -> str:
             browser.open(url)
             deadline = time.monotonic() + 5
-            href = str(browser.evaluate("location.href"))
+            href = location()
             while time.monotonic() < deadline and href == url:
                 time.sleep(0.1)
-                href = str(browser.evaluate("location.href"))
+                href = location()
             return href
 
         # The control page (the same element, not exported) does navigate in this browser ...

@@ -24,8 +24,8 @@ def reference_problems(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 def _each_document(
     ctx: CheckContext,
-    rule: DocumentRule,
-    kept: Callable[[Reuse], Callable[[str, DocFacts, DocumentRule, CheckContext], Iterable[Diagnostic]]],
+    rule: DocumentRule[CheckContext],
+    kept: Callable[[Reuse], Callable[[str, DocFacts, DocumentRule[CheckContext], CheckContext], Iterable[Diagnostic]]],
 ) -> Iterator[Diagnostic]:
     """``rule`` over every readable document Sphinx reads; after an edit, a document whose answer
     still holds is answered from ``kept(reuse)`` (:mod:`mdmark.check.rules.reuse`) instead of

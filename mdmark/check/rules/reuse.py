@@ -33,7 +33,6 @@ from mdmark.core.facts import DocFacts
 from mdmark.references.tracking import Consulted, global_part, local_part
 
 if TYPE_CHECKING:
-    from mdmark.check.rules.context import CheckContext
     from mdmark.index.model import Index
     from mdmark.project.main import ModelLayout, Project
     from mdmark.references.main import Model
@@ -52,8 +51,11 @@ class IndexRuleContext(Protocol):
 
 C = TypeVar("C", bound=IndexRuleContext)
 
+#: The check's context (:class:`~mdmark.check.rules.context.CheckContext`, which imports this module).
+X = TypeVar("X")
+
 #: A rule over one document: its drifts, from the check's context, the document as shown and its facts.
-DocumentRule = Callable[["CheckContext", str, DocFacts], Iterator[Diagnostic]]
+DocumentRule = Callable[[X, str, DocFacts], Iterator[Diagnostic]]
 
 
 def same_facts(a: DocFacts | None, b: DocFacts | None) -> bool:
@@ -209,7 +211,7 @@ class Reuse:
                 return False
         return True
 
-    def document_problems(self, file: str, facts: DocFacts, rule: DocumentRule, ctx: CheckContext) -> tuple[Diagnostic, ...]:
+    def document_problems(self, file: str, facts: DocFacts, rule: DocumentRule[X], ctx: X) -> tuple[Diagnostic, ...]:
         """The reference drifts of one document: the last run's while they hold, else ``rule``'s."""
         last = self._last_problems.get(file)
         if last is not None and ((self._steady and last.facts is facts and last.disk is not False) or self._holds(last, facts)):
@@ -220,7 +222,7 @@ class Reuse:
         self.problems[file] = Entry(facts, result, consulted, self._disk(consulted.paths))
         return result
 
-    def missing_images(self, file: str, facts: DocFacts, rule: DocumentRule, ctx: CheckContext) -> tuple[Diagnostic, ...]:
+    def missing_images(self, file: str, facts: DocFacts, rule: DocumentRule[X], ctx: X) -> tuple[Diagnostic, ...]:
         """The missing images of one document."""
         last = self._last_images.get(file)
         if last is not None and ((self._steady and last.facts is facts and last.disk is not False) or self._holds(last, facts)):
