@@ -254,3 +254,30 @@ def test_a_servers_answer_reaches_the_disk_for_the_next_process(project: Path, m
     _forbid_rules(monkeypatch)
     found = collect(Project.open(project))
     assert [d.kind.value for d in found] == ["broken_link"] and "c.md" in found[0].message
+
+
+def test_the_workspaces_file_tree_lists_what_a_walk_lists(project: Path) -> None:
+    """The names of each folder (what a stored answer keeps per folder) and a Sphinx project's
+    sources, from the workspace's file tree as from a walk of the folders: the same, before and
+    after files and folders come and go."""
+    from mdmark.check import stored
+
+    opened = Project.open(project)
+    assert opened.workspace.tree(opened.root).root == str(opened.root)  # the tree's listing is used
+
+    def both() -> tuple[object, object]:
+        listed, sources = stored._listing(opened, True)
+        walked, found = stored._tree(opened.root, True)
+        return (listed, sorted(sources)), (walked, sorted(found))
+
+    (project / "docs" / "sub").mkdir()
+    (project / "docs" / "sub" / "ext.py").write_text("", encoding="utf-8")
+    (project / ".git").mkdir()  # skipped: named, not walked
+    (project / ".git" / "conf.py").write_text("", encoding="utf-8")
+    listed, walked = both()
+    assert listed == walked and any(path.endswith("ext.py") for path in listed[1])  # type: ignore[index]
+    (project / "docs" / "new.md").write_text("# N\n", encoding="utf-8")
+    (project / "docs" / "sub" / "ext.py").rename(project / "docs" / "sub" / "notes.txt")
+    (project / "docs" / "more").mkdir()
+    listed, walked = both()
+    assert listed == walked

@@ -51,6 +51,7 @@ from mdmark.util.globs import SKIP_DIRS
 if TYPE_CHECKING:
     from mdmark.check.rules.context import CheckContext
     from mdmark.project.main import Project
+    from mdmark.workspace.main import Entries
 
 #: Bumped when what is stored, or how stamps are taken, changes.
 _FORMAT = 3
@@ -116,6 +117,34 @@ def _tree(root: Path, sphinx: bool) -> tuple[dict[str, str], list[str]]:
     return folders, sources
 
 
+def _listing(project: Project, sphinx: bool) -> tuple[dict[str, str], list[str]]:
+    """:func:`_tree` of the project root, from the workspace's :class:`~mdmark.workspace.main.FileTree`
+    (one ``stat`` per folder; a folder's names read and digested again only when they changed)
+    when it tracks the root, else by walking it."""
+    tree = project.workspace.tree(project.root)
+    listed = tree.listing() if tree.root == str(project.root) else None
+    if listed is None:
+        return _tree(project.root, sphinx)
+    key = ("check-folder-names", tree.root)
+    last = project.workspace.last_runs.get(key)
+    known: dict[str, tuple[Entries, str]] = last if isinstance(last, dict) else {}
+    folders: dict[str, str] = {}
+    sources: list[str] = []
+    made: dict[str, tuple[Entries, str]] = {}
+    for folder, entries in listed.items():
+        kept = known.get(folder)
+        if kept is None or kept[0] is not entries:
+            # As os.walk tells them (no links here: a tree with one is not tracked).
+            dirs = [name for name, kind in entries if kind != "f"]
+            kept = (entries, _digest(dirs, [name for name, kind in entries if kind == "f"]))
+        made[folder] = kept
+        folders[folder] = kept[1]
+        if sphinx:
+            sources.extend(os.path.join(folder, name) for name, kind in entries if kind == "f" and name.endswith(_SPHINX_SOURCES))
+    project.workspace.last_runs.put(key, made)
+    return folders, sources
+
+
 def _digest(dirs: Iterable[str], files: Iterable[str]) -> str:
     """The digest of a folder's names, its folders told apart (as :func:`os.walk` tells them)."""
     names = sorted([*(f"{name}/" for name in dirs), *files])
@@ -143,7 +172,10 @@ def begin(project: Project) -> dict[str, str]:
     """The names in each folder under the project root before a check reads anything: what
     :func:`store` compares with once the check is done (a folder whose names changed meanwhile
     may hold what the check did or did not see: such an answer is not kept)."""
-    return _tree(project.root, False)[0]
+    if project.workspace.pristine():
+        # A new process: the file tree comes with the workspace's snapshot, read after this.
+        return _tree(project.root, False)[0]
+    return _listing(project, False)[0]
 
 
 def _stamp(paths: Iterable[str], racy: list[str], taken: Mapping[str, Stamp] | None = None) -> Stamps:
@@ -278,7 +310,7 @@ def _inputs(project: Project, ctx: CheckContext) -> tuple[list[str], dict[str, s
     documents = _document_inputs(project, ctx)
     if documents is None:
         return None
-    folders, sources = _tree(project.root, conf is not None)
+    folders, sources = _listing(project, conf is not None)
     parents = (documents.folders | {os.path.dirname(f) for f in files}) - set(folders)
     return list(dict.fromkeys([*files, *documents.files, *sources, *folders, *sorted(parents)])), folders
 

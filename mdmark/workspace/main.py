@@ -292,6 +292,14 @@ class FileTree:
                     self._links = any(kind == "l" for _s, entries in self._folders.values() for _n, kind in entries)
             return None if self._links or self.root not in self._folders else self._version
 
+    def listing(self) -> dict[str, Entries] | None:
+        """Each folder's entries as they are now (:meth:`version` reads again what changed); None
+        when the tree cannot be tracked."""
+        if self.version() is None:
+            return None
+        with self._lock:
+            return {folder: entries for folder, (_stamp, entries) in self._folders.items()}
+
     def _refresh(self, folder: str) -> bool:
         """Read ``folder`` again if its stat says it may have changed; whether its entries did."""
         known = self._folders[folder]
