@@ -250,3 +250,27 @@ def test_a_render_that_parses_again_reports_no_parse_warning_twice(tmp_path: Pat
     before = parsed_again.parse_count
     assert _render(parsed_again, doc, "ja").notes == _render(cached, doc, "ja").notes == []
     assert parsed_again.parse_count == before + 1
+
+
+def test_write_soon_writes_only_the_last_value_asked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server's stored answer is written once it is idle: of several asked for in a row, the last
+    reaches the disk, by a thread a process ending waits for."""
+    import threading
+
+    from mdmark.pipeline.contentcache import ContentCache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    cache: ContentCache[dict[str, int]] = ContentCache(
+        tmp_path / "cache", ".json", lambda v: json.dumps(v).encode(), lambda b: json.loads(b)
+    )
+    key = "ab" * 32
+    for value in range(3):
+        cache.write_soon(key, {"v": value}, 0.2, "test-write-soon")
+    file = cache.file(key)
+    assert file is not None and not file.exists()  # not before the delay
+    waiting = [t for t in threading.enumerate() if t.name == "test-write-soon"]
+    assert waiting and not any(t.daemon for t in waiting)
+    for thread in waiting:
+        thread.join()
+    data = read_entry(file)
+    assert data is not None and json.loads(data) == {"v": 2}

@@ -33,7 +33,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -370,6 +369,11 @@ def changed(project: Project, found: Lookup) -> list[str] | None:
     return [path for path, stamp in stamps if not _holds(path, stamp, racy, names, project, now)]
 
 
+#: Seconds a server waits after a check before writing its stored answer to disk (a next check
+#: within them replaces it): a terminal's check in that window answers without the store.
+WRITE_DELAY = 0.5
+
+
 #: Documents changed since the last stored check past which :func:`edited_documents` names none
 #: (a branch switched, not an edit: the check reads them all in its workers as it would).
 CHANGED_AHEAD = 8
@@ -386,8 +390,9 @@ def store(
     project: Project, ctx: CheckContext, diagnostics: list[Diagnostic], begun: dict[str, str], later: bool = False
 ) -> None:
     """Keep the answer of a check just run, unless an input is too fresh to trust its stamp, or a
-    folder's names changed since :func:`begin` gave ``begun``. ``later``: written to disk by a
-    thread of its own (a server answers first; the process does not end before it is written)."""
+    folder's names changed since :func:`begin` gave ``begun``. ``later``: written to disk
+    :data:`WRITE_DELAY` after the last such check, by a thread of its own (a server answers first;
+    the process does not end before it is written)."""
     cache = _cache(project)
     if cache is None:
         return
@@ -426,7 +431,7 @@ def store(
     key = _key(project)
     cache.remember(key, value, slot="check")
     if later:
-        # Not a daemon: a process ending meanwhile writes it first (JSON of every input's stamp).
-        threading.Thread(target=cache.write, args=(key, value), name="mdmark-stored-check").start()
+        # JSON of every input's stamp: written once the server is idle, not while it answers.
+        cache.write_soon(key, value, WRITE_DELAY, "mdmark-stored-check")
     else:
         cache.write(key, value)

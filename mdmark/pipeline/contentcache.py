@@ -65,6 +65,9 @@ class ContentCache(Generic[T]):
         self._key_of: dict[str, str] = {}
         self._lock = threading.Lock()
         self._ensured = False
+        #: The pending :meth:`write_soon` (the last one asked for wins) and its number.
+        self._soon: tuple[int, threading.Timer] | None = None
+        self._soon_lock = threading.Lock()
 
     def __len__(self) -> int:
         """Values held in memory."""
@@ -131,6 +134,25 @@ class ContentCache(Generic[T]):
         cache is an optimisation: a read-only folder still works)."""
         self.remember(key, value, slot)
         return self.write(key, value)
+
+    def write_soon(self, key: str, value: T, delay: float, name: str) -> None:
+        """:meth:`write` in a thread of its own (named ``name``) once ``delay`` seconds pass without
+        another :meth:`write_soon`, which replaces this one: a server answers first, and writes
+        when no call is waiting. Not a daemon: a process ending meanwhile writes it first."""
+        with self._soon_lock:
+            number = self._soon[0] + 1 if self._soon is not None else 0
+            if self._soon is not None:
+                self._soon[1].cancel()
+            timer = threading.Timer(delay, self._write_latest, args=(number, key, value))
+            timer.name = name
+            self._soon = (number, timer)
+            timer.start()
+
+    def _write_latest(self, number: int, key: str, value: T) -> None:
+        # Under the lock: an older write that has started finishes before a newer one begins.
+        with self._soon_lock:
+            if self._soon is not None and self._soon[0] == number:
+                self.write(key, value)
 
     def write(self, key: str, value: T) -> bool:
         """Write ``value`` to disk only; False when there is no disk layer or the write failed."""
