@@ -68,6 +68,26 @@ def test_the_parsed_yaml_comes_back_from_the_disk_cache(tmp_path: Path, monkeypa
     assert (two.data, two.lines, two.duplicate_keys) == (one.data, one.lines, one.duplicate_keys)
 
 
+def test_a_warm_check_reads_no_yaml_and_does_not_import_the_parser(tmp_path: Path) -> None:
+    """The config comes from the user's cache of parsed YAML too (it is read before the project's
+    workspace is known): a check of an unchanged project in a new process never loads PyYAML."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "mdmark.config.yaml").write_text("index: index.yaml\ndocs:\n  include: ['*.md']\n", encoding="utf-8")
+    (root / "index.yaml").write_text(INDEX, encoding="utf-8")
+    (root / "a.md").write_text("# 文書A\n", encoding="utf-8")
+    run = "import sys; from mdmark.cli.main import main; main(['check']); print('yaml' in sys.modules)"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "MDMARK_RESIDENT": "0"}
+    loaded = [
+        subprocess.run([sys.executable, "-c", run], cwd=root, env=env, capture_output=True, text=True, timeout=120).stdout.split()[-1]
+        for _ in range(2)
+    ]
+    assert loaded == ["True", "False"]
+
+
 def test_yaml_that_json_cannot_hold_is_parsed_every_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Dates and non-string keys would come back changed from JSON: such a file is not cached on disk."""
     from mdmark.config.yamlio import parse_yaml

@@ -18,7 +18,7 @@ from typing import Any
 from mdmark.declare.fields import Builder, Check, ValueProblem, key, record_of, section
 from mdmark.config.myst import myst_extensions
 from mdmark.declare.schema import Choice, Int, ListOf, MapOf, Str, validate
-from mdmark.config.yamlio import YamlDoc, load_yaml, parse_yaml
+from mdmark.config.yamlio import YamlDoc, YamlMemo, load_yaml, parse_yaml
 from mdmark.core.diagnostics import DRIFT_KINDS, Diagnostic, DriftKind
 from mdmark.core.errors import MdmarkError
 from mdmark.util.files import display
@@ -265,8 +265,10 @@ def build_config(doc: YamlDoc, path: Path) -> Config:
     return config
 
 
-def load_config(start: Path, explicit: str | Path | None = None) -> Config:
-    """Find and load the config: ``explicit`` (relative to ``start``) or the nearest one upward.
+def load_config(start: Path, explicit: str | Path | None = None, memo: YamlMemo | None = None) -> Config:
+    """Find and load the config: ``explicit`` (relative to ``start``) or the nearest one upward;
+    ``memo`` parses its text (:func:`~mdmark.config.yamlio.parse_yaml`: the project's caller passes
+    the user's cache of parsed YAML).
 
     Raises :class:`MdmarkError` (exit 2) when there is none or it cannot be read as YAML.
     """
@@ -287,7 +289,7 @@ def load_config(start: Path, explicit: str | Path | None = None) -> Config:
                 exit_code=2,
             )
         path = found
-    doc = load_yaml(path, path.name)
+    doc = load_yaml(path, path.name, memo)
     return build_config(doc, path)
 
 

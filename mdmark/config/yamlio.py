@@ -6,12 +6,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from mdmark.core.errors import MdmarkError
 from mdmark.util.files import read_text
+
+if TYPE_CHECKING:
+    # Imported where it is used: a run whose YAML comes from the parse cache never loads PyYAML.
+    import yaml
 
 
 @dataclass
@@ -80,6 +82,7 @@ def _json_pure(value: Any) -> bool:
 def _walk(
     node: yaml.Node, path: str, lines: dict[str, int], dups: list[str], dup_lines: dict[str, int] | None = None
 ) -> None:
+    import yaml
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key_node, value_node in node.value:
@@ -155,6 +158,7 @@ def guard_node(root: yaml.Node | None, shown: str) -> None:
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
     if isinstance(node, yaml.MappingNode):
         return [part for pair in node.value for part in pair]
     if isinstance(node, yaml.SequenceNode):
@@ -178,6 +182,7 @@ def _load(text: str, shown: str = "") -> tuple[Any, yaml.Node | None]:
     A text libyaml refuses is parsed again by the pure-Python parser, whose error wording the
     messages are built on, so a broken file reads the same either way.
     """
+    import yaml
     fast = getattr(yaml, "CSafeLoader", None)
     if fast is not None:
         try:
@@ -246,6 +251,7 @@ def parse_yaml(text: str, shown: str, memo: YamlMemo | None = None) -> YamlDoc:
     """Parse YAML text; a syntax error is one sentence naming the line and column."""
     if memo is not None:
         return memo(text, lambda: parse_yaml(text, shown))
+    import yaml
     try:
         data, node = _load(text, shown)
     except RecursionError:
@@ -281,6 +287,7 @@ def bounds_problem(text: str, shown: str) -> str | None:
 
     Composes nodes only, never the data: the check costs the size of the text.
     """
+    import yaml
     node = None
     for loader_class in (getattr(yaml, "CSafeLoader", None), yaml.SafeLoader):
         if loader_class is None:

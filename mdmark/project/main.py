@@ -18,7 +18,7 @@ from mdmark.config.main import Config, config_for_export, load_config
 from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts
 from mdmark.index.model import Index, load_index
-from mdmark.workspace.main import Workspace, workspace_for
+from mdmark.workspace.main import Workspace, cached_yaml, workspace_for
 
 if TYPE_CHECKING:
     # The pipeline (worker pool, Sphinx host) is imported when a project first needs it: a check
@@ -85,7 +85,7 @@ class Project:
             text = texts.get(found.resolve()) if found is not None else None
             if found is not None and text is not None:
                 return cls(config_from_text(found, text), start)
-        return cls(load_config(start, config), start)
+        return cls(load_config(start, config, cached_yaml), start)
 
     @classmethod
     def for_export(cls, start: Path, config: str | Path | None = None, document: str | None = None) -> Project:

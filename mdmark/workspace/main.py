@@ -187,21 +187,11 @@ class Workspace:
     def parsed_yaml(self, text: str, parse: Callable[[], YamlDoc]) -> YamlDoc:
         """``parse()`` of a YAML text, kept by its content: in memory, and on disk in the user's cache
         (parsing a thousand-document index is most of a warm CLI ``check``)."""
-        from mdmark.config.yamlio import YamlDoc
-
-        key = hashlib.sha256(f"yaml\0{_version()}\0{text}".encode("utf-8", "surrogateescape")).hexdigest()
+        key = _yaml_key(text)
         hit = self._yaml.get(key)
         if hit is not None:
             return hit
-        cache = _yaml_cache()
-        cached = cache.get(key, keep=False)
-        if cached is not None and cached.get("text") == text:
-            return self._yaml.put(key, YamlDoc.from_json(cached))
-        doc = parse()
-        data = doc.to_json()
-        if data is not None:
-            cache.write(key, data)
-        return self._yaml.put(key, doc)
+        return self._yaml.put(key, cached_yaml(text, parse, key))
 
     # -- file facts -------------------------------------------------------------------------------
 
@@ -456,6 +446,28 @@ class StampedFacts:
         else:
             progress(len(paths), len(paths))
         return [facts for facts in out if facts is not None], stamps
+
+
+def _yaml_key(text: str) -> str:
+    return hashlib.sha256(f"yaml\0{_version()}\0{text}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def cached_yaml(text: str, parse: Callable[[], YamlDoc], key: str | None = None) -> YamlDoc:
+    """``parse()`` of a YAML text, from the user's cache when it was parsed before (no workspace
+    needed: the config, read before the project's workspace is known, comes this way); a memo for
+    :func:`~mdmark.config.yamlio.parse_yaml`."""
+    from mdmark.config.yamlio import YamlDoc
+
+    key = key or _yaml_key(text)
+    cache = _yaml_cache()
+    cached = cache.get(key, keep=False)
+    if cached is not None and cached.get("text") == text:
+        return YamlDoc.from_json(cached)
+    doc = parse()
+    data = doc.to_json()
+    if data is not None:
+        cache.write(key, data)
+    return doc
 
 
 def _yaml_cache() -> ContentCache[dict[str, Any]]:
