@@ -23,7 +23,6 @@ the library functions.
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -40,7 +39,6 @@ from mdmark.util.text import quote_list
 if TYPE_CHECKING:
     import argparse
 
-logger = logging.getLogger("mdmark.server")
 
 #: The tools as ``tools/list`` shows them: the seven of the customer's specification, then the two reading tools.
 TOOLS: tuple[ToolSpec, ...] = (
@@ -169,5 +167,7 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
     except MdmarkError as exc:
         return error(exc.message)
     except Exception as exc:  # a traceback in front of an agent is a bug: log it, answer one sentence
-        logger.exception("tool %s failed", name)
+        import logging  # only here: every CLI command imports this module
+
+        logging.getLogger("mdmark.server").exception("tool %s failed", name)
         return error(internal_error_message(exc))
