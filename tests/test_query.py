@@ -153,6 +153,44 @@ def test_chars_follow_file_changes(tmp_path: Path) -> None:
     assert [d["chars"] for d in result["docs"]] == [5]
 
 
+@pytest.mark.parametrize("linked", [False, True], ids=["plain tree", "a link in the tree"])
+def test_chars_without_resolving_are_the_resolved_ones(tmp_path: Path, linked: bool) -> None:
+    """The documents' lengths by their lexical paths (a project folder with no link in it) are those
+    found by resolving each path: a document outside the project but in its git work tree, one under
+    a skipped folder, one missing, one through a link to outside (none: not counted)."""
+    from mdmark.project.main import Project
+    from mdmark.queries.find import _chars_of, file_chars
+    from mdmark.host.confine import project_root
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    root = repo / "p"
+    shutil.copytree(HERE / "project", root)
+    (repo / "shared.md").write_text("# 共有\n", encoding="utf-8")
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "x.md").write_text("# 部品\n", encoding="utf-8")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.md").write_text("# 外\n", encoding="utf-8")
+    if linked:
+        (root / "out").symlink_to(outside)
+    index = root / "docs" / "index.yaml"
+    extra = "".join(
+        f"  - id: extra-{n}\n    path: {p}\n    title: 追加{n}\n"
+        for n, p in enumerate(("../../shared.md", "../node_modules/x.md", "../out/o.md", "../nowhere.md"))
+    )
+    index.write_text(index.read_text(encoding="utf-8").replace("\ntags:", f"\n{extra}tags:", 1), encoding="utf-8")
+    project = Project.open(root)
+    assert (project.workspace.tree(project.root).version() is None) is linked  # the lexical path is taken without links
+    docs = project.index().docs
+    resolved_root = project_root(project.root)
+    expected = {id(d): file_chars(project.workspace, project.index().doc_path(d), resolved_root) for d in docs}
+    assert _chars_of(project, project.index(), list(docs)) == expected
+    added = {d.id: expected[id(d)] for d in docs if d.id.startswith("extra-")}
+    assert added["extra-0"] == len("# 共有\n") and added["extra-1"] == len("# 部品\n")
+    assert added["extra-2"] is None and added["extra-3"] is None
+
+
 def test_relations_reuse_cached_parses(project: Path) -> None:
     from mdmark.project.main import Project
 

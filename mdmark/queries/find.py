@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from mdmark.declare.tool import (
     FIELDS,
     checked,
 )
+from mdmark.util.globs import SKIP_DIRS
 from mdmark.util.sentences import unknown_doc_id
 from mdmark.util.text import close_names, normalize, quote_list
 from mdmark.workspace.main import Workspace
@@ -69,14 +72,41 @@ def file_chars(workspace: Workspace, path: Path, root: Path | None = None) -> in
     outside ``root`` (kept by the workspace while the file's stat is unchanged)."""
     if root is None or not inside(path, root):
         return None
+    return workspace.file_chars(str(path), functools.partial(_count, str(path), root))
 
-    def count() -> int | None:
-        try:
-            return len(door.read_text(path, root, "文書", path.name))
-        except MdmarkError:
-            return None
 
-    return workspace.file_chars(path, count)
+def _count(path: str, root: Path) -> int | None:
+    try:
+        return len(door.read_text(Path(path), root, "文書", os.path.basename(path)))
+    except MdmarkError:
+        return None
+
+
+def _chars_of(project: Project, index: Index, docs: list[Doc]) -> dict[int, int | None]:
+    """:func:`file_chars` of each document (by ``id()`` of its entry) in the project's work tree.
+
+    ``total_chars`` counts every match: 14,000 documents resolved one by one (every folder of each
+    path ``lstat``'ed) took most of a second. Under a project folder whose file tree holds no
+    link (:class:`~mdmark.workspace.main.FileTree` tracks it), a normalised path resolves to
+    itself, and that folder lies in the work tree: only the others are resolved."""
+    root = project_root(project.root)
+    workspace = project.workspace
+    tree = workspace.tree(project.root)
+    prefix = tree.root + os.sep if tree.root == str(project.root) and tree.version() is not None else None
+    folder = str(index.folder)
+    out: dict[int, int | None] = {}
+    for doc in docs:
+        text = os.path.normpath(os.path.join(folder, doc.path))
+        lexical = (
+            prefix is not None
+            and text.startswith(prefix)
+            and not any(part in SKIP_DIRS for part in text[len(prefix) :].split(os.sep)[:-1])
+        )
+        if lexical:
+            out[id(doc)] = workspace.file_chars(text, functools.partial(_count, text, root))
+        else:
+            out[id(doc)] = file_chars(workspace, Path(text), root)
+    return out
 
 
 # -- find_docs -------------------------------------------------------------------------------------
@@ -206,8 +236,7 @@ def find_docs(
 
     relations = graph.relations_of(related_arg) if graph is not None and related_arg is not None else None
     matched = _matched(index, filt, tag_args, any_args, relations)
-    root = project_root(project.root)
-    chars = {id(doc): file_chars(project.workspace, index.doc_path(doc), root) for doc in matched}
+    chars = _chars_of(project, index, matched)
     result = _page(index, matched, chars, offset, page_size, filt, counting, warnings)
     if not counting:
         result["omitted"] = [{"field": f, "how": f'include: ["{f}"]'} for f in FIELDS if f not in fields]

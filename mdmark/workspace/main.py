@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 #: The runs of :attr:`Workspace.last_runs` a check's snapshot keeps, by the first part of their key:
 #: the check's parts (:mod:`mdmark.check.rules.reuse`) and the reference model (its close-name hints).
 _CHECK_RUNS = (("check",), ("reference-model",))
+#: The runs of :attr:`Workspace.last_runs` no snapshot keeps: a check's lists made again cheaply
+#: (its inputs, its documents, each folder's names), which only save a long-lived process time.
+_PROCESS_RUNS = (("check-inputs",), ("check-documents",), ("check-folder-names",))
 
 #: Projects one process keeps (the server usually serves one; tests open hundreds).
 MAX_WORKSPACES = 16
@@ -76,7 +79,7 @@ class Workspace:
         #: a rebuild fills in again only the sections whose inputs changed.
         self.page_sections: Memo[str, Any] = Memo(4)
         #: Code points per document file, while the file is unchanged.
-        self._chars: StatMemo[Path, int | None] = StatMemo(100_000)
+        self._chars: StatMemo[str, int | None] = StatMemo(100_000)
         #: What files and folders exist under a folder (by folder): see :class:`FileTree`.
         self._trees: Memo[str, FileTree] = Memo(4)
         #: Documents' facts by file stat, per pipeline: see :class:`StampedFacts`.
@@ -120,7 +123,7 @@ class Workspace:
             return base
         return {
             **base,
-            "last_runs": self.last_runs.items(),
+            "last_runs": [(k, v) for k, v in self.last_runs.items() if not (isinstance(k, tuple) and k[:1] in _PROCESS_RUNS)],
             "derived": pipeline.derived_memory(),
             "graphs": self.graphs.items(),
             "matchers": self.matchers.items(),
@@ -209,7 +212,7 @@ class Workspace:
                 found = self._stamped_facts.put(id(pipeline), StampedFacts(pipeline))
         return found
 
-    def file_chars(self, path: Path, count: Callable[[], int | None]) -> int | None:
+    def file_chars(self, path: str, count: Callable[[], int | None]) -> int | None:
         """``count()`` of the file at ``path``, reused while its stat is unchanged."""
         return self._chars.get_or_make(path, path, count)
 
