@@ -113,8 +113,9 @@ def _mac(key: bytes, label: str, data: bytes | memoryview) -> bytes:
     return mac.digest()
 
 
-def write_entry(path: Path, data: bytes) -> None:
-    """Store ``data`` at ``path`` with its HMAC; a failure is left to the caller (the cache is optional).
+def write_entry(path: Path, data: bytes, key: bytes | None = None) -> None:
+    """Store ``data`` at ``path`` with its HMAC (by ``key``, default :func:`secret_key`); a failure is
+    left to the caller (the cache is optional).
 
     Lighter than :func:`mdmark.util.files.atomic_write_bytes`, as a cold run writes thousands of entries
     into this user's own private folder. A new entry is created in place, exclusively and without
@@ -125,7 +126,7 @@ def write_entry(path: Path, data: bytes) -> None:
     never follows it). No fsync, no mode to keep, and no sweep for leftovers of killed writers (the
     folder is safe to delete).
     """
-    blob = (_mac(secret_key(), path.name, data), data)
+    blob = (_mac(key if key is not None else secret_key(), path.name, data), data)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = _create(path, flags)

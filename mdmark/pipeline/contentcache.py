@@ -139,23 +139,31 @@ class ContentCache(Generic[T]):
         """:meth:`write` in a thread of its own (named ``name``) once ``delay`` seconds pass without
         another :meth:`write_soon`, which replaces this one: a server answers first, and writes
         when no call is waiting. Not a daemon: a process ending meanwhile writes it first."""
+        from mdmark.pipeline.cachestore import secret_key
+
+        # The key of the user's cache as it is now: the environment may point elsewhere by then.
+        try:
+            mac_key = secret_key()
+        except OSError:
+            return  # no usable cache folder: nothing would be written anyway
         with self._soon_lock:
             number = self._soon[0] + 1 if self._soon is not None else 0
             if self._soon is not None:
                 self._soon[1].cancel()
-            timer = threading.Timer(delay, self._write_latest, args=(number, key, value))
+            timer = threading.Timer(delay, self._write_latest, args=(number, key, value, mac_key))
             timer.name = name
             self._soon = (number, timer)
             timer.start()
 
-    def _write_latest(self, number: int, key: str, value: T) -> None:
+    def _write_latest(self, number: int, key: str, value: T, mac_key: bytes) -> None:
         # Under the lock: an older write that has started finishes before a newer one begins.
         with self._soon_lock:
             if self._soon is not None and self._soon[0] == number:
-                self.write(key, value)
+                self.write(key, value, mac_key)
 
-    def write(self, key: str, value: T) -> bool:
-        """Write ``value`` to disk only; False when there is no disk layer or the write failed."""
+    def write(self, key: str, value: T, mac_key: bytes | None = None) -> bool:
+        """Write ``value`` to disk only (authenticated by ``mac_key``, default the user's cache key);
+        False when there is no disk layer or the write failed."""
         file = self.file(key)
         if file is None or self.root is None:
             return False
@@ -163,7 +171,7 @@ class ContentCache(Generic[T]):
             if not self._ensured:  # once per cache: a cold run writes thousands of entries
                 ensure_cache_dir(self.root)
                 self._ensured = True
-            write_entry(file, self._encode(value))
+            write_entry(file, self._encode(value), mac_key)
         except OSError:
             return False
         return True
