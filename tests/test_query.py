@@ -157,7 +157,8 @@ def test_chars_follow_file_changes(tmp_path: Path) -> None:
 def test_chars_without_resolving_are_the_resolved_ones(tmp_path: Path, linked: bool) -> None:
     """The documents' lengths by their lexical paths (a project folder with no link in it) are those
     found by resolving each path: a document outside the project but in its git work tree, one under
-    a skipped folder, one missing, one through a link to outside (none: not counted)."""
+    a skipped folder, one missing, one through a link to outside (none: not counted); and outline's
+    ids by resolved path are the ones found by resolving every entry."""
     from mdmark.project.main import Project
     from mdmark.queries.find import _chars_of, file_chars
     from mdmark.host.confine import project_root
@@ -186,6 +187,13 @@ def test_chars_without_resolving_are_the_resolved_ones(tmp_path: Path, linked: b
     resolved_root = project_root(project.root)
     expected = {id(d): file_chars(project.workspace, project.index().doc_path(d), resolved_root) for d in docs}
     assert _chars_of(project, project.index(), list(docs)) == expected
+    # outline's ids by resolved path, the same way.
+    from mdmark.queries.outline import doc_ids
+
+    by_path: dict[str, str] = {}
+    for d in docs:
+        by_path.setdefault(str(project.index().doc_path(d).resolve()), d.id)
+    assert doc_ids(project) == by_path
     added = {d.id: expected[id(d)] for d in docs if d.id.startswith("extra-")}
     assert added["extra-0"] == len("# 共有\n") and added["extra-1"] == len("# 部品\n")
     assert added["extra-2"] is None and added["extra-3"] is None

@@ -31,10 +31,9 @@ from mdmark.declare.tool import (
     FIELDS,
     checked,
 )
-from mdmark.util.globs import SKIP_DIRS
 from mdmark.util.sentences import unknown_doc_id
 from mdmark.util.text import close_names, normalize, quote_list
-from mdmark.workspace.main import Workspace
+from mdmark.workspace.main import Workspace, resolves_to_itself
 
 VIEW_FIELDS: dict[str, tuple[str, ...]] = {
     "brief": (),
@@ -91,18 +90,13 @@ def _chars_of(project: Project, index: Index, docs: list[Doc]) -> dict[int, int 
     itself, and that folder lies in the work tree: only the others are resolved."""
     root = project_root(project.root)
     workspace = project.workspace
-    tree = workspace.tree(project.root)
-    prefix = tree.root + os.sep if tree.root == str(project.root) and tree.version() is not None else None
+    # The project folder (resolved) lies in its work tree ``root``.
+    prefix = workspace.tree(project.root).plain_prefix()
     folder = str(index.folder)
     out: dict[int, int | None] = {}
     for doc in docs:
         text = os.path.normpath(os.path.join(folder, doc.path))
-        lexical = (
-            prefix is not None
-            and text.startswith(prefix)
-            and not any(part in SKIP_DIRS for part in text[len(prefix) :].split(os.sep)[:-1])
-        )
-        if lexical:
+        if resolves_to_itself(prefix, text):
             out[id(doc)] = workspace.file_chars(text, functools.partial(_count, text, root))
         else:
             out[id(doc)] = file_chars(workspace, Path(text), root)

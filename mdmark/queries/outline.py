@@ -11,6 +11,7 @@ and the config folder) are shared with :mod:`mdmark.queries.read_doc`.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from mdmark.core.errors import MdmarkError
 from mdmark.core.facts import DocFacts, Heading
 from mdmark.util import door
 from mdmark.util.files import display
+from mdmark.workspace.main import resolves_to_itself
 from mdmark.index.model import Index
 from mdmark.project.main import Project
 from mdmark.queries.find import _cell as table_cell
@@ -112,13 +114,18 @@ def _folder_files(project: Project, folder: Path, index: Index | None) -> list[P
     return ordered
 
 
-def doc_ids(project: Project) -> dict[Path, str]:
-    """The index id of each indexed file (the first id when two entries share a file)."""
+def doc_ids(project: Project) -> dict[str, str]:
+    """The index id of each indexed file, by its resolved path (the first id when two entries share
+    a file). A path under the project folder whose file tree holds no link is its own resolved path
+    (:func:`~mdmark.workspace.main.resolves_to_itself`): 14,000 entries are not resolved one by one."""
     index = _index_of(project)
-    ids: dict[Path, str] = {}
+    ids: dict[str, str] = {}
     if index is not None:
+        prefix = project.workspace.tree(project.root).plain_prefix()
+        folder = str(index.folder)
         for doc in index.docs:
-            ids.setdefault(index.doc_path(doc).resolve(), doc.id)
+            text = os.path.normpath(os.path.join(folder, doc.path))
+            ids.setdefault(text if resolves_to_itself(prefix, text) else os.path.realpath(text), doc.id)
     return ids
 
 
@@ -166,7 +173,7 @@ def span_chars(lines: list[str], first: int, last: int) -> int:
 # -- outline ------------------------------------------------------------------------------------
 
 
-def _doc_row(project: Project, path: Path, facts: DocFacts, ids: dict[Path, str]) -> dict[str, Any]:
+def _doc_row(project: Project, path: Path, facts: DocFacts, ids: dict[str, str]) -> dict[str, Any]:
     text = door.read_text(path, project.pipeline.project_root, "文書", display(path, project.root))
     lines = text.splitlines(keepends=True)
     rows = []
@@ -185,7 +192,7 @@ def _doc_row(project: Project, path: Path, facts: DocFacts, ids: dict[Path, str]
             }
         )
     return {
-        "id": ids.get(path.resolve()),
+        "id": ids.get(str(path.resolve())),
         "path": display(path, project.start),
         "title": facts.title,
         "lines": len(lines),

@@ -285,6 +285,12 @@ class FileTree:
                     self._links = any(kind == "l" for _s, entries in self._folders.values() for _n, kind in entries)
             return None if self._links or self.root not in self._folders else self._version
 
+    def plain_prefix(self) -> str | None:
+        """The root and a separator when the tree holds no link (:meth:`version` is not None), else
+        None: an absolute, normalised path that starts with it and lies outside the skipped folders
+        resolves to itself (:func:`resolves_to_itself`) — no ``lstat`` of each of its folders."""
+        return self.root.rstrip(os.sep) + os.sep if self.version() is not None else None
+
     def listing(self) -> dict[str, Entries] | None:
         """Each folder's entries as they are now (:meth:`version` reads again what changed); None
         when the tree cannot be tracked."""
@@ -338,6 +344,16 @@ class FileTree:
         prefix = top + os.sep
         for folder in [f for f in self._folders if f == top or f.startswith(prefix)]:
             del self._folders[folder]
+
+
+def resolves_to_itself(prefix: str | None, path: str) -> bool:
+    """Whether ``path`` (absolute, normalised) lies under a :meth:`FileTree.plain_prefix` ``prefix``,
+    outside the folders the tree skips (which it does not look into for links)."""
+    return (
+        prefix is not None
+        and path.startswith(prefix)
+        and not any(part in SKIP_DIRS for part in path[len(prefix) :].split(os.sep)[:-1])
+    )
 
 
 def _entries(folder: str) -> Entries | None:
