@@ -315,15 +315,18 @@ class Index:
     def doc_path(self, doc: Doc) -> Path:
         """The document's file as the index names it: joined to the index folder and normalised,
         links not resolved (one system call less than :meth:`doc_file`, where only the name matters)."""
-        return Path(os.path.normpath(os.path.join(self.folder, doc.path)))
+        return Path(self.doc_path_text(doc))
+
+    def doc_path_text(self, doc: Doc) -> str:
+        """:meth:`doc_path` as a string (loops over every match make no ``Path``)."""
+        return os.path.normpath(os.path.join(self.folder, doc.path))
 
     def doc_paths(self) -> list[str]:
         """Each document's path joined to the index folder and normalised (links not resolved), in
         index order: what stat-keyed reuse compares, made once per model."""
         look = self._look
         if look.paths is None:
-            folder = str(self.folder)
-            look.paths = [os.path.normpath(os.path.join(folder, doc.path)) for doc in self.docs]
+            look.paths = [self.doc_path_text(doc) for doc in self.docs]
         return look.paths
 
     def doc_files(self) -> list[Path]:

@@ -92,10 +92,9 @@ def _chars_of(project: Project, index: Index, docs: list[Doc]) -> dict[int, int 
     workspace = project.workspace
     # The project folder (resolved) lies in its work tree ``root``.
     prefix = workspace.tree(project.root).plain_prefix()
-    folder = str(index.folder)
     out: dict[int, int | None] = {}
     for doc in docs:
-        text = os.path.normpath(os.path.join(folder, doc.path))
+        text = index.doc_path_text(doc)
         if resolves_to_itself(prefix, text):
             out[id(doc)] = workspace.file_chars(text, functools.partial(_count, text, root))
         else:

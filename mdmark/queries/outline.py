@@ -122,9 +122,7 @@ def doc_ids(project: Project) -> dict[str, str]:
     ids: dict[str, str] = {}
     if index is not None:
         prefix = project.workspace.tree(project.root).plain_prefix()
-        folder = str(index.folder)
-        for doc in index.docs:
-            text = os.path.normpath(os.path.join(folder, doc.path))
+        for doc, text in zip(index.docs, index.doc_paths(), strict=True):
             ids.setdefault(text if resolves_to_itself(prefix, text) else os.path.realpath(text), doc.id)
     return ids
 

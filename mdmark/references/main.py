@@ -23,7 +23,7 @@ from mdmark.references import toctrees
 from mdmark.references.lookup import Problem, Resolved
 from mdmark.references.resolve import resolve
 from mdmark.references.tables import Names, heading_titles, same_names, same_slugs, suggest
-from mdmark.references.tracking import Consulted, kept_hints, noting
+from mdmark.references.tracking import Consulted, kept_hints, noting, same_names_in
 
 if TYPE_CHECKING:
     from mdmark.host.confinfo import ConfInfo
@@ -196,17 +196,8 @@ class Model:
         """Take ``other``'s name tables instead of making them, for a model of the same documents
         where the documents ``changed`` (those whose facts are not the very ones of ``other``) add
         the same names as there: after one edit of a text, nothing in the tables moved."""
-        if self._names is not None or self.found != other.found:
-            return
-        before, now = other._facts, self._facts
-        for docname in changed:
-            was, is_ = before(docname), now(docname)
-            if was is None or is_ is None:
-                if was is not is_:
-                    return
-            elif not same_names(was, is_):
-                return
-        self._names = other.names
+        if self._names is None and self.found == other.found and same_names_in(other._facts, self._facts, changed):
+            self._names = other.names
 
     def adopt_tables(self, other: Model) -> None:
         """Take ``other``'s figure numbers and toctree tables instead of making them: for a model of

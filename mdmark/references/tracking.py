@@ -69,14 +69,24 @@ def kept_hints(
     documents ``changed`` have the facts ``now`` instead of ``before``: all of them when those define
     the same names (labels, targets, terms), the pools then being the same; the Markdown anchors'
     pool holds every heading's slug and is kept only when those are the same too. None: none."""
-    anchors = True
+    changed = list(changed)
+    if not same_names_in(before, now, changed):
+        return None
+    pairs = ((before(docname), now(docname)) for docname in changed)
+    anchors = all(same_slugs(was, is_) for was, is_ in pairs if was is not None and is_ is not None)
+    return {pool: kept for pool, kept in hints.items() if anchors or pool != "anchors"}
+
+
+def same_names_in(
+    before: Callable[[str], DocFacts | None], now: Callable[[str], DocFacts | None], changed: Iterable[str]
+) -> bool:
+    """Whether each of the documents ``changed`` adds the same names (labels, targets, terms) to
+    the tables with the facts ``now`` as with ``before`` (one that is missing on one side only does not)."""
     for docname in changed:
         was, is_ = before(docname), now(docname)
         if was is None or is_ is None:
             if was is not is_:
-                return None
-            continue
-        if not same_names(was, is_):
-            return None
-        anchors = anchors and same_slugs(was, is_)
-    return {pool: kept for pool, kept in hints.items() if anchors or pool != "anchors"}
+                return False
+        elif not same_names(was, is_):
+            return False
+    return True

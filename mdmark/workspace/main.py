@@ -263,10 +263,7 @@ class FileTree:
 
     def covers(self, path: str) -> bool:
         """Whether ``path`` (absolute, normalised) is under the root and outside the skipped folders."""
-        if path != self.root and not path.startswith(self.root.rstrip(os.sep) + os.sep):
-            return False
-        rel = os.path.relpath(path, self.root)
-        return rel == "." or not any(part in SKIP_DIRS for part in rel.split(os.sep)[:-1])
+        return path == self.root or _under(self.root.rstrip(os.sep) + os.sep, path)
 
     def version(self) -> int | None:
         """A number that stays the same while no folder's entries changed since the last call;
@@ -349,11 +346,13 @@ class FileTree:
 def resolves_to_itself(prefix: str | None, path: str) -> bool:
     """Whether ``path`` (absolute, normalised) lies under a :meth:`FileTree.plain_prefix` ``prefix``,
     outside the folders the tree skips (which it does not look into for links)."""
-    return (
-        prefix is not None
-        and path.startswith(prefix)
-        and not any(part in SKIP_DIRS for part in path[len(prefix) :].split(os.sep)[:-1])
-    )
+    return prefix is not None and _under(prefix, path)
+
+
+def _under(prefix: str, path: str) -> bool:
+    """Whether ``path`` (absolute, normalised) starts with ``prefix`` (a folder and a separator) and
+    no folder between them is one the file tree skips."""
+    return path.startswith(prefix) and not any(part in SKIP_DIRS for part in path[len(prefix) :].split(os.sep)[:-1])
 
 
 def _entries(folder: str) -> Entries | None:
