@@ -32,6 +32,10 @@ atexit.register(shutil.rmtree, TRUST_HOME, True)
 #: No command of a test leaves a resident zygote behind (mdmark.pipeline.resident): hundreds of
 #: projects would each keep one for minutes. tests/test_resident.py turns them on for its own.
 os.environ["MDMARK_RESIDENT"] = "0"
+#: The processes the tests start (CLIs, servers, zygotes, workers: hundreds) read mdmark's compiled
+#: modules, as on a developer's machine: where PYTHONDONTWRITEBYTECODE is set (this workplace's CI
+#: sets it) each would compile mdmark anew, 18 % of a CLI test's CPU. See pytest_configure too.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 #: The config of a small Sphinx project in tests: its documents under docs/, conf.py beside them,
 #: a build page in dist/.
@@ -248,6 +252,13 @@ def needs_program(name: str) -> pytest.MarkDecorator:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_program(name): the test drives an installed program (chromium, claude)")
+    if not hasattr(config, "workerinput"):
+        import compileall
+
+        # Once, before the test workers start: their processes then all read the same bytecode
+        # instead of each compiling mdmark at its first imports (an editable install compiles nothing).
+        for package in ("mdmark", "sphinx_ext"):
+            compileall.compile_dir(REPO / package, quiet=1)
 
 
 #: The test modules that take longest, longest first: the wall time of each run alone (``-n 0``),

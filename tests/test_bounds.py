@@ -129,20 +129,36 @@ def test_trusted_substitutions_see_sphinx_env(tmp_path: Path) -> None:
 
 
 def test_fence_nesting_is_measured_before_parsing() -> None:
-    from mdmark.pipeline.nesting import too_deep
+    from mdmark.pipeline.nesting import refused
 
     deep = "# t\n\n" + "".join("`" * (300 - i) + "{note}\n" for i in range(300))
-    assert too_deep(deep) == 3 + 40
-    assert too_deep("# t\n\n" + ":::{note}\n" * 100_000) == 3 + 40
+    assert refused(deep) == ("nesting", 3 + 40)
+    assert refused("# t\n\n" + ":::{note}\n" * 100_000) == ("nesting", 3 + 40)
     # Closed fences do not add up; a code block's fences are text; a closer that fits the outer
     # fence closes what is open inside it.
     flat = "```{note}\nx\n```\n" * 1000
-    assert too_deep(flat) is None
+    assert refused(flat) is None
     code = "````markdown\n" + "```{note}\n" * 100 + "````\n"
-    assert too_deep(code) is None
+    assert refused(code) is None
     outer = ("`````{note}\n```{tip}\n`````\n") * 100
-    assert too_deep(outer) is None
-    assert too_deep("# t\n\n" + "".join(f"{'`' * (50 - i)}{{note}}\n" for i in range(10))) is None
+    assert refused(outer) is None
+    assert refused("# t\n\n" + "".join(f"{'`' * (50 - i)}{{note}}\n" for i in range(10))) is None
+
+
+def test_headings_are_counted_before_parsing() -> None:
+    """A heading is an ATX line outside code blocks (a directive's body counts); the one past the
+    limit is where the document is refused."""
+    from mdmark.pipeline.nesting import MAX_HEADINGS, refused
+
+    at_limit = "# t\n" + "## h\n" * (MAX_HEADINGS - 1)
+    assert refused(at_limit) is None
+    assert refused(at_limit + "text\n   ###### six, three spaces in\n") == ("headings", MAX_HEADINGS + 2)
+    # Not headings: a code block's lines, four spaces in, no space after the marks, seven marks.
+    code = "```bash\n" + "# a comment\n" * 10 + "```\n"
+    assert refused(code * 10, headings=5) is None
+    assert refused("    # indented\n#tag\n####### seven\n" * 10, headings=5) is None
+    assert refused(":::{note}\n## inside\n:::\n" * 6, headings=5) == ("headings", 3 * 5 + 2)
+    assert refused("#\n" * 6, headings=5) == ("headings", 6)  # an empty heading is one
 
 
 def test_a_document_nested_too_deep_is_one_drift_at_its_line(tmp_path: Path) -> None:
@@ -155,6 +171,22 @@ def test_a_document_nested_too_deep_is_one_drift_at_its_line(tmp_path: Path) -> 
     assert done.stdout.splitlines() == [
         "docs/deep.md:43: syntax: `docs/deep.md` の 43 行目でディレクティブやコードブロックの入れ子が 40 段を超えるので"
         "読まずに止めたため、入れ子を浅くするか文書を分けてください。"
+    ]
+
+
+def test_a_document_with_too_many_headings_is_one_drift_at_its_line(tmp_path: Path) -> None:
+    from conftest import run_mdmark
+
+    from mdmark.pipeline.nesting import MAX_HEADINGS
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mdmark.config.yaml").write_text('docs:\n  include: ["docs/**/*.md"]\n', encoding="utf-8")
+    (tmp_path / "docs" / "many.md").write_text("# 多い\n\n" + "## 節\n" * MAX_HEADINGS, encoding="utf-8")
+    done = run_mdmark("check", cwd=tmp_path)
+    line = 2 + MAX_HEADINGS
+    assert done.stdout.splitlines() == [
+        f"docs/many.md:{line}: syntax: `docs/many.md` の {line} 行目で見出しが 50,000 個を超えるので"
+        "読まずに止めたため、文書を分けてください。"
     ]
 
 

@@ -84,10 +84,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     _registry_or_skip(build, "python -m build --wheel")
     [wheel] = list(out.glob("mdmark-*.whl"))
     venv = work / "venv"
-    created = _run([sys.executable, "-m", "venv", str(venv)], cwd=work)
+    # No pip of its own (ensurepip: 4 s): this pip installs into it, as a user's pip would.
+    created = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=work)
     assert created.returncode == 0, created.stderr
     python = venv / "bin" / "python"
-    install = _run([str(python), "-m", "pip", "install", str(wheel)], cwd=work)
+    install = _run([sys.executable, "-m", "pip", "--python", str(python), "install", str(wheel)], cwd=work)
     _registry_or_skip(install, "pip install of the wheel")
     return wheel, python
 

@@ -197,14 +197,16 @@ def _parse_with(
 
 
 def too_deep_facts(key: str, rel: str, text: str) -> DocFacts | None:
-    """Facts saying why a document nested too deep is not parsed (before any parser sees it), or
-    None to parse it."""
-    from mdmark.pipeline.nesting import nesting_sentence, too_deep
+    """Facts saying why a document nested too deep or holding too many headings is not parsed
+    (before any parser sees it), or None to parse it."""
+    from mdmark.pipeline.nesting import headings_sentence, nesting_sentence, refused
 
-    line = too_deep(text)
-    if line is None:
+    found = refused(text)
+    if found is None:
         return None
-    return DocFacts(path=rel, sha=key, chars=len(text), error=nesting_sentence(rel, line), error_line=line)
+    what, line = found
+    sentence = nesting_sentence(rel, line) if what == "nesting" else headings_sentence(rel, line)
+    return DocFacts(path=rel, sha=key, chars=len(text), error=sentence, error_line=line)
 
 
 def _relative(path: str, srcdir: str) -> str:
