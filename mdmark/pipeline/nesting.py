@@ -15,7 +15,9 @@ outermost open block it can close (an outer block finds its end before its body 
 closer that fits the outer fence closes everything inside it). A code block (no ``{name}``) holds
 text, not fences nor headings; a directive's body (``{note}``, ``{code-block}``…) is counted as
 nested, which over-counts a code-block showing fences only by the levels it shows. A heading is an
-ATX line (``#`` to ``######`` and a space, at most three spaces in).
+ATX line (``#`` to ``######`` and a space, at most three spaces in) outside a code block; the
+``#`` lines of a directive's body count, a ``{code-block}``'s comments too (which only matters
+past the limit).
 """
 
 from __future__ import annotations

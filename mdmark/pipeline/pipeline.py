@@ -39,7 +39,7 @@ from mdmark.host.confinfo import ConfInfo
 from mdmark.host.session import session
 from mdmark.pipeline.limits import Failed, limit_message
 from mdmark.pipeline.pool import run_bounded
-from mdmark.pipeline.reading import App, too_deep_facts
+from mdmark.pipeline.reading import App, refused_facts
 # Where the documents' names come from; importable from here as before.
 from mdmark.pipeline.reading import docname_of as docname_of
 from mdmark.pipeline.tasks import TASKS, ParseJob, Reader, Runner, run_here
@@ -427,7 +427,7 @@ class Pipeline:
                 key, text = self.sources.read_keyed(real or path, rel)
             except MdmarkError as exc:
                 return DocFacts(path=path.as_posix(), sha="", error=exc.message)
-        return too_deep_facts(key, rel, text) or (key, rel, text)
+        return refused_facts(key, rel, text) or (key, rel, text)
 
     def _parse_all(
         self, todo: list[tuple[str, str, str]], want_trees: bool, keep_trees: bool, parsed: Callable[[int, Any], None]
@@ -446,7 +446,7 @@ class Pipeline:
 
     def _parse_full(self, key: str, rel: str, text: str, keep_tree: bool = True) -> tuple[DocFacts, bytes]:
         """One document parsed by the parse task, its tree sent back."""
-        refused = too_deep_facts(key, rel, text)
+        refused = refused_facts(key, rel, text)
         if refused is not None:
             return refused, b""
         self._prepare_cache()

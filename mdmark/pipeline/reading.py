@@ -196,7 +196,7 @@ def _parse_with(
     return facts, pickle.dumps(doctree, pickle.HIGHEST_PROTOCOL) if pickled else b"", doctree
 
 
-def too_deep_facts(key: str, rel: str, text: str) -> DocFacts | None:
+def refused_facts(key: str, rel: str, text: str) -> DocFacts | None:
     """Facts saying why a document nested too deep or holding too many headings is not parsed
     (before any parser sees it), or None to parse it."""
     from mdmark.pipeline.nesting import headings_sentence, nesting_sentence, refused
